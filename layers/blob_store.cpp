@@ -1,0 +1,129 @@
+#include "layers/blob_store.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "support/error.h"
+#include "support/fs.h"
+
+namespace trainpack::layers {
+namespace fs = std::filesystem;
+
+BlobStore::BlobStore(fs::path root) : root_(std::move(root)) {
+  std::error_code ec;
+  fs::create_directories(root_ / "blobs" / "sha256", ec);
+  if (!ec) fs::create_directories(root_ / "tmp", ec);
+  if (ec) throw Error("cannot create blob store at " + root_.string() + ": " + ec.message(),
+                      "check that the cache directory is writable, or pass --cache-dir");
+}
+
+fs::path BlobStore::path_of(const Digest& digest) const { return root_ / "blobs" / digest.algorithm() / digest.hex(); }
+
+bool BlobStore::has(const Digest& digest) const {
+  std::error_code ec;
+  return fs::is_regular_file(path_of(digest), ec);
+}
+
+BlobStore::Writer::Writer(const BlobStore* store, fs::path tmp, std::FILE* file)
+    : store_(store), tmp_(std::move(tmp)), file_(file) {}
+
+BlobStore::Writer::Writer(Writer&& other) noexcept
+    : store_(other.store_), tmp_(std::move(other.tmp_)), file_(other.file_), size_(other.size_) {
+  other.file_ = nullptr;
+  other.tmp_.clear();
+  // The moved-from hasher state cannot move (OpenSSL ctx); writers are moved only before any write.
+}
+
+BlobStore::Writer::~Writer() {
+  if (file_) std::fclose(file_);
+  if (!tmp_.empty()) {
+    std::error_code ec;
+    fs::remove(tmp_, ec);
+  }
+}
+
+void BlobStore::Writer::write(const void* data, std::size_t size) {
+  if (!size) return;
+  if (std::fwrite(data, 1, size, file_) != size)
+    throw Error("cannot write to the blob store at " + store_->root().string() + ": " + std::strerror(errno),
+                "is the disk full?");
+  hash_.update(data, size);
+  size_ += size;
+}
+
+StoredBlob BlobStore::Writer::commit() {
+  if (std::fclose(file_) != 0) {
+    file_ = nullptr;
+    throw Error("cannot write to the blob store at " + store_->root().string() + ": " + std::strerror(errno));
+  }
+  file_ = nullptr;
+  StoredBlob blob{hash_.finish(), size_};
+  fs::path final_path = store_->path_of(blob.digest);
+  std::error_code ec;
+  fs::rename(tmp_, final_path, ec);
+  if (ec) throw Error("cannot store blob " + blob.digest.str() + ": " + ec.message());
+  tmp_.clear();
+  return blob;
+}
+
+BlobStore::Writer BlobStore::begin_write() const {
+  std::string tmpl = (root_ / "tmp" / "blob-XXXXXX").string();
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) throw Error("cannot create a temp file in " + (root_ / "tmp").string() + ": " + std::strerror(errno));
+  ::fchmod(fd, 0644);
+  std::FILE* f = ::fdopen(fd, "wb");
+  if (!f) {
+    ::close(fd);
+    throw Error("cannot open a temp file in the blob store");
+  }
+  return Writer(this, fs::path(tmpl), f);
+}
+
+StoredBlob BlobStore::put(std::string_view bytes) const {
+  Writer w = begin_write();
+  w.write(bytes.data(), bytes.size());
+  return w.commit();
+}
+
+StoredBlob BlobStore::put_file(const fs::path& file, const Digest* expected) const {
+  std::FILE* in = std::fopen(file.c_str(), "rb");
+  if (!in) throw Error("cannot read " + file.string() + ": " + std::strerror(errno));
+  Writer w = begin_write();
+  std::vector<char> buf(1 << 20);
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), in)) > 0) w.write(buf.data(), n);
+  bool bad = std::ferror(in);
+  std::fclose(in);
+  if (bad) throw Error("cannot read " + file.string());
+  // A mismatching blob is still stored under its true digest (so never corrupt); the caller just gets an error.
+  StoredBlob blob = w.commit();
+  if (expected && blob.digest != *expected) {
+    throw Error(file.string() + ": content digest is " + blob.digest.str() + ", expected " + expected->str(),
+                "the file was modified or corrupted");
+  }
+  return blob;
+}
+
+void link_or_copy(const fs::path& src, const fs::path& dst) {
+  std::error_code ec;
+  if (fs::exists(dst, ec)) return;
+  fs::create_hard_link(src, dst, ec);
+  if (!ec) return;
+  fs::path tmp = staging_path_for(dst);
+  fs::copy_file(src, tmp, fs::copy_options::overwrite_existing, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw Error("cannot copy " + src.string() + " to " + dst.string() + ": " + ec.message());
+  }
+  fs::rename(tmp, dst, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw Error("cannot move " + tmp.string() + " to " + dst.string() + ": " + ec.message());
+  }
+}
+
+}  // namespace trainpack::layers

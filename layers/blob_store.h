@@ -1,0 +1,60 @@
+#pragma once
+// A local content-addressed store: <root>/blobs/sha256/<hex>. Blobs appear only by atomic rename of a fully
+// written and hashed temp file, so a crash never leaves a blob whose name lies about its bytes.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "layers/digest.h"
+
+namespace trainpack::layers {
+
+struct StoredBlob {
+  Digest digest;
+  std::uint64_t size = 0;
+};
+
+class BlobStore {
+ public:
+  explicit BlobStore(std::filesystem::path root);
+
+  const std::filesystem::path& root() const { return root_; }
+  std::filesystem::path path_of(const Digest& digest) const;
+  bool has(const Digest& digest) const;
+
+  // Streams bytes into a temp file while hashing; commit() renames it to its digest's name.
+  class Writer {
+   public:
+    Writer(const Writer&) = delete;
+    Writer& operator=(const Writer&) = delete;
+    Writer(Writer&&) noexcept;
+    ~Writer();  // discards uncommitted data
+    void write(const void* data, std::size_t size);
+    std::uint64_t size() const { return size_; }
+    StoredBlob commit();
+
+   private:
+    friend class BlobStore;
+    Writer(const BlobStore* store, std::filesystem::path tmp, std::FILE* file);
+    const BlobStore* store_;
+    std::filesystem::path tmp_;
+    std::FILE* file_;
+    Sha256 hash_;
+    std::uint64_t size_ = 0;
+  };
+
+  Writer begin_write() const;
+  StoredBlob put(std::string_view bytes) const;
+  // Copies a file in, hashing as it goes. When `expected` is given and differs, nothing is stored and Error names it.
+  StoredBlob put_file(const std::filesystem::path& file, const Digest* expected = nullptr) const;
+
+ private:
+  std::filesystem::path root_;
+};
+
+// Places `src` at `dst` by hard link when possible, else by copy (via a temp name, then rename).
+void link_or_copy(const std::filesystem::path& src, const std::filesystem::path& dst);
+
+}  // namespace trainpack::layers

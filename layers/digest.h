@@ -1,0 +1,53 @@
+#pragma once
+// Content digests ("sha256:<64 hex>") and the streaming hasher behind them.
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace trainpack::layers {
+
+class Digest {
+ public:
+  Digest() = default;
+  // Accepts "sha256:<64 lower hex>" and "sha512:<128 lower hex>"; anything else is nullopt.
+  static std::optional<Digest> parse(std::string_view text);
+  // Like parse(), but throws Error("<what>: invalid digest ...") on bad input.
+  static Digest parse_or_throw(std::string_view text, std::string_view what);
+  static Digest sha256_from_hex(std::string hex);
+
+  const std::string& algorithm() const { return algorithm_; }
+  const std::string& hex() const { return hex_; }
+  std::string str() const { return algorithm_ + ":" + hex_; }
+  bool empty() const { return hex_.empty(); }
+
+  friend bool operator==(const Digest&, const Digest&) = default;
+  friend auto operator<=>(const Digest&, const Digest&) = default;
+
+ private:
+  std::string algorithm_;
+  std::string hex_;
+};
+
+// Incremental SHA-256 (OpenSSL EVP).
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  void update(const void* data, std::size_t size);
+  void update(std::string_view bytes) { update(bytes.data(), bytes.size()); }
+  Digest finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+Digest sha256_of(std::string_view bytes);
+Digest sha256_of_file(const std::filesystem::path& path);
+
+}  // namespace trainpack::layers

@@ -1,0 +1,163 @@
+#include "layers/image.h"
+
+#include "layers/media_types.h"
+#include "support/error.h"
+
+namespace trainpack::layers {
+using nlohmann::json;
+
+json Descriptor::to_json() const {
+  json j = extra.is_object() ? extra : json::object();
+  j["mediaType"] = media_type;
+  j["digest"] = digest.str();
+  j["size"] = size;
+  if (annotations.is_object() && !annotations.empty()) j["annotations"] = annotations;
+  if (platform.is_object()) j["platform"] = platform;
+  return j;
+}
+
+Descriptor Descriptor::from_json(const json& j, std::string_view what) {
+  auto bad = [&](const std::string& why) {
+    return Error(std::string(what) + ": malformed descriptor (" + why + ")", "the image metadata is corrupt");
+  };
+  if (!j.is_object()) throw bad("not an object");
+  Descriptor d;
+  auto mt = j.find("mediaType");
+  if (mt == j.end() || !mt->is_string()) throw bad("no mediaType");
+  d.media_type = *mt;
+  auto dg = j.find("digest");
+  if (dg == j.end() || !dg->is_string()) throw bad("no digest");
+  d.digest = Digest::parse_or_throw(dg->get<std::string>(), what);
+  auto sz = j.find("size");
+  if (sz == j.end() || !sz->is_number_integer() || sz->get<std::int64_t>() < 0) throw bad("no valid size");
+  d.size = sz->get<std::uint64_t>();
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "annotations") d.annotations = it.value();
+    else if (it.key() == "platform") d.platform = it.value();
+    else if (it.key() != "mediaType" && it.key() != "digest" && it.key() != "size") d.extra[it.key()] = it.value();
+  }
+  return d;
+}
+
+namespace {
+json parse_json(std::string_view raw, std::string_view what, std::string_view kind) {
+  json j = json::parse(raw, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object())
+    throw Error(std::string(what) + ": " + std::string(kind) + " is not valid JSON", "the image metadata is corrupt");
+  return j;
+}
+}  // namespace
+
+Manifest Manifest::parse(std::string_view raw, std::string_view what) {
+  json j = parse_json(raw, what, "manifest");
+  Manifest m;
+  m.media_type = j.value("mediaType", std::string(media::kOciManifest));
+  if (!media::is_manifest(m.media_type))
+    throw Error(std::string(what) + ": unsupported manifest type " + m.media_type,
+                "only OCI and Docker schema2 image manifests are supported");
+  if (j.value("schemaVersion", 0) != 2)
+    throw Error(std::string(what) + ": manifest schemaVersion is not 2", "schema1 images are not supported");
+  if (!j.contains("config")) throw Error(std::string(what) + ": manifest has no config");
+  m.config = Descriptor::from_json(j["config"], what);
+  if (j.contains("layers")) {
+    if (!j["layers"].is_array()) throw Error(std::string(what) + ": manifest layers is not a list");
+    for (const auto& l : j["layers"]) m.layers.push_back(Descriptor::from_json(l, what));
+  }
+  if (j.contains("annotations")) m.annotations = j["annotations"];
+  return m;
+}
+
+std::string Manifest::serialize() const {
+  json j;
+  j["schemaVersion"] = 2;
+  j["mediaType"] = media_type;
+  j["config"] = config.to_json();
+  j["layers"] = json::array();
+  for (const auto& l : layers) j["layers"].push_back(l.to_json());
+  if (annotations.is_object() && !annotations.empty()) j["annotations"] = annotations;
+  return j.dump();
+}
+
+Index Index::parse(std::string_view raw, std::string_view what) {
+  json j = parse_json(raw, what, "index");
+  Index ix;
+  ix.media_type = j.value("mediaType", std::string(media::kOciIndex));
+  if (j.value("schemaVersion", 0) != 2) throw Error(std::string(what) + ": index schemaVersion is not 2");
+  if (j.contains("manifests")) {
+    if (!j["manifests"].is_array()) throw Error(std::string(what) + ": index manifests is not a list");
+    for (const auto& m : j["manifests"]) ix.manifests.push_back(Descriptor::from_json(m, what));
+  }
+  if (j.contains("annotations")) ix.annotations = j["annotations"];
+  return ix;
+}
+
+std::string Index::serialize() const {
+  json j;
+  j["schemaVersion"] = 2;
+  j["mediaType"] = media_type;
+  j["manifests"] = json::array();
+  for (const auto& m : manifests) j["manifests"].push_back(m.to_json());
+  if (annotations.is_object() && !annotations.empty()) j["annotations"] = annotations;
+  return j.dump();
+}
+
+Platform Platform::parse(std::string_view text) {
+  Platform p;
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : text) {
+    if (c == '/') {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  if (parts.size() < 2 || parts.size() > 3 || parts[0].empty() || parts[1].empty())
+    throw Error("invalid platform \"" + std::string(text) + "\"", "use OS/ARCH[/VARIANT], e.g. linux/amd64");
+  p.os = parts[0];
+  p.architecture = parts[1];
+  if (parts.size() == 3) p.variant = parts[2];
+  // Normalise like containerd/platforms so "x86_64" and "aarch64" work.
+  if (p.architecture == "x86_64" || p.architecture == "x86-64") p.architecture = "amd64";
+  if (p.architecture == "aarch64") p.architecture = "arm64";
+  if (p.architecture == "amd64" && p.variant == "v1") p.variant.clear();
+  if (p.architecture == "arm64" && (p.variant == "v8" || p.variant == "8")) p.variant.clear();
+  return p;
+}
+
+std::string Platform::str() const { return os + "/" + architecture + (variant.empty() ? "" : "/" + variant); }
+
+bool Platform::matches(const json& dp) const {
+  if (!dp.is_object()) return false;
+  if (dp.value("os", "") != os || dp.value("architecture", "") != architecture) return false;
+  std::string v = dp.value("variant", "");
+  if (architecture == "arm64" && (v == "v8" || v == "8")) v.clear();
+  if (architecture == "amd64" && v == "v1") v.clear();
+  return v == variant || (variant.empty() && architecture == "arm" && v == "v7");
+}
+
+const Descriptor& select_platform(const Index& index, const Platform& platform, std::string_view what) {
+  for (const auto& m : index.manifests)
+    if (media::is_manifest(m.media_type) && platform.matches(m.platform)) return m;
+  std::string offered;
+  for (const auto& m : index.manifests) {
+    if (!m.platform.is_object()) continue;
+    std::string s = m.platform.value("os", "?") + "/" + m.platform.value("architecture", "?");
+    if (s == "unknown/unknown") continue;  // attestation manifests
+    if (m.platform.contains("variant")) s += "/" + m.platform.value("variant", "");
+    offered += (offered.empty() ? "" : ", ") + s;
+  }
+  throw Error(std::string(what) + " has no image for platform " + platform.str(),
+              offered.empty() ? "the index lists no platforms" : "it offers: " + offered + " (use --platform)");
+}
+
+json Image::config() const {
+  json j = json::parse(raw_config(), nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    throw Error(describe() + ": image config is not valid JSON", "the image is corrupt");
+  return j;
+}
+
+}  // namespace trainpack::layers

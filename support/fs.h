@@ -1,0 +1,50 @@
+#pragma once
+// Filesystem helpers whose point is atomicity: nothing half-written is ever visible under its final name.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace trainpack {
+
+// Writes bytes to a temporary file beside `path`, fsyncs nothing (caches are re-derivable), renames over `path`.
+void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
+
+// Reads a whole file; throws Error naming the path on failure. `limit` guards against huge inputs.
+std::string read_file(const std::filesystem::path& path, std::uintmax_t limit = 64u << 20);
+
+// A uniquely named sibling of `path` for staging output (".<name>.tmp-<pid>-<n>").
+std::filesystem::path staging_path_for(const std::filesystem::path& path);
+
+// A directory removed recursively on destruction unless release()d.
+class ScopedDir {
+ public:
+  explicit ScopedDir(std::filesystem::path path) : path_(std::move(path)) {}
+  ScopedDir(const ScopedDir&) = delete;
+  ScopedDir& operator=(const ScopedDir&) = delete;
+  ~ScopedDir();
+  const std::filesystem::path& path() const { return path_; }
+  void release() { path_.clear(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A file removed on destruction unless release()d.
+class ScopedFile {
+ public:
+  explicit ScopedFile(std::filesystem::path path) : path_(std::move(path)) {}
+  ScopedFile(const ScopedFile&) = delete;
+  ScopedFile& operator=(const ScopedFile&) = delete;
+  ~ScopedFile();
+  const std::filesystem::path& path() const { return path_; }
+  void release() { path_.clear(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Makes a new empty temp directory under `parent` (or the system temp dir when empty).
+std::filesystem::path make_temp_dir(const std::filesystem::path& parent, std::string_view prefix);
+
+}  // namespace trainpack
