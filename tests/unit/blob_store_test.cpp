@@ -1,0 +1,45 @@
+#include "layers/blob_store.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "support/error.h"
+#include "support/fs.h"
+
+namespace fs = std::filesystem;
+using namespace trainpack::layers;
+
+TEST(BlobStore, PutNamesBlobByDigestAndLeavesNoTemp) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "blobstore-"));
+  BlobStore store(dir.path());
+  StoredBlob b = store.put("hello");
+  EXPECT_EQ(b.size, 5u);
+  EXPECT_EQ(b.digest, sha256_of("hello"));
+  EXPECT_TRUE(store.has(b.digest));
+  EXPECT_EQ(trainpack::read_file(store.path_of(b.digest)), "hello");
+  EXPECT_TRUE(fs::is_empty(dir.path() / "tmp"));
+}
+
+TEST(BlobStore, AbandonedWriterLeavesNothing) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "blobstore-"));
+  BlobStore store(dir.path());
+  {
+    auto w = store.begin_write();
+    w.write("partial", 7);
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path() / "tmp"));
+  EXPECT_TRUE(fs::is_empty(dir.path() / "blobs" / "sha256"));
+}
+
+TEST(BlobStore, PutFileChecksExpectedDigest) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "blobstore-"));
+  BlobStore store(dir.path() / "store");
+  fs::path f = dir.path() / "f";
+  std::ofstream(f) << "abc";
+  Digest right = sha256_of("abc"), wrong = sha256_of("abd");
+  EXPECT_EQ(store.put_file(f, &right).digest, right);
+  EXPECT_THROW(store.put_file(f, &wrong), trainpack::Error);
+  EXPECT_FALSE(store.has(wrong));
+}
