@@ -1,0 +1,84 @@
+#include "layers/layer_cache.h"
+
+#include <nlohmann/json.hpp>
+
+#include "support/error.h"
+#include "support/fs.h"
+
+namespace trainpack::layers {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+// Bump when the layer writer's output for the same entries changes.
+constexpr const char* kFormatVersion = "trainpack-layer-v1";
+
+void field(Sha256& h, std::string_view s) {
+  std::string len = std::to_string(s.size()) + ":";
+  h.update(len);
+  h.update(s);
+}
+}  // namespace
+
+LayerCache::LayerCache(const BlobStore& store, fs::path dir) : store_(store), dir_(std::move(dir)) {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) throw Error("cannot create layer cache at " + dir_.string() + ": " + ec.message());
+}
+
+std::string LayerCache::fingerprint(const FileEntries& entries, const LayerOptions& options) {
+  Sha256 h;
+  field(h, kFormatVersion);
+  field(h, std::to_string(options.mtime));
+  field(h, std::to_string(options.gzip_level));
+  for (const FileEntry& e : entries) {
+    field(h, e.path);
+    field(h, std::to_string(static_cast<int>(e.type)));
+    field(h, std::to_string(e.mode) + "," + std::to_string(e.uid) + "," + std::to_string(e.gid));
+    field(h, e.link_target);
+    field(h, std::to_string(e.size));
+    if (e.type != FileEntry::Type::kRegular) continue;
+    if (e.source.empty()) {
+      field(h, "inline");
+      field(h, sha256_of(e.data).hex());
+    } else if (!e.source_stamp.empty()) {
+      field(h, e.source.string());
+      field(h, e.source_stamp);
+    } else {
+      field(h, "content");  // no cheap stamp: fall back to hashing the bytes
+      field(h, sha256_of_file(e.source).hex());
+    }
+  }
+  return h.finish().hex();
+}
+
+std::optional<LayerBlob> LayerCache::lookup(const std::string& fp) const {
+  fs::path p = dir_ / (fp + ".json");
+  std::error_code ec;
+  if (!fs::exists(p, ec)) return std::nullopt;
+  json j = json::parse(read_file(p, 1 << 16), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;  // unreadable entry: rebuild and overwrite
+  auto diff_id = Digest::parse(j.value("diff_id", ""));
+  auto digest = Digest::parse(j.value("digest", ""));
+  if (!diff_id || !digest || !j.contains("size") || !j["size"].is_number_unsigned()) return std::nullopt;
+  LayerBlob blob{*diff_id, *digest, j["size"].get<std::uint64_t>()};
+  if (!store_.has(blob.digest) || fs::file_size(store_.path_of(blob.digest), ec) != blob.size) return std::nullopt;
+  return blob;
+}
+
+void LayerCache::remember(const std::string& fp, const LayerBlob& blob) const {
+  json j{{"diff_id", blob.diff_id.str()}, {"digest", blob.digest.str()}, {"size", blob.size}};
+  write_file_atomic(dir_ / (fp + ".json"), j.dump());
+}
+
+BuiltLayer build_layer(const BlobStore& store, const LayerCache& cache, FileEntries entries,
+                       const LayerOptions& options) {
+  sort_and_check_entries(entries);
+  std::string fp = LayerCache::fingerprint(entries, options);
+  if (auto hit = cache.lookup(fp)) return {*hit, true};
+  LayerBlob blob = write_layer(store, std::move(entries), options);
+  cache.remember(fp, blob);
+  return {blob, false};
+}
+
+}  // namespace trainpack::layers

@@ -1,0 +1,41 @@
+#pragma once
+// The input-fingerprint cache: fingerprint of a layer's entries → (diff_id, digest, size) of the blob already in
+// the store. A hit means the layer is neither re-tarred, re-compressed nor re-hashed. Entries are small JSON
+// files written atomically; a hit whose blob has vanished from the store counts as a miss.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "layers/blob_store.h"
+#include "layers/file_entry.h"
+#include "layers/layer_writer.h"
+
+namespace trainpack::layers {
+
+class LayerCache {
+ public:
+  LayerCache(const BlobStore& store, std::filesystem::path dir);
+
+  // Hash of everything that determines the layer's bytes: the writer's format version and options, and for
+  // each entry its path, type, mode, owner, link target, size and either its inline bytes or its source's
+  // path and stamp (size, mtime, inode). `entries` must be sorted (sort_and_check_entries).
+  static std::string fingerprint(const FileEntries& entries, const LayerOptions& options);
+
+  std::optional<LayerBlob> lookup(const std::string& fingerprint) const;
+  void remember(const std::string& fingerprint, const LayerBlob& blob) const;
+
+ private:
+  const BlobStore& store_;
+  std::filesystem::path dir_;
+};
+
+struct BuiltLayer {
+  LayerBlob blob;
+  bool from_cache = false;
+};
+
+// Returns the cached blob for these entries, or writes the layer and remembers it.
+BuiltLayer build_layer(const BlobStore& store, const LayerCache& cache, FileEntries entries,
+                       const LayerOptions& options);
+
+}  // namespace trainpack::layers

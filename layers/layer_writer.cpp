@@ -1,0 +1,207 @@
+#include "layers/layer_writer.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "support/error.h"
+
+namespace trainpack::layers {
+
+namespace {
+
+constexpr std::size_t kChunk = 1 << 20;
+
+// Receives the tar stream from libarchive: hashes it (diff_id), gzips it, hashes and stores the gzip output.
+class TarSink {
+ public:
+  TarSink(BlobStore::Writer& out, int level) : out_(out) {
+    std::memset(&z_, 0, sizeof z_);
+    // windowBits 31 = gzip wrapper; zlib writes mtime 0 and no name unless given a header.
+    if (deflateInit2(&z_, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+      throw Error("zlib could not initialise gzip compression");
+    zbuf_.resize(kChunk);
+  }
+  ~TarSink() { deflateEnd(&z_); }
+
+  void write(const void* data, std::size_t size) {
+    tar_hash_.update(data, size);
+    z_.next_in = static_cast<Bytef*>(const_cast<void*>(data));
+    z_.avail_in = static_cast<uInt>(size);
+    pump(Z_NO_FLUSH);
+  }
+
+  Digest finish() {
+    z_.next_in = nullptr;
+    z_.avail_in = 0;
+    pump(Z_FINISH);
+    return tar_hash_.finish();
+  }
+
+ private:
+  void pump(int flush) {
+    for (;;) {
+      z_.next_out = reinterpret_cast<Bytef*>(zbuf_.data());
+      z_.avail_out = static_cast<uInt>(zbuf_.size());
+      int rc = deflate(&z_, flush);
+      if (rc == Z_STREAM_ERROR) throw Error("zlib compression failed");
+      out_.write(zbuf_.data(), zbuf_.size() - z_.avail_out);
+      if (flush == Z_FINISH ? rc == Z_STREAM_END : z_.avail_out != 0) return;
+    }
+  }
+
+  BlobStore::Writer& out_;
+  z_stream z_;
+  std::vector<char> zbuf_;
+  Sha256 tar_hash_;
+};
+
+la_ssize_t sink_write(struct archive* a, void* client, const void* buf, size_t size) {
+  auto* sink = static_cast<TarSink*>(client);
+  try {
+    sink->write(buf, size);
+  } catch (const std::exception& e) {
+    archive_set_error(a, EIO, "%s", e.what());
+    return -1;
+  }
+  return static_cast<la_ssize_t>(size);
+}
+
+struct ArchiveDeleter {
+  void operator()(struct archive* a) const { archive_write_free(a); }
+};
+struct EntryDeleter {
+  void operator()(struct archive_entry* e) const { archive_entry_free(e); }
+};
+
+void check(struct archive* a, int rc, const std::string& what) {
+  if (rc < ARCHIVE_OK) {
+    const char* msg = archive_error_string(a);
+    throw Error("cannot write layer entry " + what + ": " + (msg ? msg : "libarchive error"));
+  }
+}
+
+std::string parent_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+}  // namespace
+
+std::int64_t default_layer_mtime() {
+  const char* sde = std::getenv("SOURCE_DATE_EPOCH");
+  if (!sde || !*sde) return 0;
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(sde, &end, 10);
+  if (errno || *end || v < 0)
+    throw Error("SOURCE_DATE_EPOCH=\"" + std::string(sde) + "\" is not a non-negative integer",
+                "set it to seconds since 1970-01-01 UTC, e.g. $(git log -1 --format=%ct)");
+  return v;
+}
+
+void sort_and_check_entries(FileEntries& entries) {
+  std::sort(entries.begin(), entries.end(), [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
+  std::set<std::string> dirs;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const FileEntry& e = entries[i];
+    if (e.path.empty() || e.path.front() == '/' || e.path.back() == '/' || e.path.starts_with("./") ||
+        e.path.find("//") != std::string::npos || e.path == ".." || e.path.starts_with("../") ||
+        e.path.find("/../") != std::string::npos || e.path.ends_with("/.."))
+      throw Error("invalid path in layer: \"" + e.path + "\"");
+    if (i > 0 && entries[i - 1].path == e.path) throw Error("duplicate path in layer: " + e.path);
+    std::string parent = parent_of(e.path);
+    if (!parent.empty() && !dirs.count(parent))
+      throw Error("layer entry " + e.path + " has no parent directory entry " + parent);
+    if (e.type == FileEntry::Type::kDirectory) dirs.insert(e.path);
+    if ((e.mode & ~07777u) != 0) throw Error("layer entry " + e.path + " has file-type bits in its mode");
+  }
+}
+
+LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOptions& options) {
+  sort_and_check_entries(entries);
+
+  BlobStore::Writer out = store.begin_write();
+  TarSink sink(out, options.gzip_level);
+  std::unique_ptr<struct archive, ArchiveDeleter> a(archive_write_new());
+  archive_write_set_format_pax_restricted(a.get());
+  archive_write_set_bytes_per_block(a.get(), 10240);
+  archive_write_set_bytes_in_last_block(a.get(), 1);  // no padding beyond the end-of-archive blocks
+  check(a.get(), archive_write_open2(a.get(), &sink, nullptr, sink_write, nullptr, nullptr), "(open)");
+
+  std::vector<char> buf(kChunk);
+  for (const FileEntry& e : entries) {
+    std::unique_ptr<struct archive_entry, EntryDeleter> ae(archive_entry_new());
+    archive_entry_set_uid(ae.get(), e.uid);
+    archive_entry_set_gid(ae.get(), e.gid);
+    archive_entry_set_mtime(ae.get(), options.mtime, 0);
+    switch (e.type) {
+      case FileEntry::Type::kDirectory:
+        archive_entry_set_pathname(ae.get(), (e.path + "/").c_str());
+        archive_entry_set_filetype(ae.get(), AE_IFDIR);
+        archive_entry_set_perm(ae.get(), e.mode);
+        archive_entry_set_size(ae.get(), 0);
+        break;
+      case FileEntry::Type::kSymlink:
+        archive_entry_set_pathname(ae.get(), e.path.c_str());
+        archive_entry_set_filetype(ae.get(), AE_IFLNK);
+        archive_entry_set_perm(ae.get(), e.mode);
+        archive_entry_set_symlink(ae.get(), e.link_target.c_str());
+        archive_entry_set_size(ae.get(), 0);
+        break;
+      case FileEntry::Type::kRegular:
+        archive_entry_set_pathname(ae.get(), e.path.c_str());
+        archive_entry_set_filetype(ae.get(), AE_IFREG);
+        archive_entry_set_perm(ae.get(), e.mode);
+        archive_entry_set_size(ae.get(), static_cast<la_int64_t>(e.size));
+        break;
+    }
+    check(a.get(), archive_write_header(a.get(), ae.get()), e.path);
+    if (e.type != FileEntry::Type::kRegular) continue;
+
+    if (e.source.empty()) {
+      if (e.data.size() != e.size) throw Error("layer entry " + e.path + ": inline data size mismatch");
+      if (!e.data.empty() && archive_write_data(a.get(), e.data.data(), e.data.size()) < 0)
+        check(a.get(), ARCHIVE_FATAL, e.path);
+      continue;
+    }
+    std::FILE* in = std::fopen(e.source.c_str(), "rb");
+    if (!in)
+      throw Error("cannot read " + e.source.string() + ": " + std::strerror(errno),
+                  "check the file's permissions, or exclude it with .dockerignore");
+    std::uint64_t done = 0;
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), in)) > 0) {
+      if (done + n > e.size) break;
+      if (archive_write_data(a.get(), buf.data(), n) < 0) {
+        std::fclose(in);
+        check(a.get(), ARCHIVE_FATAL, e.path);
+      }
+      done += n;
+    }
+    bool read_error = std::ferror(in);
+    std::fclose(in);
+    if (read_error) throw Error("cannot read " + e.source.string() + ": " + std::strerror(errno));
+    if (done != e.size || n > 0)
+      throw Error(e.source.string() + " changed while the layer was being written",
+                  "run the build again once nothing is writing to the package directory");
+  }
+  check(a.get(), archive_write_close(a.get()), "(close)");
+
+  LayerBlob result;
+  result.diff_id = sink.finish();
+  StoredBlob blob = out.commit();
+  result.digest = blob.digest;
+  result.size = blob.size;
+  return result;
+}
+
+}  // namespace trainpack::layers

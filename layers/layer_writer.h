@@ -1,0 +1,43 @@
+#pragma once
+// Writes a layer in one streaming pass: entries → tar (libarchive, PAX restricted) → sha256 (diff_id) →
+// gzip (zlib) → sha256 + byte count (digest, size) → blob store (atomic rename). Memory stays bounded by the
+// copy buffers, whatever the layer's size.
+//
+// Reproducibility rules (changing any of them changes every diff_id, so they are fixed):
+//  - entries sorted bytewise by path, every parent directory present before its children;
+//  - directories end in "/", paths are relative with no "./";
+//  - uid/gid numeric, user and group names empty, one mtime for every entry (0 or SOURCE_DATE_EPOCH),
+//    no atime/ctime;
+//  - mode = permission bits plus setuid/setgid/sticky (file-type bits only in the typeflag);
+//  - gzip without a timestamp or file name, zlib at a pinned level.
+#include <cstdint>
+#include <string>
+
+#include "layers/blob_store.h"
+#include "layers/digest.h"
+#include "layers/file_entry.h"
+
+namespace trainpack::layers {
+
+struct LayerBlob {
+  Digest diff_id;     // sha256 of the uncompressed tar
+  Digest digest;      // sha256 of the gzip stream (the blob)
+  std::uint64_t size = 0;  // gzip byte count
+};
+
+struct LayerOptions {
+  std::int64_t mtime = 0;
+  int gzip_level = 6;
+};
+
+// Validates and sorts `entries`, then writes the layer. Throws Error on duplicate or malformed paths, on a
+// regular file missing a parent directory entry, or when a source file cannot be read or changes size.
+LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOptions& options);
+
+// Sorts entries bytewise by path and checks the invariants write_layer relies on.
+void sort_and_check_entries(FileEntries& entries);
+
+// The mtime every entry gets: SOURCE_DATE_EPOCH when set and valid, else 0.
+std::int64_t default_layer_mtime();
+
+}  // namespace trainpack::layers

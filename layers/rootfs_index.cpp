@@ -1,0 +1,219 @@
+#include "layers/rootfs_index.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <sys/stat.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "support/error.h"
+#include "support/fs.h"
+
+namespace trainpack::layers {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string clean_tar_path(std::string p) {
+  while (p.starts_with("./")) p.erase(0, 2);
+  while (p.starts_with("/")) p.erase(0, 1);
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  if (p == "." || p == "/") p.clear();
+  return p;
+}
+
+std::string base_name(const std::string& p) {
+  auto s = p.rfind('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+std::string dir_name(const std::string& p) {
+  auto s = p.rfind('/');
+  return s == std::string::npos ? std::string() : p.substr(0, s);
+}
+std::string join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
+
+constexpr const char* kOpaque = ".wh..wh..opq";
+constexpr std::string_view kWhiteoutPrefix = ".wh.";
+
+}  // namespace
+
+LayerListing list_layer_blob(const fs::path& blob, std::string_view what) {
+  std::unique_ptr<struct archive, int (*)(struct archive*)> a(archive_read_new(), archive_read_free);
+  archive_read_support_filter_all(a.get());
+  archive_read_support_format_tar(a.get());
+  if (archive_read_open_filename(a.get(), blob.c_str(), 1 << 20) != ARCHIVE_OK)
+    throw Error(std::string(what) + ": cannot read layer: " + archive_error_string(a.get()));
+  LayerListing out;
+  struct archive_entry* e;
+  int rc;
+  while ((rc = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
+    const char* name = archive_entry_pathname(e);
+    std::string path = clean_tar_path(name ? name : "");
+    if (path.empty()) continue;
+    PathInfo info;
+    info.mode = archive_entry_perm(e);
+    info.uid = static_cast<std::uint32_t>(archive_entry_uid(e));
+    info.gid = static_cast<std::uint32_t>(archive_entry_gid(e));
+    if (const char* hl = archive_entry_hardlink(e)) {
+      info.type = PathInfo::Type::kHardlink;
+      info.link_target = clean_tar_path(hl);
+    } else {
+      switch (archive_entry_filetype(e)) {
+        case AE_IFREG: info.type = PathInfo::Type::kRegular; break;
+        case AE_IFDIR: info.type = PathInfo::Type::kDirectory; break;
+        case AE_IFLNK:
+          info.type = PathInfo::Type::kSymlink;
+          info.link_target = archive_entry_symlink(e) ? archive_entry_symlink(e) : "";
+          break;
+        default: info.type = PathInfo::Type::kOther;
+      }
+    }
+    out.entries.emplace_back(std::move(path), std::move(info));
+  }
+  if (rc != ARCHIVE_EOF)
+    throw Error(std::string(what) + ": layer is not a readable tar: " +
+                    (archive_error_string(a.get()) ? archive_error_string(a.get()) : "unknown error"),
+                "the image is corrupt");
+  return out;
+}
+
+LayerListing list_layer_cached(const fs::path& blob, const Digest& digest, const fs::path& cache_dir,
+                               std::string_view what) {
+  fs::path cached = cache_dir / (digest.hex() + ".json");
+  std::error_code ec;
+  if (fs::exists(cached, ec)) {
+    json j = json::parse(read_file(cached, 1u << 30), nullptr, false);
+    if (j.is_array()) {
+      LayerListing out;
+      out.entries.reserve(j.size());
+      bool ok = true;
+      for (const auto& row : j) {
+        if (!row.is_array() || row.size() != 6) {
+          ok = false;
+          break;
+        }
+        PathInfo info;
+        info.type = static_cast<PathInfo::Type>(row[1].get<std::string>().at(0));
+        info.mode = row[2].get<std::uint32_t>();
+        info.uid = row[3].get<std::uint32_t>();
+        info.gid = row[4].get<std::uint32_t>();
+        info.link_target = row[5].get<std::string>();
+        out.entries.emplace_back(row[0].get<std::string>(), std::move(info));
+      }
+      if (ok) return out;
+    }
+  }
+  LayerListing out = list_layer_blob(blob, what);
+  json j = json::array();
+  for (const auto& [path, info] : out.entries)
+    j.push_back({path, std::string(1, static_cast<char>(info.type)), info.mode, info.uid, info.gid, info.link_target});
+  fs::create_directories(cache_dir, ec);
+  write_file_atomic(cached, j.dump(-1, ' ', false, json::error_handler_t::replace));
+  return out;
+}
+
+void RootfsIndex::erase_tree(const std::string& path) {
+  entries_.erase(path);
+  std::string prefix = path + "/";
+  auto it = entries_.lower_bound(prefix);
+  while (it != entries_.end() && it->first.starts_with(prefix)) it = entries_.erase(it);
+}
+
+void RootfsIndex::put(const std::string& path, const PathInfo& info) {
+  auto it = entries_.find(path);
+  // Anything but dir-over-dir replaces the lower path and what was under it.
+  if (it != entries_.end() &&
+      !(it->second.type == PathInfo::Type::kDirectory && info.type == PathInfo::Type::kDirectory))
+    erase_tree(path);
+  entries_[path] = info;
+}
+
+void RootfsIndex::apply(const LayerListing& layer) {
+  // Whiteouts hide lower layers only, so apply them all before adding this layer's entries.
+  for (const auto& [path, info] : layer.entries) {
+    std::string name = base_name(path);
+    if (name == kOpaque) {
+      std::string dir = dir_name(path);
+      std::string prefix = dir.empty() ? "" : dir + "/";
+      auto it = entries_.lower_bound(prefix);
+      while (it != entries_.end() && it->first.starts_with(prefix)) {
+        if (it->first == dir) {
+          ++it;
+          continue;
+        }
+        it = entries_.erase(it);
+      }
+    } else if (name.starts_with(kWhiteoutPrefix)) {
+      erase_tree(join(dir_name(path), name.substr(kWhiteoutPrefix.size())));
+    }
+  }
+  for (const auto& [path, info] : layer.entries) {
+    if (base_name(path).starts_with(kWhiteoutPrefix)) continue;
+    put(path, info);
+  }
+}
+
+void RootfsIndex::apply(const FileEntries& layer) {
+  LayerListing listing;
+  for (const FileEntry& e : layer) {
+    PathInfo info;
+    info.mode = e.mode;
+    info.uid = e.uid;
+    info.gid = e.gid;
+    info.link_target = e.link_target;
+    info.type = e.type == FileEntry::Type::kDirectory ? PathInfo::Type::kDirectory
+                : e.type == FileEntry::Type::kSymlink ? PathInfo::Type::kSymlink
+                                                      : PathInfo::Type::kRegular;
+    listing.entries.emplace_back(e.path, std::move(info));
+  }
+  apply(listing);
+}
+
+const PathInfo* RootfsIndex::find(std::string_view path) const {
+  auto it = entries_.find(path);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+std::string RootfsIndex::resolve(std::string_view path) const {
+  std::vector<std::string> todo;  // components still to walk, reversed
+  auto push_components = [&todo](std::string_view p) {
+    std::vector<std::string> parts;
+    std::string cur;
+    for (char c : p) {
+      if (c == '/') {
+        if (!cur.empty()) parts.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    if (!cur.empty()) parts.push_back(cur);
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
+  };
+  push_components(path);
+  std::string done;
+  int hops = 0;
+  while (!todo.empty()) {
+    std::string c = todo.back();
+    todo.pop_back();
+    if (c == ".") continue;
+    if (c == "..") {
+      done = dir_name(done);
+      continue;
+    }
+    std::string next = join(done, c);
+    const PathInfo* info = find(next);
+    if (info && info->type == PathInfo::Type::kSymlink) {
+      if (++hops > 40) throw Error("too many levels of symbolic links resolving /" + std::string(path));
+      if (!info->link_target.empty() && info->link_target.front() == '/') done.clear();
+      push_components(info->link_target);
+      continue;
+    }
+    done = next;
+  }
+  return done;
+}
+
+}  // namespace trainpack::layers

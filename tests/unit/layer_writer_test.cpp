@@ -1,0 +1,207 @@
+#include "layers/layer_writer.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "layers/layer_cache.h"
+#include "support/error.h"
+#include "support/fs.h"
+
+namespace fs = std::filesystem;
+using namespace trainpack::layers;
+
+namespace {
+
+std::string gunzip(const std::string& gz) {
+  z_stream z{};
+  inflateInit2(&z, 31);
+  std::string out;
+  char buf[65536];
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  int rc;
+  do {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - z.avail_out);
+  } while (rc == Z_OK);
+  inflateEnd(&z);
+  EXPECT_EQ(rc, Z_STREAM_END);
+  return out;
+}
+
+struct TarRow {
+  std::string path, uname, gname, link;
+  unsigned mode;
+  long long uid, gid, mtime;
+  bool has_atime;
+  std::string data;
+};
+
+std::vector<TarRow> read_tar(const std::string& tar) {
+  std::vector<TarRow> rows;
+  archive* a = archive_read_new();
+  archive_read_support_format_tar(a);
+  EXPECT_EQ(archive_read_open_memory(a, tar.data(), tar.size()), ARCHIVE_OK);
+  archive_entry* e;
+  while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+    TarRow r;
+    r.path = archive_entry_pathname(e);
+    r.uname = archive_entry_uname(e) ? archive_entry_uname(e) : "";
+    r.gname = archive_entry_gname(e) ? archive_entry_gname(e) : "";
+    r.link = archive_entry_symlink(e) ? archive_entry_symlink(e) : "";
+    r.mode = archive_entry_mode(e);
+    r.uid = archive_entry_uid(e);
+    r.gid = archive_entry_gid(e);
+    r.mtime = archive_entry_mtime(e);
+    r.has_atime = archive_entry_atime_is_set(e);
+    char buf[4096];
+    la_ssize_t n;
+    while ((n = archive_read_data(a, buf, sizeof buf)) > 0) r.data.append(buf, static_cast<size_t>(n));
+    rows.push_back(r);
+  }
+  archive_read_free(a);
+  return rows;
+}
+
+class LayerWriterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = trainpack::make_temp_dir({}, "layerwriter-");
+    store_ = std::make_unique<BlobStore>(dir_ / "store");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path write_source(const std::string& name, const std::string& bytes) {
+    fs::path p = dir_ / "src" / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+  FileEntry file_from(const fs::path& src, std::string path, unsigned mode) {
+    FileEntry e;
+    e.path = std::move(path);
+    e.source = src;
+    e.size = fs::file_size(src);
+    e.mode = mode;
+    return e;
+  }
+  fs::path dir_;
+  std::unique_ptr<BlobStore> store_;
+};
+
+}  // namespace
+
+TEST_F(LayerWriterTest, OnePassProducesMatchingDiffIdDigestAndNormalizedEntries) {
+  fs::path src = write_source("task.py", "print('hi')\n");
+  std::string long_name(150, 'x');
+  FileEntries entries{
+      FileEntry::directory("usr/app/trainer", 0755),
+      file_from(src, "usr/app/trainer/task.py", 0644),
+      FileEntry::directory("usr", 0755),
+      FileEntry::directory("usr/app", 0777),
+      FileEntry::inline_file("usr/app/trainer/" + long_name, "long", 0755),
+  };
+  FileEntry link;
+  link.path = "usr/app/trainer/link";
+  link.type = FileEntry::Type::kSymlink;
+  link.mode = 0777;
+  link.link_target = "task.py";
+  entries.push_back(link);
+
+  LayerBlob blob = write_layer(*store_, entries, {.mtime = 1234, .gzip_level = 6});
+  std::string gz = trainpack::read_file(store_->path_of(blob.digest));
+  EXPECT_EQ(gz.size(), blob.size);
+  EXPECT_EQ(sha256_of(gz), blob.digest);
+  EXPECT_EQ(static_cast<unsigned char>(gz[0]), 0x1f);
+  EXPECT_EQ(gz[4] | gz[5] | gz[6] | gz[7], 0) << "gzip header must carry no timestamp";
+  std::string tar = gunzip(gz);
+  EXPECT_EQ(sha256_of(tar), blob.diff_id);
+
+  auto rows = read_tar(tar);
+  std::vector<std::string> paths;
+  for (auto& r : rows) paths.push_back(r.path);
+  std::vector<std::string> want{"usr/", "usr/app/", "usr/app/trainer/", "usr/app/trainer/link",
+                                "usr/app/trainer/task.py", "usr/app/trainer/" + long_name};
+  EXPECT_EQ(paths, want);
+  for (auto& r : rows) {
+    EXPECT_EQ(r.uid, 0);
+    EXPECT_EQ(r.gid, 0);
+    EXPECT_EQ(r.uname, "");
+    EXPECT_EQ(r.gname, "");
+    EXPECT_EQ(r.mtime, 1234);
+    EXPECT_FALSE(r.has_atime);
+  }
+  EXPECT_EQ(rows[1].mode & 07777, 0777u);
+  EXPECT_EQ(rows[3].link, "task.py");
+  EXPECT_EQ(rows[4].data, "print('hi')\n");
+  EXPECT_EQ(rows[5].mode & 07777, 0755u);
+}
+
+TEST_F(LayerWriterTest, SameEntriesGiveSameDigestsRegardlessOfSourceMtime) {
+  fs::path src = write_source("a.txt", "same bytes");
+  FileEntries entries{FileEntry::directory("app", 0755), file_from(src, "app/a.txt", 0644)};
+  LayerBlob first = write_layer(*store_, entries, {});
+  fs::last_write_time(src, fs::file_time_type::clock::now() - std::chrono::hours(48));
+  ::chmod(src.c_str(), 0600);  // host mode is not what the entry says; the entry wins
+  LayerBlob second = write_layer(*store_, entries, {});
+  EXPECT_EQ(first.digest, second.digest);
+  EXPECT_EQ(first.diff_id, second.diff_id);
+}
+
+TEST_F(LayerWriterTest, RejectsDuplicatesMissingParentsAndBadPaths) {
+  EXPECT_THROW(write_layer(*store_, {FileEntry::inline_file("a/b", "x")}, {}), trainpack::Error);
+  EXPECT_THROW(write_layer(*store_, {FileEntry::inline_file("a", "x"), FileEntry::inline_file("a", "y")}, {}),
+               trainpack::Error);
+  EXPECT_THROW(write_layer(*store_, {FileEntry::inline_file("/abs", "x")}, {}), trainpack::Error);
+  EXPECT_THROW(write_layer(*store_, {FileEntry::directory("x", 0755), FileEntry::inline_file("x/../y", "")}, {}),
+               trainpack::Error);
+  EXPECT_TRUE(fs::is_empty(dir_ / "store" / "tmp"));
+}
+
+TEST_F(LayerWriterTest, SourceThatChangedSizeFailsAndStoresNothing) {
+  fs::path src = write_source("grow.txt", "12345");
+  FileEntry e = file_from(src, "grow.txt", 0644);
+  std::ofstream(src, std::ios::app) << "more";
+  EXPECT_THROW(write_layer(*store_, {e}, {}), trainpack::Error);
+  EXPECT_TRUE(fs::is_empty(dir_ / "store" / "tmp"));
+  EXPECT_TRUE(fs::is_empty(dir_ / "store" / "blobs" / "sha256"));
+}
+
+TEST_F(LayerWriterTest, CacheHitSkipsWritingAndStampChangeMisses) {
+  LayerCache cache(*store_, dir_ / "layers");
+  fs::path src = write_source("t.py", "v1");
+  FileEntry e = file_from(src, "t.py", 0644);
+  e.source_stamp = "stamp-1";
+  BuiltLayer a = build_layer(*store_, cache, {e}, {});
+  EXPECT_FALSE(a.from_cache);
+  BuiltLayer b = build_layer(*store_, cache, {e}, {});
+  EXPECT_TRUE(b.from_cache);
+  EXPECT_EQ(a.blob.digest, b.blob.digest);
+
+  std::ofstream(src, std::ios::trunc) << "v2";
+  e.source_stamp = "stamp-2";
+  BuiltLayer c = build_layer(*store_, cache, {e}, {});
+  EXPECT_FALSE(c.from_cache);
+  EXPECT_NE(c.blob.digest, a.blob.digest);
+
+  // A cache entry whose blob vanished is a miss, not a dangling reference.
+  fs::remove(store_->path_of(c.blob.digest));
+  EXPECT_FALSE(build_layer(*store_, cache, {e}, {}).from_cache);
+  EXPECT_TRUE(store_->has(c.blob.digest));
+}
+
+TEST(LayerMtime, SourceDateEpoch) {
+  ::setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
+  EXPECT_EQ(default_layer_mtime(), 1700000000);
+  ::setenv("SOURCE_DATE_EPOCH", "yesterday", 1);
+  EXPECT_THROW(default_layer_mtime(), trainpack::Error);
+  ::unsetenv("SOURCE_DATE_EPOCH");
+  EXPECT_EQ(default_layer_mtime(), 0);
+}

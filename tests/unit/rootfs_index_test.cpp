@@ -1,0 +1,79 @@
+#include "layers/rootfs_index.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "layers/blob_store.h"
+#include "layers/layer_writer.h"
+#include "support/error.h"
+#include "support/fs.h"
+
+using namespace trainpack::layers;
+namespace fs = std::filesystem;
+
+namespace {
+LayerListing listing(std::vector<std::pair<std::string, char>> rows) {
+  LayerListing l;
+  for (auto& [p, t] : rows) {
+    PathInfo i;
+    i.type = static_cast<PathInfo::Type>(t);
+    i.mode = t == 'd' ? 0755 : 0644;
+    l.entries.emplace_back(p, i);
+  }
+  return l;
+}
+}  // namespace
+
+TEST(RootfsIndex, WhiteoutsAndOpaqueDirsHideLowerLayersOnly) {
+  RootfsIndex idx;
+  idx.apply(listing({{"var", 'd'}, {"var/sitecustomize", 'd'}, {"var/sitecustomize/s.py", 'f'},
+                     {"etc", 'd'}, {"etc/a", 'f'}, {"etc/b", 'f'}}));
+  EXPECT_TRUE(idx.find("var/sitecustomize/s.py"));
+  idx.apply(listing({{"var/.wh.sitecustomize", 'f'}, {"etc/c", 'f'}, {"etc/.wh..wh..opq", 'f'}}));
+  EXPECT_FALSE(idx.find("var/sitecustomize"));
+  EXPECT_FALSE(idx.find("var/sitecustomize/s.py"));
+  EXPECT_TRUE(idx.find("var"));
+  EXPECT_FALSE(idx.find("etc/a"));
+  EXPECT_TRUE(idx.find("etc/c")) << "an opaque marker must not hide its own layer's entries";
+  EXPECT_TRUE(idx.find("etc"));
+  EXPECT_FALSE(idx.find("var/.wh.sitecustomize"));
+}
+
+TEST(RootfsIndex, FileReplacingDirectoryDropsItsChildren) {
+  RootfsIndex idx;
+  idx.apply(listing({{"x", 'd'}, {"x/y", 'f'}}));
+  idx.apply(listing({{"x", 'f'}}));
+  EXPECT_EQ(idx.find("x")->type, PathInfo::Type::kRegular);
+  EXPECT_FALSE(idx.find("x/y"));
+}
+
+TEST(RootfsIndex, ResolveFollowsSymlinksInsideTheImage) {
+  RootfsIndex idx;
+  LayerListing l = listing({{"usr", 'd'}, {"usr/bin", 'd'}, {"data", 'd'}});
+  PathInfo abs_link{PathInfo::Type::kSymlink, 0777, 0, 0, "/usr/bin"};
+  PathInfo rel_link{PathInfo::Type::kSymlink, 0777, 0, 0, "../data"};
+  PathInfo loop{PathInfo::Type::kSymlink, 0777, 0, 0, "loop"};
+  l.entries.emplace_back("bin", abs_link);
+  l.entries.emplace_back("usr/home", rel_link);
+  l.entries.emplace_back("loop", loop);
+  idx.apply(l);
+  EXPECT_EQ(idx.resolve("/bin/python3"), "usr/bin/python3");
+  EXPECT_EQ(idx.resolve("usr/home/x"), "data/x");
+  EXPECT_EQ(idx.resolve("/missing/dir"), "missing/dir");
+  EXPECT_THROW(idx.resolve("loop/x"), trainpack::Error);
+}
+
+TEST(RootfsIndex, ListsARealLayerBlobAndCachesTheListing) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "rootfs-"));
+  BlobStore store(dir.path() / "store");
+  LayerBlob blob = write_layer(store, {FileEntry::directory("home", 0700), FileEntry::inline_file("home/f", "x")}, {});
+  auto first = list_layer_cached(store.path_of(blob.digest), blob.digest, dir.path() / "listings", "test layer");
+  ASSERT_EQ(first.entries.size(), 2u);
+  EXPECT_EQ(first.entries[0].first, "home");
+  EXPECT_EQ(first.entries[0].second.mode, 0700u);
+  fs::remove(store.path_of(blob.digest));  // the cached listing must not need the blob again
+  auto second = list_layer_cached(store.path_of(blob.digest), blob.digest, dir.path() / "listings", "test layer");
+  ASSERT_EQ(second.entries.size(), 2u);
+  EXPECT_EQ(second.entries[1].first, "home/f");
+}
