@@ -1,0 +1,57 @@
+#pragma once
+// Carries out a build plan: opens the base, lists its filesystem (cached per layer), turns each step into a
+// layer or a config edit without running anything from the image, assembles the new image and writes it to
+// every requested output.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "builder/build_plan.h"
+#include "builder/image_location.h"
+#include "layers/digest.h"
+#include "layers/image.h"
+
+namespace trainpack::builder {
+
+struct BuildRequest {
+  std::filesystem::path package_dir;   // absolute build context
+  std::string base_name;               // --executor-image-uri as given (FROM, base.name annotation)
+  ImageLocation base_location;         // where the base's bytes are read
+  std::vector<BuildStep> steps;
+  std::vector<ImageLocation> outputs;  // refs already defaulted
+  std::filesystem::path cache_dir;
+  layers::Platform platform;
+  std::int64_t mtime = 0;
+  int gzip_level = 6;
+};
+
+struct BuiltLayerInfo {
+  std::string instruction;  // the step that made it, or "base"
+  std::string origin;       // "base", "built" or "cached"
+  layers::Digest digest;
+  layers::Digest diff_id;   // empty for base layers (known only from the config)
+  std::uint64_t size = 0;
+  std::string media_type;
+};
+
+struct BuildResult {
+  layers::Digest manifest_digest;
+  layers::Digest config_digest;
+  std::uint64_t manifest_size = 0;
+  std::string base_digest;
+  std::vector<BuiltLayerInfo> layers;
+  std::vector<std::string> outputs;
+  int layers_built = 0;
+  int layers_cached = 0;
+};
+
+// Progress lines go to `log` (one line each, no trailing newline); nullptr for none.
+BuildResult run_build(const BuildRequest& request, const std::function<void(const std::string&)>& log);
+
+// The default cache directory: $TRAINPACK_CACHE_DIR, else $XDG_CACHE_HOME/trainpack, else ~/.cache/trainpack.
+std::filesystem::path default_cache_dir();
+
+}  // namespace trainpack::builder

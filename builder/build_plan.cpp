@@ -1,0 +1,69 @@
+#include "builder/build_plan.h"
+
+#include <nlohmann/json.hpp>
+
+namespace trainpack::builder {
+
+namespace {
+// Docker's JSON-array form of COPY/ENTRYPOINT, as gcloud writes it (json.dumps with ", " separators).
+std::string json_array(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ", ";
+    out += nlohmann::json(items[i]).dump(-1, ' ', /*ensure_ascii=*/true);
+  }
+  return out + "]";
+}
+
+std::string basename_of(const std::string& p) {
+  auto s = p.find_last_of('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+
+BuildStep copy_step(const std::string& src, const std::string& dest) {
+  return {BuildStep::Kind::kCopy, "COPY " + json_array({src, dest}), {src, dest}};
+}
+}  // namespace
+
+std::vector<BuildStep> plan_steps(const PlanInput& in) {
+  using K = BuildStep::Kind;
+  std::vector<BuildStep> steps;
+  steps.push_back({K::kMkdir, "RUN mkdir -m 777 -p /usr/app /home", {kWorkdir, kHome}});
+  steps.push_back({K::kWorkdir, "WORKDIR /usr/app", {kWorkdir}});
+  steps.push_back({K::kEnv, "ENV HOME=/home", {"HOME", kHome}});
+  steps.push_back({K::kEnv, "ENV PYTHONDONTWRITEBYTECODE=1", {"PYTHONDONTWRITEBYTECODE", "1"}});
+  if (in.prebuilt) steps.push_back({K::kRemovePath, "RUN rm -rf /var/sitecustomize", {"/var/sitecustomize"}});
+  const std::string pip = in.prebuilt ? "pip3" : "pip";
+  if (in.has_setup_py) {
+    steps.push_back(copy_step("./setup.py", "./setup.py"));
+    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir .", {"the project in setup.py"}});
+  }
+  if (in.has_requirements_txt) {
+    steps.push_back(copy_step("./requirements.txt", "./requirements.txt"));
+    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir -r ./requirements.txt",
+                     {"requirements.txt"}});
+  }
+  for (const auto& p : in.extra_packages) {
+    std::string base = basename_of(p);
+    steps.push_back(copy_step(p, base));
+    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir " + base, {"--extra-packages " + p}});
+  }
+  for (const auto& r : in.requirements)
+    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir --upgrade " + r, {"--requirements " + r}});
+  for (const auto& d : in.extra_dirs) steps.push_back(copy_step(d, d));
+  steps.push_back(copy_step(in.main_dir, in.main_dir));
+  steps.push_back({K::kEntrypoint, "ENTRYPOINT " + json_array(in.entrypoint), in.entrypoint});
+  return steps;
+}
+
+std::string unsupported_steps_message(const std::vector<BuildStep>& steps) {
+  std::string what;
+  for (const auto& s : steps) {
+    if (s.kind != BuildStep::Kind::kPipInstall) continue;
+    what += (what.empty() ? "" : ", ") + s.args.at(0);
+  }
+  if (what.empty()) return {};
+  return "installing Python packages is not supported yet (needed for " + what + ")";
+}
+
+}  // namespace trainpack::builder

@@ -1,0 +1,87 @@
+#include "layers/appended_image.h"
+
+#include <ctime>
+
+#include "layers/media_types.h"
+#include "support/error.h"
+
+namespace trainpack::layers {
+using nlohmann::json;
+
+namespace {
+std::string oci_layer_type(const std::string& type, const std::string& what) {
+  if (type == media::kDockerLayerGzip) return std::string(media::kOciLayerGzip);
+  if (type == media::kOciLayerGzip || type == media::kOciLayerTar || type == media::kOciLayerZstd) return type;
+  throw Error(what + ": unsupported layer media type " + type,
+              "only tar, tar+gzip and tar+zstd layers can be built on (no foreign or nondistributable layers)");
+}
+}  // namespace
+
+std::string rfc3339_utc(std::int64_t unix_seconds) {
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+AppendedImage::AppendedImage(std::shared_ptr<const Image> base, const BlobStore& store, const AppendSpec& spec)
+    : base_(std::move(base)), store_(store) {
+  Manifest base_manifest = base_->manifest();
+  json cfg = base_->config();
+
+  if (!cfg.contains("rootfs") || !cfg["rootfs"].is_object() || !cfg["rootfs"].contains("diff_ids") ||
+      !cfg["rootfs"]["diff_ids"].is_array())
+    throw Error(base_->describe() + ": image config has no rootfs.diff_ids", "the base image is corrupt");
+  if (cfg["rootfs"]["diff_ids"].size() != base_manifest.layers.size())
+    throw Error(base_->describe() + ": config lists " + std::to_string(cfg["rootfs"]["diff_ids"].size()) +
+                    " diff_ids but the manifest has " + std::to_string(base_manifest.layers.size()) + " layers",
+                "the base image is corrupt");
+
+  cfg["created"] = spec.created;
+  cfg["config"] = spec.config;
+  if (!cfg.contains("history") || !cfg["history"].is_array()) cfg["history"] = json::array();
+  if (cfg["history"].empty()) {
+    // History entries map onto layers; a base without history gets one neutral entry per layer.
+    for (std::size_t i = 0; i < base_manifest.layers.size(); ++i)
+      cfg["history"].push_back({{"created_by", "(base image layer)"}});
+  }
+
+  Manifest out;
+  out.media_type = std::string(media::kOciManifest);
+  for (const Descriptor& l : base_manifest.layers) {
+    Descriptor d = l;
+    d.media_type = oci_layer_type(l.media_type, base_->describe());
+    out.layers.push_back(d);
+  }
+  for (const AppendStep& step : spec.steps) {
+    json h{{"created", spec.created}, {"created_by", step.created_by}, {"comment", "trainpack"}};
+    if (step.layer) {
+      cfg["rootfs"]["diff_ids"].push_back(step.layer->diff_id.str());
+      Descriptor d;
+      d.media_type = std::string(media::kOciLayerGzip);
+      d.digest = step.layer->digest;
+      d.size = step.layer->size;
+      out.layers.push_back(d);
+    } else {
+      h["empty_layer"] = true;
+    }
+    cfg["history"].push_back(h);
+  }
+  config_ = cfg.dump();
+  StoredBlob config_blob = store_.put(config_);
+  out.config.media_type = std::string(media::kOciConfig);
+  out.config.digest = config_blob.digest;
+  out.config.size = config_blob.size;
+  out.annotations = spec.manifest_annotations;
+  manifest_ = out.serialize();
+  store_.put(manifest_);
+}
+
+std::filesystem::path AppendedImage::blob_path(const Digest& digest) const {
+  if (store_.has(digest)) return store_.path_of(digest);
+  return base_->blob_path(digest);
+}
+
+}  // namespace trainpack::layers

@@ -1,0 +1,54 @@
+#pragma once
+// A new image made of a base image plus layers appended on top and an edited config — the shape of
+// go-containerregistry's mutate.Append/ConfigFile. Nothing is copied: base blobs stay where the base keeps
+// them; new layers, the config and the manifest live in the blob store.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "layers/blob_store.h"
+#include "layers/image.h"
+#include "layers/layer_writer.h"
+
+namespace trainpack::layers {
+
+// One history entry to append; `layer` is empty for config-only instructions (empty_layer: true).
+struct AppendStep {
+  std::string created_by;
+  std::optional<LayerBlob> layer;
+};
+
+struct AppendSpec {
+  std::vector<AppendStep> steps;
+  nlohmann::json config;                // the edited "config" object (Env, Entrypoint, ...), replaces the base's
+  std::string created;                  // RFC 3339, for the image and each new history entry
+  nlohmann::json manifest_annotations;  // object
+};
+
+class AppendedImage : public Image {
+ public:
+  // Builds the new config and manifest, stores both in `store`. Docker-family base layers are relabelled to
+  // their OCI media types (same bytes and digests); the result is always an OCI manifest.
+  AppendedImage(std::shared_ptr<const Image> base, const BlobStore& store, const AppendSpec& spec);
+
+  const std::string& raw_manifest() const override { return manifest_; }
+  const std::string& raw_config() const override { return config_; }
+  std::filesystem::path blob_path(const Digest& digest) const override;
+  std::string describe() const override { return "the built image"; }
+
+  const Image& base() const { return *base_; }
+
+ private:
+  std::shared_ptr<const Image> base_;
+  const BlobStore& store_;
+  std::string manifest_;
+  std::string config_;
+};
+
+// "1970-01-01T00:00:00Z" for a Unix time.
+std::string rfc3339_utc(std::int64_t unix_seconds);
+
+}  // namespace trainpack::layers
