@@ -1,0 +1,442 @@
+#include "layers/oci_layout.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "layers/blob_store.h"
+#include "layers/media_types.h"
+#include "support/error.h"
+#include "support/fs.h"
+
+namespace trainpack::layers {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view kCorruptHint = "the OCI layout is corrupt; re-create it (e.g. with skopeo copy) or use another";
+constexpr int kMaxIndexDepth = 8;
+
+// Streaming hash for any algorithm Digest::parse accepts (sha256, sha512).
+class AnyHash {
+ public:
+  explicit AnyHash(const std::string& algorithm) : ctx_(EVP_MD_CTX_new()), algorithm_(algorithm) {
+    const EVP_MD* md = algorithm == "sha512" ? EVP_sha512() : algorithm == "sha256" ? EVP_sha256() : nullptr;
+    if (!md) throw Error("unsupported digest algorithm " + algorithm);
+    if (!ctx_ || EVP_DigestInit_ex(ctx_, md, nullptr) != 1) throw Error("OpenSSL could not initialise " + algorithm);
+  }
+  ~AnyHash() { EVP_MD_CTX_free(ctx_); }
+  AnyHash(const AnyHash&) = delete;
+  AnyHash& operator=(const AnyHash&) = delete;
+  void update(const void* data, std::size_t size) {
+    if (size && EVP_DigestUpdate(ctx_, data, size) != 1) throw Error("OpenSSL digest update failed");
+  }
+  Digest finish() {
+    unsigned char out[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    if (EVP_DigestFinal_ex(ctx_, out, &len) != 1) throw Error("OpenSSL digest final failed");
+    static const char* hexd = "0123456789abcdef";
+    std::string text = algorithm_ + ":";
+    for (unsigned i = 0; i < len; ++i) {
+      text += hexd[out[i] >> 4];
+      text += hexd[out[i] & 15];
+    }
+    return Digest::parse_or_throw(text, "computed digest");
+  }
+
+ private:
+  EVP_MD_CTX* ctx_;
+  std::string algorithm_;
+};
+
+std::string annotation(const json& descriptor, std::string_view key) {
+  if (!descriptor.is_object()) return {};
+  auto a = descriptor.find("annotations");
+  if (a == descriptor.end() || !a->is_object()) return {};
+  auto v = a->find(std::string(key));
+  return v != a->end() && v->is_string() ? v->get<std::string>() : std::string();
+}
+
+// Re-throws an Error from the shared parsers with our own hint.
+template <class F>
+auto with_hint(std::string_view hint, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw Error(e.what(), std::string(hint));
+  }
+}
+
+std::string layout_what(const fs::path& dir) { return "OCI layout " + dir.string(); }
+
+fs::path blob_file(const fs::path& dir, const Digest& d) { return dir / "blobs" / d.algorithm() / d.hex(); }
+
+// Checks `dir/oci-layout`; `what` names the layout in errors.
+void check_layout_header(std::string_view header_bytes, std::string_view what, std::string_view hint) {
+  json h = json::parse(header_bytes, nullptr, false);
+  if (h.is_discarded() || !h.is_object())
+    throw Error(std::string(what) + ": oci-layout is not valid JSON", std::string(hint));
+  auto v = h.find("imageLayoutVersion");
+  if (v == h.end() || !v->is_string())
+    throw Error(std::string(what) + ": oci-layout has no imageLayoutVersion", std::string(hint));
+  if (v->get<std::string>() != "1.0.0")
+    throw Error(std::string(what) + ": unsupported imageLayoutVersion " + v->get<std::string>(),
+                "only OCI image layout version 1.0.0 is supported");
+}
+
+std::string read_layout_file(const fs::path& dir, const char* name, std::string_view what) {
+  fs::path p = dir / name;
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec))
+    throw Error(std::string(what) + ": " + name + " is missing", std::string(kCorruptHint));
+  return with_hint(kCorruptHint, [&] { return read_file(p, 64u << 20); });
+}
+
+// The read-only view of one image in an OCI layout directory.
+class OciLayoutImage final : public Image {
+ public:
+  OciLayoutImage(fs::path dir, std::string describe, detail::ResolvedImage resolved)
+      : dir_(std::move(dir)), describe_(std::move(describe)), r_(std::move(resolved)) {
+    sizes_[r_.manifest_descriptor.digest] = r_.raw_manifest.size();
+    sizes_[r_.manifest.config.digest] = r_.manifest.config.size;
+    verified_.insert(r_.manifest_descriptor.digest);
+    verified_.insert(r_.manifest.config.digest);
+    // Cheap checks now (existence, size) so a broken base fails at open, full digests lazily in blob_path().
+    for (const auto& l : r_.manifest.layers) {
+      sizes_[l.digest] = l.size;
+      check_present(l.digest, l.size);
+    }
+  }
+
+  const std::string& raw_manifest() const override { return r_.raw_manifest; }
+  const std::string& raw_config() const override { return r_.raw_config; }
+  std::string describe() const override { return describe_; }
+
+  fs::path blob_path(const Digest& digest) const override {
+    fs::path p = blob_file(dir_, digest);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (verified_.count(digest)) return p;
+    }
+    auto it = sizes_.find(digest);
+    std::uint64_t size = it != sizes_.end() ? it->second : 0;
+    if (it != sizes_.end()) check_present(digest, size);
+    else {
+      std::error_code ec;
+      if (!fs::is_regular_file(p, ec))
+        throw Error(describe_ + ": blob " + digest.str() + " is missing (" + p.string() + ")", std::string(kCorruptHint));
+    }
+    // Hash outside the lock: layers may be gigabytes and other blobs may be requested meanwhile.
+    Digest actual = with_hint(kCorruptHint, [&] { return detail::digest_file_like(digest, p); });
+    if (actual != digest)
+      throw Error(describe_ + ": blob " + digest.str() + " does not match its digest (content hashes to " +
+                      actual.str() + ")",
+                  std::string(kCorruptHint));
+    std::lock_guard<std::mutex> lock(mu_);
+    verified_.insert(digest);
+    return p;
+  }
+
+ private:
+  void check_present(const Digest& digest, std::uint64_t size) const {
+    fs::path p = blob_file(dir_, digest);
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec))
+      throw Error(describe_ + ": blob " + digest.str() + " is missing (" + p.string() + ")", std::string(kCorruptHint));
+    auto actual = fs::file_size(p, ec);
+    if (ec) throw Error(describe_ + ": cannot stat blob " + digest.str() + ": " + ec.message(), std::string(kCorruptHint));
+    if (actual != size)
+      throw Error(describe_ + ": blob " + digest.str() + " has " + std::to_string(actual) + " bytes, expected " +
+                      std::to_string(size),
+                  std::string(kCorruptHint));
+  }
+
+  fs::path dir_;
+  std::string describe_;
+  detail::ResolvedImage r_;
+  std::map<Digest, std::uint64_t> sizes_;
+  mutable std::mutex mu_;
+  mutable std::set<Digest> verified_;
+};
+
+// Writes `bytes` as blob `d` under `root` unless a blob of the right size is already there.
+void put_bytes_blob(const fs::path& root, const Digest& d, std::string_view bytes) {
+  fs::path dst = blob_file(root, d);
+  std::error_code ec;
+  if (fs::is_regular_file(dst, ec) && fs::file_size(dst, ec) == bytes.size() && !ec) return;
+  write_file_atomic(dst, bytes);
+}
+
+void put_file_blob(const Image& image, const fs::path& root, const Descriptor& desc) {
+  fs::path src = image.blob_path(desc.digest);
+  std::error_code ec;
+  auto size = fs::file_size(src, ec);
+  if (ec)
+    throw Error(image.describe() + ": blob " + desc.digest.str() + " is unreadable (" + src.string() + ": " +
+                ec.message() + ")");
+  if (size != desc.size)
+    throw Error(image.describe() + ": blob " + desc.digest.str() + " has " + std::to_string(size) +
+                " bytes, the manifest says " + std::to_string(desc.size));
+  fs::path dst = blob_file(root, desc.digest);
+  if (fs::exists(dst, ec)) {
+    // An existing blob of the wrong size is damage we can repair; same-size blobs are trusted by name.
+    if (fs::file_size(dst, ec) == size && !ec) return;
+    fs::remove(dst, ec);
+  }
+  link_or_copy(src, dst);
+}
+
+}  // namespace
+
+namespace detail {
+
+Digest digest_like(const Digest& like, std::string_view bytes) {
+  AnyHash h(like.algorithm());
+  h.update(bytes.data(), bytes.size());
+  return h.finish();
+}
+
+Digest digest_file_like(const Digest& like, const fs::path& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
+  AnyHash h(like.algorithm());
+  std::vector<char> buf(1 << 20);
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) h.update(buf.data(), n);
+  bool bad = std::ferror(f);
+  std::fclose(f);
+  if (bad) throw Error("cannot read " + path.string());
+  return h.finish();
+}
+
+bool descriptor_named(const json& descriptor, std::string_view tag, const std::vector<std::string>& full_names) {
+  std::string ref = annotation(descriptor, kAnnotationRefName);
+  if (!ref.empty() && ref == tag) return true;
+  std::string cname = annotation(descriptor, kAnnotationContainerdName);
+  if (cname.empty()) return false;
+  if (cname == tag) return true;
+  return std::find(full_names.begin(), full_names.end(), cname) != full_names.end();
+}
+
+std::string list_tags(const json& index) {
+  std::string out;
+  if (index.is_object() && index.contains("manifests") && index["manifests"].is_array()) {
+    for (const auto& d : index["manifests"]) {
+      std::string name = annotation(d, kAnnotationRefName);
+      if (name.empty()) name = annotation(d, kAnnotationContainerdName);
+      if (name.empty()) name = "(untagged " + (d.is_object() ? d.value("digest", std::string("?")) : "?") + ")";
+      out += (out.empty() ? "" : ", ") + name;
+    }
+  }
+  return out.empty() ? "none" : out;
+}
+
+ResolvedImage resolve_index(std::string_view index_json, std::string_view tag,
+                            const std::vector<std::string>& full_names, const Platform& platform,
+                            std::string_view what, std::string_view hint, const SmallBlobReader& read_blob) {
+  const std::string w(what);
+  json ij = json::parse(index_json, nullptr, false);
+  if (ij.is_discarded() || !ij.is_object()) throw Error(w + ": index.json is not valid JSON", std::string(hint));
+  if (ij.contains("manifests") && !ij["manifests"].is_array())
+    throw Error(w + ": index.json manifests is not a list", std::string(hint));
+  Index index = with_hint(hint, [&] { return Index::parse(index_json, w + " index.json"); });
+  if (index.manifests.empty()) throw Error(w + " holds no images (index.json lists none)", std::string(hint));
+
+  std::vector<std::size_t> candidates;
+  for (std::size_t i = 0; i < index.manifests.size(); ++i)
+    if (tag.empty() || descriptor_named(ij["manifests"][i], tag, full_names)) candidates.push_back(i);
+  if (candidates.empty())
+    throw Error(w + " has no image named \"" + std::string(tag) + "\"", "it has: " + list_tags(ij));
+
+  const Descriptor* chosen = &index.manifests[candidates[0]];
+  // Several names for one manifest (an image saved with two tags) are still one image.
+  bool same_image = std::all_of(candidates.begin(), candidates.end(),
+                                [&](std::size_t i) { return index.manifests[i].digest == chosen->digest; });
+  if (candidates.size() > 1 && !same_image) {
+    bool all_platforms = std::all_of(candidates.begin(), candidates.end(),
+                                     [&](std::size_t i) { return index.manifests[i].platform.is_object(); });
+    if (!all_platforms) {
+      if (tag.empty())
+        throw Error(w + " holds " + std::to_string(candidates.size()) + " images; name the one to use",
+                    "it has: " + list_tags(ij));
+      throw Error(w + ": \"" + std::string(tag) + "\" names " + std::to_string(candidates.size()) + " images",
+                  std::string(hint));
+    }
+    Index sub;
+    sub.media_type = index.media_type;
+    for (std::size_t i : candidates) sub.manifests.push_back(index.manifests[i]);
+    const Descriptor& d = select_platform(sub, platform, w);
+    chosen = &index.manifests[candidates[static_cast<std::size_t>(&d - sub.manifests.data())]];
+  }
+
+  ResolvedImage r;
+  r.tag = annotation(ij["manifests"][static_cast<std::size_t>(chosen - index.manifests.data())], kAnnotationRefName);
+  Descriptor cur = *chosen;
+  for (int depth = 0;; ++depth) {
+    if (depth > kMaxIndexDepth) throw Error(w + ": image indexes are nested too deeply", std::string(hint));
+    if (media::is_index(cur.media_type)) {
+      std::string raw = read_blob(cur);
+      std::string iw = w + " index " + cur.digest.str();
+      Index nested = with_hint(hint, [&] { return Index::parse(raw, iw); });
+      cur = select_platform(nested, platform, iw);
+      continue;
+    }
+    if (!media::is_manifest(cur.media_type))
+      throw Error(w + ": " + cur.digest.str() + " has unsupported media type " + cur.media_type,
+                  "only OCI and Docker schema2 images are supported");
+    r.raw_manifest = read_blob(cur);
+    std::string mw = w + " manifest " + cur.digest.str();
+    r.manifest = with_hint(hint, [&] { return Manifest::parse(r.raw_manifest, mw); });
+    r.manifest_descriptor = cur;
+    break;
+  }
+  r.raw_config = read_blob(r.manifest.config);
+  json cfg = json::parse(r.raw_config, nullptr, false);
+  if (cfg.is_discarded() || !cfg.is_object())
+    throw Error(w + ": image config " + r.manifest.config.digest.str() + " is not valid JSON", std::string(hint));
+  return r;
+}
+
+}  // namespace detail
+
+std::unique_ptr<Image> open_oci_layout(const fs::path& dir, std::string_view tag, const Platform& platform) {
+  const std::string what = layout_what(dir);
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) throw Error(what + " does not exist", "check the path of the OCI layout");
+  if (!fs::is_directory(dir, ec)) throw Error(what + " is not a directory", "an OCI layout is a directory");
+  if (!fs::is_regular_file(dir / "oci-layout", ec))
+    throw Error(what + " is not an OCI layout (no oci-layout file)", std::string(kCorruptHint));
+  check_layout_header(read_layout_file(dir, "oci-layout", what), what, kCorruptHint);
+  std::string index_json = read_layout_file(dir, "index.json", what);
+
+  auto read_blob = [&](const Descriptor& d) -> std::string {
+    fs::path p = blob_file(dir, d.digest);
+    std::error_code e;
+    if (!fs::is_regular_file(p, e))
+      throw Error(what + ": blob " + d.digest.str() + " is missing", std::string(kCorruptHint));
+    auto size = fs::file_size(p, e);
+    if (e || size != d.size)
+      throw Error(what + ": blob " + d.digest.str() + " has " + std::to_string(size) + " bytes, expected " +
+                      std::to_string(d.size),
+                  std::string(kCorruptHint));
+    std::string bytes = with_hint(kCorruptHint, [&] { return read_file(p, 64u << 20); });
+    if (detail::digest_like(d.digest, bytes) != d.digest)
+      throw Error(what + ": blob " + d.digest.str() + " does not match its digest", std::string(kCorruptHint));
+    return bytes;
+  };
+  detail::ResolvedImage r = detail::resolve_index(index_json, tag, {}, platform, what, kCorruptHint, read_blob);
+  std::string describe = "oci:" + dir.string();
+  std::string shown_tag = !tag.empty() ? std::string(tag) : r.tag;
+  if (!shown_tag.empty()) describe += ":" + shown_tag;
+  return std::make_unique<OciLayoutImage>(dir, std::move(describe), std::move(r));
+}
+
+void write_oci_layout(const Image& image, const fs::path& dir_in, std::string_view tag,
+                      const json& extra_annotations) {
+  fs::path dir = dir_in;
+  if (dir.has_filename() == false && dir.has_parent_path()) dir = dir.parent_path();  // "out/" → "out"
+  const std::string what = layout_what(dir);
+  if (!extra_annotations.is_null() && !extra_annotations.is_object())
+    throw Error("annotations for " + what + " must be a JSON object");
+  if (extra_annotations.is_object())
+    for (auto it = extra_annotations.begin(); it != extra_annotations.end(); ++it)
+      if (!it.value().is_string())
+        throw Error("annotation " + it.key() + " for " + what + " is not a string", "OCI annotation values are strings");
+
+  // Everything about the source is checked before anything is written.
+  const std::string& raw_manifest = image.raw_manifest();
+  const std::string& raw_config = image.raw_config();
+  Manifest manifest = image.manifest();
+  Digest manifest_digest = sha256_of(raw_manifest);
+  if (detail::digest_like(manifest.config.digest, raw_config) != manifest.config.digest ||
+      raw_config.size() != manifest.config.size)
+    throw Error(image.describe() + ": config bytes do not match the manifest's config descriptor",
+                "the source image is corrupt");
+
+  enum class Mode { kNew, kReplaceEmpty, kExisting } mode;
+  std::error_code ec;
+  json index;
+  auto st = fs::status(dir, ec);
+  if (!fs::exists(st)) {
+    mode = Mode::kNew;
+  } else if (!fs::is_directory(st)) {
+    throw Error(what + ": the path exists and is not a directory", "choose another output path or remove it");
+  } else if (fs::is_empty(dir, ec)) {
+    mode = Mode::kReplaceEmpty;
+  } else if (fs::is_regular_file(dir / "oci-layout", ec)) {
+    mode = Mode::kExisting;
+    constexpr std::string_view hint = "the existing OCI layout is corrupt; remove it or choose another output";
+    check_layout_header(with_hint(hint, [&] { return read_layout_file(dir, "oci-layout", what); }), what, hint);
+    std::string raw = with_hint(hint, [&] { return read_layout_file(dir, "index.json", what); });
+    index = json::parse(raw, nullptr, false);
+    if (index.is_discarded() || !index.is_object()) throw Error(what + ": index.json is not valid JSON", std::string(hint));
+    if (index.contains("manifests") && !index["manifests"].is_array())
+      throw Error(what + ": index.json manifests is not a list", std::string(hint));
+  } else {
+    throw Error(what + ": the directory exists and is not an OCI layout",
+                "choose a new or empty directory, or an existing OCI layout");
+  }
+
+  fs::path root = mode == Mode::kExisting ? dir : staging_path_for(dir);
+  ScopedDir staging(mode == Mode::kExisting ? fs::path() : root);
+  if (mode != Mode::kExisting) {
+    fs::create_directory(root, ec);
+    if (ec) throw Error("cannot create " + root.string() + ": " + ec.message());
+  }
+
+  auto make_alg_dir = [&](const Digest& d) {
+    fs::create_directories(root / "blobs" / d.algorithm(), ec);
+    if (ec) throw Error("cannot create " + (root / "blobs" / d.algorithm()).string() + ": " + ec.message());
+  };
+  make_alg_dir(manifest_digest);
+  make_alg_dir(manifest.config.digest);
+  for (const auto& layer : manifest.layers) {
+    make_alg_dir(layer.digest);
+    put_file_blob(image, root, layer);
+  }
+  put_bytes_blob(root, manifest.config.digest, raw_config);
+  put_bytes_blob(root, manifest_digest, raw_manifest);
+
+  json desc = {{"mediaType", manifest.media_type}, {"digest", manifest_digest.str()}, {"size", raw_manifest.size()}};
+  json annotations = extra_annotations.is_object() ? extra_annotations : json::object();
+  if (!tag.empty()) annotations[std::string(kAnnotationRefName)] = std::string(tag);
+  if (!annotations.empty()) desc["annotations"] = annotations;
+
+  if (mode == Mode::kExisting) {
+    json kept = json::array();
+    if (index.contains("manifests")) {
+      for (const auto& d : index["manifests"]) {
+        std::string ref = annotation(d, kAnnotationRefName);
+        bool same_tag = !tag.empty() && ref == tag;
+        bool same_untagged = tag.empty() && ref.empty() && d.is_object() &&
+                             d.value("digest", std::string()) == manifest_digest.str();
+        if (!same_tag && !same_untagged) kept.push_back(d);
+      }
+    }
+    kept.push_back(desc);
+    index["manifests"] = std::move(kept);
+    if (!index.contains("schemaVersion")) index["schemaVersion"] = 2;
+  } else {
+    index = {{"schemaVersion", 2}, {"mediaType", media::kOciIndex}, {"manifests", json::array({desc})}};
+    write_file_atomic(root / "oci-layout", R"({"imageLayoutVersion":"1.0.0"})");
+  }
+  write_file_atomic(root / "index.json", index.dump());
+
+  if (mode != Mode::kExisting) {
+    // rename(2) replaces an empty directory; a directory that appeared meanwhile with content makes it fail.
+    fs::rename(root, dir, ec);
+    if (ec) throw Error("cannot move the new OCI layout into " + dir.string() + ": " + ec.message(),
+                        "was the directory created by someone else meanwhile?");
+    staging.release();
+  }
+}
+
+}  // namespace trainpack::layers

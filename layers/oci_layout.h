@@ -1,0 +1,74 @@
+#pragma once
+// OCI image layouts (registry.md §8.6) as an image source and an image sink.
+//
+//   <dir>/oci-layout    {"imageLayoutVersion":"1.0.0"}
+//   <dir>/index.json    an image index; tags are the descriptors' org.opencontainers.image.ref.name annotation
+//   <dir>/blobs/<alg>/<hex>
+//
+// The source verifies the manifest and config bytes when it opens the layout and each layer blob (full digest)
+// the first time blob_path() hands it out. The sink writes blobs first and index.json last, atomically; a new
+// layout is built in a staging sibling directory and renamed into place, so a failure leaves nothing.
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "layers/image.h"
+
+namespace trainpack::layers {
+
+inline constexpr std::string_view kAnnotationRefName = "org.opencontainers.image.ref.name";
+inline constexpr std::string_view kAnnotationContainerdName = "io.containerd.image.name";
+
+// Opens the image tagged `tag` (ref.name annotation) in the layout at `dir`; an empty tag means the only image.
+// Nested indexes are followed, picking `platform`. Throws Error naming the layout and what is wrong.
+std::unique_ptr<Image> open_oci_layout(const std::filesystem::path& dir, std::string_view tag,
+                                       const Platform& platform);
+
+// Writes `image` into the layout at `dir` under `tag` (no ref.name annotation when empty), adding
+// `extra_annotations` (an object, or null) to its index.json descriptor. A missing `dir` is created; an existing
+// layout gets the image added and any descriptor with the same ref.name replaced; an existing empty directory is
+// replaced by the new layout; anything else is an Error.
+void write_oci_layout(const Image& image, const std::filesystem::path& dir, std::string_view tag,
+                      const nlohmann::json& extra_annotations = nullptr);
+
+namespace detail {
+
+// Shared by the OCI layout and docker-archive sources: what an index.json resolves to.
+struct ResolvedImage {
+  Descriptor manifest_descriptor;  // the manifest finally selected (after nested indexes)
+  std::string raw_manifest;
+  std::string raw_config;
+  Manifest manifest;
+  std::string tag;  // the ref.name of the top-level descriptor, if any
+};
+
+// Reads a blob's exact bytes, verifying size and digest against the descriptor (throws Error otherwise).
+using SmallBlobReader = std::function<std::string(const Descriptor&)>;
+
+// Picks the descriptor matching `tag` in `index_json` (a ref.name, or an io.containerd.image.name equal to one of
+// `full_names`), follows nested indexes selecting `platform`, reads the manifest and config via `read_blob`.
+// `what` names the source in errors ("OCI layout /x"); `hint` is the hint for corrupt input.
+ResolvedImage resolve_index(std::string_view index_json, std::string_view tag,
+                            const std::vector<std::string>& full_names, const Platform& platform,
+                            std::string_view what, std::string_view hint, const SmallBlobReader& read_blob);
+
+// Digest of bytes / of a file, for the algorithm of `like` (sha256 or sha512).
+Digest digest_like(const Digest& like, std::string_view bytes);
+Digest digest_file_like(const Digest& like, const std::filesystem::path& path);
+
+// Whether an index.json descriptor (as JSON) is named by `tag`: its ref.name equals `tag`, or its
+// io.containerd.image.name equals `tag` or one of `full_names`.
+bool descriptor_named(const nlohmann::json& descriptor, std::string_view tag,
+                      const std::vector<std::string>& full_names);
+
+// The names an index.json offers, for error messages ("a, b" or "none").
+std::string list_tags(const nlohmann::json& index);
+
+}  // namespace detail
+
+}  // namespace trainpack::layers

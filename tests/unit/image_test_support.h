@@ -1,0 +1,203 @@
+#pragma once
+// Test helpers for image sources and sinks: small tars made with libarchive, gzip via zlib, an in-memory Image
+// over a BlobStore, and running the external validators (skopeo, oci-image-tool, umoci).
+#include <archive.h>
+#include <archive_entry.h>
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "layers/blob_store.h"
+#include "layers/image.h"
+#include "layers/media_types.h"
+#include "support/fs.h"
+
+namespace trainpack::test_support {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct TarMember {
+  std::string name;
+  std::string data;
+  std::string symlink;  // non-empty: a symlink to this target
+  bool dir = false;
+};
+
+// A deterministic uncompressed tar (mtime 0, uid/gid 0).
+inline std::string make_tar(const std::vector<TarMember>& members) {
+  std::string out;
+  archive* a = archive_write_new();
+  archive_write_set_format_pax_restricted(a);
+  archive_write_set_bytes_in_last_block(a, 1);
+  auto write_cb = [](archive*, void* client, const void* buf, size_t n) -> la_ssize_t {
+    static_cast<std::string*>(client)->append(static_cast<const char*>(buf), n);
+    return static_cast<la_ssize_t>(n);
+  };
+  if (archive_write_open(a, &out, nullptr, write_cb, nullptr) != ARCHIVE_OK) throw std::runtime_error("tar open");
+  for (const auto& m : members) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, m.name.c_str());
+    archive_entry_set_mtime(e, 0, 0);
+    archive_entry_set_uid(e, 0);
+    archive_entry_set_gid(e, 0);
+    if (m.dir) {
+      archive_entry_set_filetype(e, AE_IFDIR);
+      archive_entry_set_perm(e, 0755);
+    } else if (!m.symlink.empty()) {
+      archive_entry_set_filetype(e, AE_IFLNK);
+      archive_entry_set_perm(e, 0777);
+      archive_entry_set_symlink(e, m.symlink.c_str());
+    } else {
+      archive_entry_set_filetype(e, AE_IFREG);
+      archive_entry_set_perm(e, 0644);
+      archive_entry_set_size(e, static_cast<la_int64_t>(m.data.size()));
+    }
+    if (archive_write_header(a, e) != ARCHIVE_OK) throw std::runtime_error("tar header");
+    if (!m.dir && m.symlink.empty() && !m.data.empty())
+      archive_write_data(a, m.data.data(), m.data.size());
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+  return out;
+}
+
+// gzip without timestamp (zlib, windowBits 31).
+inline std::string gzip(const std::string& in) {
+  z_stream zs{};
+  if (deflateInit2(&zs, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) throw std::runtime_error("deflateInit2");
+  std::string out(deflateBound(&zs, in.size()) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  if (deflate(&zs, Z_FINISH) != Z_STREAM_END) throw std::runtime_error("deflate");
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// An image whose blobs live in a BlobStore; blob_path() does not check existence, so tests can remove blobs.
+class MemoryImage : public layers::Image {
+ public:
+  MemoryImage(fs::path store_root, std::string manifest, std::string config, std::string name)
+      : store_(std::move(store_root)), manifest_(std::move(manifest)), config_(std::move(config)),
+        name_(std::move(name)) {}
+  const std::string& raw_manifest() const override { return manifest_; }
+  const std::string& raw_config() const override { return config_; }
+  fs::path blob_path(const layers::Digest& d) const override { return store_.path_of(d); }
+  std::string describe() const override { return name_; }
+  const layers::BlobStore& store() const { return store_; }
+
+ private:
+  layers::BlobStore store_;
+  std::string manifest_, config_, name_;
+};
+
+struct BuiltLayer {
+  std::string tar;   // uncompressed
+  std::string blob;  // as stored (gzip or tar)
+  layers::Digest diff_id, digest;
+};
+
+struct BuiltImage {
+  std::unique_ptr<MemoryImage> image;
+  std::vector<BuiltLayer> layers;
+  layers::Digest config_digest;
+};
+
+// A small linux image: one layer per entry of `layer_files` (each a file "app/<name>" with given content).
+inline BuiltImage make_image(const fs::path& store_root, const std::string& arch,
+                             const std::vector<std::pair<std::string, std::string>>& layer_files, bool gzip_layers = true,
+                             const std::string& name = "test-image") {
+  layers::BlobStore store(store_root);
+  BuiltImage out;
+  json diff_ids = json::array(), history = json::array();
+  layers::Manifest m;
+  m.media_type = layers::media::kOciManifest;
+  for (const auto& [file, content] : layer_files) {
+    BuiltLayer l;
+    l.tar = make_tar({{"app/", "", "", true}, {"app/" + file, content, "", false}});
+    l.blob = gzip_layers ? gzip(l.tar) : l.tar;
+    l.diff_id = layers::sha256_of(l.tar);
+    l.digest = store.put(l.blob).digest;
+    diff_ids.push_back(l.diff_id.str());
+    history.push_back({{"created_by", "test layer " + file}});
+    layers::Descriptor d;
+    d.media_type = gzip_layers ? layers::media::kOciLayerGzip : layers::media::kOciLayerTar;
+    d.digest = l.digest;
+    d.size = l.blob.size();
+    m.layers.push_back(d);
+    out.layers.push_back(std::move(l));
+  }
+  json config = {{"architecture", arch},
+                 {"os", "linux"},
+                 {"config", {{"Cmd", {"/bin/sh"}}, {"Env", {"PATH=/usr/bin:/bin"}}}},
+                 {"rootfs", {{"type", "layers"}, {"diff_ids", diff_ids}}},
+                 {"history", history}};
+  std::string raw_config = config.dump();
+  out.config_digest = store.put(raw_config).digest;
+  m.config.media_type = layers::media::kOciConfig;
+  m.config.digest = out.config_digest;
+  m.config.size = raw_config.size();
+  std::string raw_manifest = m.serialize();
+  store.put(raw_manifest);
+  out.image = std::make_unique<MemoryImage>(store_root, raw_manifest, raw_config, name);
+  return out;
+}
+
+struct CommandResult {
+  int status = -1;
+  std::string output;
+};
+
+inline CommandResult run_command(const std::string& cmd) {
+  CommandResult r;
+  std::FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  int st = ::pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+inline bool have_tool(const std::string& tool) {
+  return run_command("command -v " + tool + " >/dev/null").status == 0;
+}
+
+inline std::string quote(const fs::path& p) {
+  std::string s = "'";
+  for (char c : p.string()) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return s + "'";
+}
+
+// Required external validators: a missing tool is a test failure, never a silent skip.
+#define TRAINPACK_REQUIRE_TOOL(tool)                                                                   \
+  ASSERT_TRUE(::trainpack::test_support::have_tool(tool))                                            \
+      << "required test tool '" << tool << "' is not installed (the test setup installs skopeo, " \
+      << "oci-image-tool and umoci; on Debian: apt-get install skopeo oci-image-tool umoci)"
+
+// Names in `dir` other than those listed (to check that failures leave no staging files behind).
+inline std::vector<std::string> dir_names(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace trainpack::test_support
