@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Configure and build trainpack (binary, library, tests) into build/ (or $BUILD_DIR).
+#   BUILD_TYPE=Release bash scripts/build.sh      default: RelWithDebInfo
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+build_dir=${BUILD_DIR:-build}
+build_type=${BUILD_TYPE:-RelWithDebInfo}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type"
+cmake --build "$build_dir" -j"$jobs"

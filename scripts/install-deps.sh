@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Install what trainpack needs from the Debian archive, and nothing that is already there.
+#
+#   scripts/install-deps.sh           build dependencies (compiler, CMake, libraries, GoogleTest)
+#   scripts/install-deps.sh --demo    + what scripts/demo.sh needs (mmdebstrap, umoci, skopeo)
+#   scripts/install-deps.sh --test    + what the test suite needs (registry, OCI tools, runtimes, dockerd, python)
+#
+# Idempotent: packages are checked with dpkg-query first, so a machine that has everything runs no apt at all.
+# `apt-get update` runs only when something is missing. Needs root, or sudo when not root.
+set -euo pipefail
+
+BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libcurl4-openssl-dev libssl-dev zlib1g-dev
+            nlohmann-json3-dev libcli11-dev libgtest-dev)
+DEMO_PKGS=(mmdebstrap umoci skopeo)
+TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap runc bubblewrap docker.io
+           python3 python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates)
+
+usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+
+want=("${BUILD_PKGS[@]}")
+for arg in "$@"; do
+  case "$arg" in
+    --test) want+=("${TEST_PKGS[@]}") ;;
+    --demo) want+=("${DEMO_PKGS[@]}") ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "install-deps.sh: unknown argument: $arg" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-deps.sh: this script needs a Debian/Ubuntu system (dpkg-query and apt-get)" >&2
+  exit 1
+fi
+
+# One dpkg-query call for all packages (unknown ones are simply absent from its output).
+declare -A installed=()
+while read -r name status; do
+  [[ "$status" == "install ok installed" ]] && installed[$name]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' "${want[@]}" 2>/dev/null || true)
+
+missing=()
+declare -A seen=()
+for pkg in "${want[@]}"; do
+  [[ -n "${seen[$pkg]:-}" || -n "${installed[$pkg]:-}" ]] && continue
+  seen[$pkg]=1
+  missing+=("$pkg")
+done
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+as_root=()
+if ((EUID != 0)); then
+  if command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+  else
+    echo "install-deps.sh: missing packages: ${missing[*]}" >&2
+    echo "install-deps.sh: not root and sudo is not available; install them as root" >&2
+    exit 1
+  fi
+fi
+
+echo "install-deps.sh: installing: ${missing[*]}" >&2
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
