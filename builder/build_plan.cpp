@@ -1,27 +1,17 @@
 #include "builder/build_plan.h"
 
-#include <nlohmann/json.hpp>
+#include "templates/dockerfile.h"
 
 namespace trainpack::builder {
 
 namespace {
-// Docker's JSON-array form of COPY/ENTRYPOINT, as gcloud writes it (json.dumps with ", " separators).
-std::string json_array(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i) out += ", ";
-    out += nlohmann::json(items[i]).dump(-1, ' ', /*ensure_ascii=*/true);
-  }
-  return out + "]";
-}
-
 std::string basename_of(const std::string& p) {
   auto s = p.find_last_of('/');
   return s == std::string::npos ? p : p.substr(s + 1);
 }
 
 BuildStep copy_step(const std::string& src, const std::string& dest) {
-  return {BuildStep::Kind::kCopy, "COPY " + json_array({src, dest}), {src, dest}};
+  return {BuildStep::Kind::kCopy, "COPY " + templates::json_list({src, dest}), {src, dest}};
 }
 }  // namespace
 
@@ -46,13 +36,13 @@ std::vector<BuildStep> plan_steps(const PlanInput& in) {
   for (const auto& p : in.extra_packages) {
     std::string base = basename_of(p);
     steps.push_back(copy_step(p, base));
-    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir " + base, {"--extra-packages " + p}});
+    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir " + templates::shlex_quote(base), {"--extra-packages " + p}});
   }
   for (const auto& r : in.requirements)
-    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir --upgrade " + r, {"--requirements " + r}});
+    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir --upgrade " + templates::shlex_quote(r), {"--requirements " + r}});
   for (const auto& d : in.extra_dirs) steps.push_back(copy_step(d, d));
   steps.push_back(copy_step(in.main_dir, in.main_dir));
-  steps.push_back({K::kEntrypoint, "ENTRYPOINT " + json_array(in.entrypoint), in.entrypoint});
+  steps.push_back({K::kEntrypoint, "ENTRYPOINT " + templates::json_list(in.entrypoint), in.entrypoint});
   return steps;
 }
 

@@ -1,24 +1,169 @@
 #include "builder/cli.h"
 
-#include <CLI/CLI.hpp>
-#include <iostream>
+#include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "builder/build.h"
+#include "builder/build_plan.h"
+#include "builder/image_location.h"
+#include "builder/local_run_spec.h"
+#include "layers/layer_writer.h"
 #include "support/error.h"
+#include "support/fs.h"
+#include "templates/dockerfile.h"
 
 namespace trainpack::builder {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+PlanInput plan_input(const LocalRunSpec& spec) {
+  PlanInput in;
+  in.prebuilt = spec.prebuilt;
+  in.has_setup_py = spec.has_setup_py;
+  in.has_requirements_txt = spec.has_requirements_txt;
+  in.extra_packages = spec.extra_packages;
+  in.requirements = spec.requirements;
+  in.extra_dirs = spec.extra_dirs;
+  in.main_dir = spec.parent_dir;
+  in.entrypoint = spec.entrypoint;
+  return in;
+}
+
+// The tag of an image name ("host:5000/a/b:tag" → "tag"), or "latest".
+std::string tag_of(const std::string& image) {
+  auto slash = image.rfind('/');
+  auto colon = image.rfind(':');
+  if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) return "latest";
+  return image.substr(colon + 1);
+}
+
+struct BuildFlags {
+  std::vector<std::string> outputs;
+  std::string base_source;
+  std::string cache_dir;
+  std::string platform = "linux/amd64";
+  std::string format = "text";
+  std::string digest_file;
+  int compression_level = 6;
+  bool quiet = false;
+};
+
+void run_dockerfile(const LocalRunFlags& flags) {
+  LocalRunSpec spec = validate_local_run(flags);
+  if (!spec.builds_image())
+    throw Error("no image is built without --script or --python-module, so there is no Dockerfile",
+                "pass --script=PATH or --python-module=NAME");
+  std::cout << templates::render_dockerfile(spec.dockerfile_spec()) << std::flush;
+}
+
+void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf) {
+  LocalRunSpec spec = validate_local_run(flags);
+  if (!spec.builds_image())
+    throw Error("nothing to build: neither --script nor --python-module was given",
+                "pass --script=PATH or --python-module=NAME");
+  if (bf.compression_level < 1 || bf.compression_level > 9)
+    throw Error("--compression-level must be between 1 and 9");
+  if (bf.format != "text" && bf.format != "json")
+    throw Error("--format must be text or json, not \"" + bf.format + "\"");
+
+  BuildRequest req;
+  req.package_dir = spec.package_dir;
+  req.base_name = spec.executor_image_uri;
+  std::string base_text = bf.base_source.empty() ? spec.executor_image_uri : bf.base_source;
+  auto base = parse_image_location(base_text);
+  if (!base)
+    throw Error("cannot read the base image " + base_text + ": pulling from registries is not supported yet",
+                "pass --base-source=oci:DIR[:TAG] or docker-archive:FILE to read it locally");
+  req.base_location = parse_image_location_or_throw(base_text, "--base-source");
+
+  if (bf.outputs.empty())
+    throw Error("no --output given: pushing to registries is not supported yet",
+                "pass --output=oci:DIR[:TAG] or --output=docker-archive:FILE[:NAME:TAG]");
+  for (const auto& o : bf.outputs) {
+    ImageLocation loc = parse_image_location_or_throw(o, "--output");
+    if (loc.ref.empty())
+      loc.ref = loc.kind == ImageLocation::Kind::kOciLayout ? tag_of(spec.output_image) : spec.output_image;
+    req.outputs.push_back(loc);
+  }
+  req.steps = plan_steps(plan_input(spec));
+  req.cache_dir = bf.cache_dir.empty() ? default_cache_dir() : fs::path(bf.cache_dir);
+  req.platform = layers::Platform::parse(bf.platform);
+  req.mtime = layers::default_layer_mtime();
+  req.gzip_level = bf.compression_level;
+
+  std::function<void(const std::string&)> log;
+  if (!bf.quiet) log = [](const std::string& line) { std::cerr << line << "\n"; };
+  BuildResult result = run_build(req, log);
+
+  json j{{"manifest_digest", result.manifest_digest.str()},
+         {"manifest_size", result.manifest_size},
+         {"config_digest", result.config_digest.str()},
+         {"base", {{"name", req.base_name}, {"digest", result.base_digest}}},
+         {"image", spec.output_image},
+         {"outputs", result.outputs},
+         {"layers_built", result.layers_built},
+         {"layers_cached", result.layers_cached},
+         {"layers", json::array()}};
+  for (const auto& l : result.layers) {
+    json lj{{"digest", l.digest.str()}, {"size", l.size}, {"media_type", l.media_type}, {"origin", l.origin}};
+    if (!l.diff_id.empty()) lj["diff_id"] = l.diff_id.str();
+    if (l.origin != "base") lj["created_by"] = l.instruction;
+    j["layers"].push_back(lj);
+  }
+  if (!bf.digest_file.empty()) write_file_atomic(bf.digest_file, result.manifest_digest.str() + "\n");
+  if (bf.format == "json") std::cout << j.dump(2) << "\n";
+  else std::cout << result.manifest_digest.str() << "\n";
+}
+
+}  // namespace
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"trainpack: build Vertex AI trainer images without a Docker daemon"};
   app.set_version_flag("--version", std::string("trainpack ") + TRAINPACK_VERSION);
   app.require_subcommand(1);
+
+  LocalRunFlags df_flags;
+  CLI::App* dockerfile = app.add_subcommand(
+      "dockerfile", "Print the Dockerfile gcloud ai custom-jobs local-run would generate for these flags");
+  add_local_run_flags(*dockerfile, df_flags);
+
+  LocalRunFlags build_flags;
+  BuildFlags bf;
+  CLI::App* build = app.add_subcommand(
+      "build", "Build the image gcloud's Dockerfile describes, without Docker, and write it to --output");
+  add_local_run_flags(*build, build_flags);
+  build->add_option("--output", bf.outputs,
+                    "Where the image goes: oci:DIR[:TAG] or docker-archive:FILE[:NAME:TAG] (repeatable)");
+  build->add_option("--base-source", bf.base_source,
+                    "Read the base image from oci:DIR[:TAG] or docker-archive:FILE[:NAME:TAG] "
+                    "(default: --executor-image-uri when it is such a location)");
+  build->add_option("--cache-dir", bf.cache_dir, "Blob store and layer cache (default: ~/.cache/trainpack)");
+  build->add_option("--platform", bf.platform, "Platform to pick from a multi-platform base (default linux/amd64)");
+  build->add_option("--format", bf.format, "Result on stdout: text (the manifest digest) or json");
+  build->add_option("--digest-file", bf.digest_file, "Also write the manifest digest to this file");
+  build->add_option("--compression-level", bf.compression_level, "gzip level for new layers, 1-9 (default 6)");
+  build->add_flag("--quiet,-q", bf.quiet, "No progress lines on stderr");
+
   try {
     app.parse(argc, argv);
+    if (dockerfile->parsed()) run_dockerfile(df_flags);
+    else if (build->parsed()) run_build_command(build_flags, bf);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const Error& e) {
+    std::cout << std::flush;
     std::cerr << "trainpack: error: " << e.what() << "\n";
     if (!e.hint().empty()) std::cerr << "hint: " << e.hint() << "\n";
     return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "trainpack: internal error: " << e.what() << "\n";
+    return 70;
   }
   return 0;
 }

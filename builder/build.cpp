@@ -1,0 +1,260 @@
+#include "builder/build.h"
+
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "layers/appended_image.h"
+#include "layers/blob_store.h"
+#include "layers/context_copy.h"
+#include "layers/docker_archive.h"
+#include "layers/dockerignore.h"
+#include "layers/layer_cache.h"
+#include "layers/oci_layout.h"
+#include "layers/rootfs_index.h"
+#include "support/error.h"
+
+namespace trainpack::builder {
+namespace fs = std::filesystem;
+using layers::FileEntries;
+using layers::FileEntry;
+using layers::PathInfo;
+using layers::RootfsIndex;
+using nlohmann::json;
+
+fs::path default_cache_dir() {
+  if (const char* d = std::getenv("TRAINPACK_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "trainpack";
+  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "trainpack";
+  return fs::temp_directory_path() / "trainpack-cache";
+}
+
+namespace {
+
+std::string join(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return a + "/" + b;
+}
+
+// "./a//b/." → "a/b"; "." → ""; keeps ".." so callers can refuse it.
+std::string clean_relative(std::string_view p) {
+  std::vector<std::string> parts;
+  std::string cur;
+  auto flush = [&] {
+    if (!cur.empty() && cur != ".") parts.push_back(cur);
+    cur.clear();
+  };
+  for (char c : p) {
+    if (c == '/') flush();
+    else cur += c;
+  }
+  flush();
+  std::string out;
+  for (const auto& part : parts) out = join(out, part);
+  return out;
+}
+
+std::string image_path(std::string_view absolute_or_relative_to_workdir) {
+  std::string_view p = absolute_or_relative_to_workdir;
+  if (p.starts_with('/')) return clean_relative(p);
+  return join(clean_relative(kWorkdir), clean_relative(p));
+}
+
+// Adds every ancestor directory of `path` that `entries` lacks: with the attributes it has in the image when it
+// exists (so the layer does not change it), as a new root-owned 0755 directory when it does not.
+void add_parent_dirs(FileEntries& entries, const RootfsIndex& index, const std::string& path) {
+  std::string prefix;
+  std::size_t start = 0;
+  for (;;) {
+    auto slash = path.find('/', start);
+    if (slash == std::string::npos) return;
+    prefix = path.substr(0, slash);
+    start = slash + 1;
+    bool present = false;
+    for (const auto& e : entries) present = present || e.path == prefix;
+    if (present) continue;
+    if (const PathInfo* info = index.find(prefix)) {
+      if (info->type != PathInfo::Type::kDirectory)
+        throw Error("cannot create /" + path + ": /" + prefix + " in the image is not a directory");
+      entries.push_back(FileEntry::directory(prefix, info->mode, info->uid, info->gid));
+    } else {
+      entries.push_back(FileEntry::directory(prefix, 0755));
+    }
+  }
+}
+
+// RUN mkdir -m 777 -p DIR...: directories that already exist stay as they are; the named ones that are created
+// get 0777 (exactly: -m is not subject to the umask), missing parents 0755 (Docker's RUN umask is 022).
+FileEntries run_mkdir_entries(const RootfsIndex& index, const std::vector<std::string>& dirs) {
+  FileEntries entries;
+  for (const auto& dir : dirs) {
+    std::string target = index.resolve(dir);
+    std::string prefix;
+    std::size_t start = 0;
+    for (;;) {
+      auto slash = target.find('/', start);
+      prefix = slash == std::string::npos ? target : target.substr(0, slash);
+      bool is_target = slash == std::string::npos;
+      const PathInfo* info = index.find(prefix);
+      bool created = false;
+      for (const auto& e : entries) created = created || e.path == prefix;
+      if (info && info->type != PathInfo::Type::kDirectory)
+        throw Error("RUN mkdir -p " + dir + " would fail: /" + prefix + " in the base image is not a directory",
+                    "the base image must not have a file at that path");
+      if (!info && !created) entries.push_back(FileEntry::directory(prefix, is_target ? 0777 : 0755));
+      if (is_target) break;
+      start = slash + 1;
+    }
+  }
+  // Running any RUN instruction leaves the runtime's mount points behind: BuildKit and the classic builder both
+  // commit /dev, /proc and /sys (0755 root) when the base lacks them. The mkdir step is the Dockerfile's first RUN.
+  for (const char* mount_point : {"dev", "proc", "sys"})
+    if (!index.find(mount_point)) entries.push_back(FileEntry::directory(mount_point, 0755));
+  if (entries.empty()) return entries;
+  FileEntries created = entries;
+  for (const auto& e : created) add_parent_dirs(entries, index, e.path);
+  return entries;
+}
+
+// RUN rm -rf PATH: a whiteout when the path exists, nothing otherwise. rm does not follow a final symlink.
+FileEntries run_rm_entries(const RootfsIndex& index, const std::string& path) {
+  std::string clean = clean_relative(path);
+  auto slash = clean.rfind('/');
+  std::string parent = slash == std::string::npos ? "" : index.resolve(clean.substr(0, slash));
+  std::string target = join(parent, slash == std::string::npos ? clean : clean.substr(slash + 1));
+  if (!index.find(target)) return {};
+  FileEntries entries{FileEntry::whiteout(target)};
+  add_parent_dirs(entries, index, target);
+  return entries;
+}
+
+// COPY ["src", "dest"] with WORKDIR /usr/app. Directories on the way that exist keep their attributes.
+FileEntries copy_entries(const RootfsIndex& index, const fs::path& context, const layers::DockerIgnore& ignore,
+                         const std::string& src, const std::string& dest) {
+  layers::CopyOptions options;
+  options.existing_dir = [&index](std::string_view path) -> std::optional<layers::ExistingDir> {
+    const PathInfo* info = index.find(path);
+    if (!info || info->type != PathInfo::Type::kDirectory) return std::nullopt;
+    return layers::ExistingDir{info->mode, info->uid, info->gid};
+  };
+  return layers::collect_copy(context, src, index.resolve(image_path(dest)), ignore, options);
+}
+
+void set_env(json& cfg, const std::string& key, const std::string& value) {
+  json& env = cfg["Env"];
+  if (!env.is_array()) env = json::array();
+  std::string item = key + "=" + value;
+  for (auto& e : env) {
+    if (e.is_string() && e.get<std::string>().starts_with(key + "=")) {
+      e = item;
+      return;
+    }
+  }
+  env.push_back(item);
+}
+
+std::shared_ptr<const layers::Image> open_base(const ImageLocation& loc, const layers::Platform& platform,
+                                               const layers::BlobStore& store) {
+  if (loc.kind == ImageLocation::Kind::kOciLayout) {
+    std::error_code ec;
+    if (!fs::exists(loc.path, ec))
+      throw Error("base image " + loc.str() + " does not exist", "check the path of the OCI layout directory");
+    return layers::open_oci_layout(loc.path, loc.ref, platform);
+  }
+  std::error_code ec;
+  if (!fs::exists(loc.path, ec))
+    throw Error("base image " + loc.str() + " does not exist", "check the path of the docker-archive file");
+  return layers::open_docker_archive(loc.path, loc.ref, platform, store);
+}
+
+std::string short_digest(const layers::Digest& d) { return d.algorithm() + ":" + d.hex().substr(0, 12); }
+
+}  // namespace
+
+BuildResult run_build(const BuildRequest& req, const std::function<void(const std::string&)>& log_fn) {
+  auto log = [&](const std::string& line) {
+    if (log_fn) log_fn(line);
+  };
+  for (const auto& s : req.steps)
+    if (s.kind == BuildStep::Kind::kPipInstall)
+      throw Error(unsupported_steps_message(req.steps),
+                  "trainpack dockerfile prints the Dockerfile to build with docker meanwhile");
+
+  layers::BlobStore store(req.cache_dir);
+  layers::LayerCache cache(store, req.cache_dir / "layers");
+  const layers::LayerOptions options{req.mtime, req.gzip_level};
+
+  std::shared_ptr<const layers::Image> base = open_base(req.base_location, req.platform, store);
+  layers::Manifest base_manifest = base->manifest();
+  json base_config = base->config();
+  BuildResult result;
+  result.base_digest = base->manifest_digest().str();
+  log("base " + req.base_name + " " + result.base_digest + " (" + std::to_string(base_manifest.layers.size()) +
+      " layers)");
+
+  RootfsIndex index;
+  for (std::size_t i = 0; i < base_manifest.layers.size(); ++i) {
+    const auto& l = base_manifest.layers[i];
+    index.apply(layers::list_layer_cached(base->blob_path(l.digest), l.digest, req.cache_dir / "listings",
+                                          base->describe() + " layer " + l.digest.str()));
+    result.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type});
+  }
+
+  json cfg = base_config.contains("config") && base_config["config"].is_object() ? base_config["config"] : json::object();
+  const layers::DockerIgnore ignore = layers::DockerIgnore::load(req.package_dir);
+  layers::AppendSpec spec;
+  spec.created = layers::rfc3339_utc(req.mtime);
+
+  for (const BuildStep& step : req.steps) {
+    FileEntries entries;
+    switch (step.kind) {
+      case BuildStep::Kind::kMkdir: entries = run_mkdir_entries(index, step.args); break;
+      case BuildStep::Kind::kWorkdir: cfg["WorkingDir"] = step.args.at(0); break;
+      case BuildStep::Kind::kEnv: set_env(cfg, step.args.at(0), step.args.at(1)); break;
+      case BuildStep::Kind::kRemovePath: entries = run_rm_entries(index, step.args.at(0)); break;
+      case BuildStep::Kind::kCopy:
+        entries = copy_entries(index, req.package_dir, ignore, step.args.at(0), step.args.at(1));
+        break;
+      case BuildStep::Kind::kEntrypoint:
+        cfg["Entrypoint"] = step.args;
+        cfg.erase("Cmd");  // a Dockerfile ENTRYPOINT resets the inherited CMD
+        break;
+      case BuildStep::Kind::kPipInstall: break;  // refused above
+    }
+    if (entries.empty()) {
+      spec.steps.push_back({step.instruction, std::nullopt});
+      continue;
+    }
+    FileEntries applied = entries;
+    layers::BuiltLayer built = layers::build_layer(store, cache, std::move(entries), options);
+    index.apply(applied);
+    spec.steps.push_back({step.instruction, built.blob});
+    (built.from_cache ? result.layers_cached : result.layers_built)++;
+    const char* origin = built.from_cache ? "cached" : "built";
+    result.layers.push_back({step.instruction, origin, built.blob.digest, built.blob.diff_id, built.blob.size,
+                             "application/vnd.oci.image.layer.v1.tar+gzip"});
+    log(std::string(built.from_cache ? "reused " : "built  ") + short_digest(built.blob.digest) + " " +
+        std::to_string(built.blob.size) + " B  " + step.instruction);
+  }
+
+  spec.config = cfg;
+  spec.manifest_annotations = {{"org.opencontainers.image.base.name", req.base_name},
+                               {"org.opencontainers.image.base.digest", result.base_digest}};
+  layers::AppendedImage image(base, store, spec);
+  result.manifest_digest = image.manifest_digest();
+  result.manifest_size = image.raw_manifest().size();
+  result.config_digest = image.manifest().config.digest;
+
+  for (const ImageLocation& out : req.outputs) {
+    if (out.kind == ImageLocation::Kind::kOciLayout) layers::write_oci_layout(image, out.path, out.ref);
+    else layers::write_docker_archive(image, out.path, out.ref);
+    result.outputs.push_back(out.str());
+    log("wrote " + out.str());
+  }
+  log(std::to_string(result.layers_built) + " layers built, " + std::to_string(result.layers_cached) +
+      " reused from cache");
+  return result;
+}
+
+}  // namespace trainpack::builder

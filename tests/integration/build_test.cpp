@@ -1,0 +1,188 @@
+// End-to-end tests of `trainpack build` against real tools: oci-image-tool, skopeo, umoci + runc, and a real
+// dockerd (docker load / run / BuildKit build of the Dockerfile trainpack prints).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "layers/digest.h"
+#include "support/fs.h"
+#include "tests/integration/test_support.h"
+
+using namespace trainpack::testing;
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string base_oci() { return base_oci_ref(); }
+fs::path example_dir() { return fs::path(source_dir()) / "testdata" / "example-trainer"; }
+
+std::string joined(const CommandResult& r) { return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err; }
+
+class BuildTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = trainpack::make_temp_dir(env_or("TRAINPACK_TEST_TMPDIR", ""), "tp-build-");
+    pkg_ = dir_ / "pkg";
+    fs::copy(example_dir(), pkg_, fs::copy_options::recursive);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  CommandResult trainpack(std::vector<std::string> args) {
+    args.insert(args.begin(), trainpack_bin());
+    return run_command(args);
+  }
+  // The usual build of the example onto the test base.
+  CommandResult build(const fs::path& pkg, const std::string& output, const fs::path& cache,
+                      std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{"build", "--executor-image-uri=trainpack-test/python:3.11",
+                                  "--base-source=" + base_oci(), "--local-package-path=" + pkg.string(),
+                                  "--script=trainer/task.py", "--extra-dirs=config", "--output=" + output,
+                                  "--cache-dir=" + cache.string(), "--format=json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return trainpack(args);
+  }
+  fs::path dir_, pkg_;
+};
+
+TEST_F(BuildTest, OciLayoutPassesValidatorsAndRunsUnderRunc) {
+  auto r = build(pkg_, "oci:" + (dir_ / "out").string() + ":v1", dir_ / "cache");
+  ASSERT_EQ(r.exit_code, 0) << joined(r);
+  json result = json::parse(r.out);
+  std::string digest = result.at("manifest_digest");
+
+  auto v = run_command({"oci-image-tool", "validate", "--type", "image", (dir_ / "out").string()});
+  EXPECT_EQ(v.exit_code, 0) << joined(v);
+
+  auto inspect = run_command({"skopeo", "inspect", "oci:" + (dir_ / "out").string() + ":v1"});
+  ASSERT_EQ(inspect.exit_code, 0) << joined(inspect);
+  EXPECT_EQ(json::parse(inspect.out).at("Digest"), digest);
+  auto cfg = run_command({"skopeo", "inspect", "--config", "oci:" + (dir_ / "out").string() + ":v1"});
+  ASSERT_EQ(cfg.exit_code, 0) << joined(cfg);
+  json config = json::parse(cfg.out).at("config");
+  EXPECT_EQ(config.at("WorkingDir"), "/usr/app");
+  EXPECT_EQ(config.at("Entrypoint"), json({"python", "trainer/task.py"}));
+  EXPECT_FALSE(config.contains("Cmd"));
+  std::vector<std::string> env = config.at("Env");
+  EXPECT_NE(std::find(env.begin(), env.end(), "HOME=/home"), env.end());
+  EXPECT_NE(std::find(env.begin(), env.end(), "PYTHONDONTWRITEBYTECODE=1"), env.end());
+
+  auto copy = run_command({"skopeo", "copy", "oci:" + (dir_ / "out").string() + ":v1",
+                           "oci:" + (dir_ / "copied").string() + ":v1"});
+  EXPECT_EQ(copy.exit_code, 0) << joined(copy);
+
+  fs::path bundle = dir_ / "bundle";
+  auto unpack = run_command({"umoci", "unpack", "--image", (dir_ / "out").string() + ":v1", bundle.string()});
+  ASSERT_EQ(unpack.exit_code, 0) << joined(unpack);
+  json spec = json::parse(trainpack::read_file(bundle / "config.json"));
+  spec["process"]["terminal"] = false;
+  spec["process"]["args"].push_back("--epochs");
+  spec["process"]["args"].push_back("2");
+  trainpack::write_file_atomic(bundle / "config.json", spec.dump());
+  auto run = run_command({"runc", "run", "-b", bundle.string(), "tp-" + std::to_string(::getpid())});
+  ASSERT_EQ(run.exit_code, 0) << joined(run);
+  EXPECT_NE(run.out.find("loaded config/params.json"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("epoch 2/2"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("done:"), std::string::npos) << run.out;
+
+  struct stat st;
+  ASSERT_EQ(::lstat((bundle / "rootfs/usr/app").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0777u);
+  EXPECT_TRUE(fs::exists(bundle / "rootfs/usr/app/config/params.json"));
+  EXPECT_FALSE(fs::exists(bundle / "rootfs/usr/app/trainer/train.log")) << ".dockerignore must apply";
+}
+
+TEST_F(BuildTest, DockerArchiveLoadsAndRunsInDocker) {
+  fs::path archive = dir_ / "trainer.tar";
+  auto r = build(pkg_, "docker-archive:" + archive.string() + ":trainpack-test/trainer:archive", dir_ / "cache");
+  ASSERT_EQ(r.exit_code, 0) << joined(r);
+  auto load = run_command(docker_command({"load", "-i", archive.string()}));
+  ASSERT_EQ(load.exit_code, 0) << joined(load);
+  auto run = run_command(docker_command({"run", "--rm", "--network", "none", "trainpack-test/trainer:archive",
+                                        "--epochs", "3"}));
+  ASSERT_EQ(run.exit_code, 0) << joined(run);
+  EXPECT_NE(run.out.find("epoch 3/3"), std::string::npos) << run.out;
+  run_command(docker_command({"rmi", "-f", "trainpack-test/trainer:archive"}));
+}
+
+TEST_F(BuildTest, SameInputsFromTwoCheckoutsGiveTheSameDigestAndRebuildsReuseLayers) {
+  // Second checkout: other directory, other umask, other mtimes, other cache.
+  fs::path other = dir_ / "checkout2";
+  auto cp = run_command({"sh", "-c", "umask 002 && cp -r \"$0\" \"$1\" && find \"$1\" -exec touch -d 2001-02-03 {} +",
+                         example_dir().string(), other.string()});
+  ASSERT_EQ(cp.exit_code, 0) << joined(cp);
+  auto a = build(pkg_, "oci:" + (dir_ / "a").string() + ":t", dir_ / "cache-a");
+  auto b = build(other, "oci:" + (dir_ / "b").string() + ":t", dir_ / "cache-b");
+  ASSERT_EQ(a.exit_code, 0) << joined(a);
+  ASSERT_EQ(b.exit_code, 0) << joined(b);
+  json ja = json::parse(a.out), jb = json::parse(b.out);
+  EXPECT_EQ(ja.at("manifest_digest"), jb.at("manifest_digest"));
+  EXPECT_GT(ja.at("layers_built").get<int>(), 0);
+
+  auto again = build(pkg_, "oci:" + (dir_ / "c").string() + ":t", dir_ / "cache-a");
+  ASSERT_EQ(again.exit_code, 0) << joined(again);
+  json jc = json::parse(again.out);
+  EXPECT_EQ(jc.at("manifest_digest"), ja.at("manifest_digest"));
+  EXPECT_EQ(jc.at("layers_built"), 0);
+  EXPECT_EQ(jc.at("layers_cached"), ja.at("layers_built"));
+  EXPECT_NE(again.err.find("0 layers built"), std::string::npos) << again.err;
+
+  // Changing the trainer code rebuilds exactly one layer.
+  std::ofstream(pkg_ / "trainer" / "task.py", std::ios::app) << "\n# changed\n";
+  auto changed = build(pkg_, "oci:" + (dir_ / "d").string() + ":t", dir_ / "cache-a");
+  ASSERT_EQ(changed.exit_code, 0) << joined(changed);
+  json jd = json::parse(changed.out);
+  EXPECT_EQ(jd.at("layers_built"), 1);
+  EXPECT_NE(jd.at("manifest_digest"), ja.at("manifest_digest"));
+}
+
+// Each bad input: non-zero exit, a one-line "error:" (plus an optional hint line), and no output left behind.
+struct BadInput {
+  std::string name;
+  std::vector<std::string> args;
+  std::string expect_in_error;
+};
+
+TEST_F(BuildTest, BadInputFailsWithOneLineAndLeavesNothing) {
+  fs::path out = dir_ / "out";
+  std::string output = "--output=oci:" + out.string() + ":t";
+  fs::path corrupt = dir_ / "corrupt";
+  fs::copy(env_or_fail("TRAINPACK_TEST_BASE") + "/oci", corrupt, fs::copy_options::recursive);
+  trainpack::write_file_atomic(corrupt / "index.json", "{not json");
+
+  std::vector<BadInput> cases{
+      {"missing script", {"--script=trainer/nope.py"}, "nope.py"},
+      {"module file absent", {"--python-module=trainer.absent"}, "absent"},
+      {"path outside package", {"--script=trainer/task.py", "--extra-dirs=../elsewhere"}, "outside"},
+      {"unknown output kind", {"--script=trainer/task.py", "--output=tarball:/tmp/x"}, "tarball"},
+      {"corrupt base", {"--script=trainer/task.py", "--base-source=oci:" + corrupt.string() + ":3.11"}, "index.json"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args{"build", "--executor-image-uri=trainpack-test/python:3.11",
+                                  "--local-package-path=" + pkg_.string(), "--cache-dir=" + (dir_ / "cache").string()};
+    bool has_output = false, has_base = false;
+    for (const auto& a : c.args) {
+      has_output = has_output || a.starts_with("--output=");
+      has_base = has_base || a.starts_with("--base-source=");
+    }
+    if (!has_base) args.push_back("--base-source=" + base_oci());
+    if (!has_output) args.push_back(output);
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    auto r = trainpack(args);
+    EXPECT_NE(r.exit_code, 0) << c.name;
+    EXPECT_TRUE(r.err.starts_with("trainpack: error: ")) << c.name << ": " << r.err;
+    std::string first_line = r.err.substr(0, r.err.find('\n'));
+    EXPECT_NE(first_line.find(c.expect_in_error), std::string::npos) << c.name << ": " << r.err;
+    int lines = 0;
+    for (char ch : r.err) lines += ch == '\n';
+    EXPECT_LE(lines, 2) << c.name << ": " << r.err;
+    EXPECT_FALSE(fs::exists(out)) << c.name << " left output behind";
+    EXPECT_TRUE(!fs::exists(dir_ / "cache" / "tmp") || fs::is_empty(dir_ / "cache" / "tmp")) << c.name;
+  }
+}
+}  // namespace
