@@ -168,6 +168,22 @@ std::shared_ptr<const layers::Image> open_base(const ImageLocation& loc, const l
   return layers::open_docker_archive(loc.path, loc.ref, platform, store);
 }
 
+// Refuses an output that cannot be written before any work is done (the sinks check again when writing).
+void check_output(const ImageLocation& out) {
+  if (out.kind == ImageLocation::Kind::kOciLayout) {
+    layers::check_oci_layout_destination(out.path);
+    return;
+  }
+  std::error_code ec;
+  fs::path parent = fs::absolute(out.path, ec).parent_path();
+  if (!fs::is_directory(parent, ec))
+    throw Error("cannot write " + out.str() + ": directory " + parent.string() + " does not exist",
+                "create it first, or choose another path");
+  if (fs::is_directory(out.path, ec))
+    throw Error("cannot write " + out.str() + ": " + out.path.string() + " is a directory",
+                "a docker-archive is a single tar file");
+}
+
 std::string short_digest(const layers::Digest& d) { return d.algorithm() + ":" + d.hex().substr(0, 12); }
 
 }  // namespace
@@ -180,6 +196,8 @@ BuildResult run_build(const BuildRequest& req, const std::function<void(const st
     if (s.kind == BuildStep::Kind::kPipInstall)
       throw Error(unsupported_steps_message(req.steps),
                   "trainpack dockerfile prints the Dockerfile to build with docker meanwhile");
+
+  for (const ImageLocation& out : req.outputs) check_output(out);
 
   layers::BlobStore store(req.cache_dir);
   layers::LayerCache cache(store, req.cache_dir / "layers");

@@ -149,13 +149,24 @@ int run_cli(int argc, char** argv) {
   build->add_option("--digest-file", bf.digest_file, "Also write the manifest digest to this file");
   build->add_option("--compression-level", bf.compression_level, "gzip level for new layers, 1-9 (default 6)");
   build->add_flag("--quiet,-q", bf.quiet, "No progress lines on stderr");
+  // Like gcloud's flags: a repeated single-value flag takes the last value.
+  for (CLI::Option* opt : build->get_options())
+    if (opt->get_items_expected_max() == 1) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
   try {
     app.parse(argc, argv);
     if (dockerfile->parsed()) run_dockerfile(df_flags);
     else if (build->parsed()) run_build_command(build_flags, bf);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "trainpack: error: " << e.what() << "\n"
+              << "hint: see trainpack --help, or trainpack COMMAND --help\n";
+    return 2;
   } catch (const Error& e) {
     std::cout << std::flush;
     std::cerr << "trainpack: error: " << e.what() << "\n";

@@ -339,6 +339,39 @@ std::unique_ptr<Image> open_oci_layout(const fs::path& dir, std::string_view tag
   return std::make_unique<OciLayoutImage>(dir, std::move(describe), std::move(r));
 }
 
+namespace {
+
+enum class DestinationMode { kNew, kReplaceEmpty, kExisting };
+
+// What writing to `dir` means: a new layout, replacing an empty directory, or adding to an existing layout (whose
+// index.json is read into `index`). Anything else is an Error, raised before any work is done.
+DestinationMode classify_destination(const fs::path& dir, const std::string& what, json& index) {
+  std::error_code ec;
+  auto st = fs::status(dir, ec);
+  if (!fs::exists(st)) return DestinationMode::kNew;
+  if (!fs::is_directory(st))
+    throw Error(what + ": the path exists and is not a directory", "choose another output path or remove it");
+  if (fs::is_empty(dir, ec)) return DestinationMode::kReplaceEmpty;
+  if (!fs::is_regular_file(dir / "oci-layout", ec))
+    throw Error(what + ": the directory exists and is not an OCI layout",
+                "choose a new or empty directory, or an existing OCI layout");
+  constexpr std::string_view hint = "the existing OCI layout is corrupt; remove it or choose another output";
+  check_layout_header(with_hint(hint, [&] { return read_layout_file(dir, "oci-layout", what); }), what, hint);
+  std::string raw = with_hint(hint, [&] { return read_layout_file(dir, "index.json", what); });
+  index = json::parse(raw, nullptr, false);
+  if (index.is_discarded() || !index.is_object()) throw Error(what + ": index.json is not valid JSON", std::string(hint));
+  if (index.contains("manifests") && !index["manifests"].is_array())
+    throw Error(what + ": index.json manifests is not a list", std::string(hint));
+  return DestinationMode::kExisting;
+}
+
+}  // namespace
+
+void check_oci_layout_destination(const fs::path& dir) {
+  json index;
+  classify_destination(dir, layout_what(dir), index);
+}
+
 void write_oci_layout(const Image& image, const fs::path& dir_in, std::string_view tag,
                       const json& extra_annotations) {
   fs::path dir = dir_in;
@@ -361,33 +394,13 @@ void write_oci_layout(const Image& image, const fs::path& dir_in, std::string_vi
     throw Error(image.describe() + ": config bytes do not match the manifest's config descriptor",
                 "the source image is corrupt");
 
-  enum class Mode { kNew, kReplaceEmpty, kExisting } mode;
-  std::error_code ec;
   json index;
-  auto st = fs::status(dir, ec);
-  if (!fs::exists(st)) {
-    mode = Mode::kNew;
-  } else if (!fs::is_directory(st)) {
-    throw Error(what + ": the path exists and is not a directory", "choose another output path or remove it");
-  } else if (fs::is_empty(dir, ec)) {
-    mode = Mode::kReplaceEmpty;
-  } else if (fs::is_regular_file(dir / "oci-layout", ec)) {
-    mode = Mode::kExisting;
-    constexpr std::string_view hint = "the existing OCI layout is corrupt; remove it or choose another output";
-    check_layout_header(with_hint(hint, [&] { return read_layout_file(dir, "oci-layout", what); }), what, hint);
-    std::string raw = with_hint(hint, [&] { return read_layout_file(dir, "index.json", what); });
-    index = json::parse(raw, nullptr, false);
-    if (index.is_discarded() || !index.is_object()) throw Error(what + ": index.json is not valid JSON", std::string(hint));
-    if (index.contains("manifests") && !index["manifests"].is_array())
-      throw Error(what + ": index.json manifests is not a list", std::string(hint));
-  } else {
-    throw Error(what + ": the directory exists and is not an OCI layout",
-                "choose a new or empty directory, or an existing OCI layout");
-  }
+  const DestinationMode mode = classify_destination(dir, what, index);
+  std::error_code ec;
 
-  fs::path root = mode == Mode::kExisting ? dir : staging_path_for(dir);
-  ScopedDir staging(mode == Mode::kExisting ? fs::path() : root);
-  if (mode != Mode::kExisting) {
+  fs::path root = mode == DestinationMode::kExisting ? dir : staging_path_for(dir);
+  ScopedDir staging(mode == DestinationMode::kExisting ? fs::path() : root);
+  if (mode != DestinationMode::kExisting) {
     fs::create_directory(root, ec);
     if (ec) throw Error("cannot create " + root.string() + ": " + ec.message());
   }
@@ -410,7 +423,7 @@ void write_oci_layout(const Image& image, const fs::path& dir_in, std::string_vi
   if (!tag.empty()) annotations[std::string(kAnnotationRefName)] = std::string(tag);
   if (!annotations.empty()) desc["annotations"] = annotations;
 
-  if (mode == Mode::kExisting) {
+  if (mode == DestinationMode::kExisting) {
     json kept = json::array();
     if (index.contains("manifests")) {
       for (const auto& d : index["manifests"]) {
@@ -430,7 +443,7 @@ void write_oci_layout(const Image& image, const fs::path& dir_in, std::string_vi
   }
   write_file_atomic(root / "index.json", index.dump());
 
-  if (mode != Mode::kExisting) {
+  if (mode != DestinationMode::kExisting) {
     // rename(2) replaces an empty directory; a directory that appeared meanwhile with content makes it fail.
     fs::rename(root, dir, ec);
     if (ec) throw Error("cannot move the new OCI layout into " + dir.string() + ": " + ec.message(),

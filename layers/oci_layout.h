@@ -36,6 +36,10 @@ std::unique_ptr<Image> open_oci_layout(const std::filesystem::path& dir, std::st
 void write_oci_layout(const Image& image, const std::filesystem::path& dir, std::string_view tag,
                       const nlohmann::json& extra_annotations = nullptr);
 
+// Throws the Error write_oci_layout would raise for `dir` as a destination (exists but is not a directory, a non-empty
+// directory that is no layout, a corrupt layout), so a build can refuse a bad output before doing any work.
+void check_oci_layout_destination(const std::filesystem::path& dir);
+
 namespace detail {
 
 // Shared by the OCI layout and docker-archive sources: what an index.json resolves to.

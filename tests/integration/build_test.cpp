@@ -30,6 +30,7 @@ class BuildTest : public ::testing::Test {
     dir_ = trainpack::make_temp_dir(env_or("TRAINPACK_TEST_TMPDIR", ""), "tp-build-");
     pkg_ = dir_ / "pkg";
     fs::copy(example_dir(), pkg_, fs::copy_options::recursive);
+    write_file(pkg_ / "trainer" / "train.log", "build debris that .dockerignore keeps out\n");
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -94,7 +95,13 @@ TEST_F(BuildTest, OciLayoutPassesValidatorsAndRunsUnderRunc) {
   ASSERT_EQ(::lstat((bundle / "rootfs/usr/app").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0777u);
   EXPECT_TRUE(fs::exists(bundle / "rootfs/usr/app/config/params.json"));
+  EXPECT_TRUE(fs::exists(bundle / "rootfs/usr/app/trainer/task.py"));
   EXPECT_FALSE(fs::exists(bundle / "rootfs/usr/app/trainer/train.log")) << ".dockerignore must apply";
+
+  // The manifest names its base (org.opencontainers.image.base.*).
+  json manifest = json::parse(run_command({"skopeo", "inspect", "--raw", "oci:" + (dir_ / "out").string() + ":v1"}).out);
+  EXPECT_EQ(manifest["annotations"]["org.opencontainers.image.base.name"], "trainpack-test/python:3.11");
+  EXPECT_EQ(manifest["annotations"]["org.opencontainers.image.base.digest"], result.at("base").at("digest"));
 }
 
 TEST_F(BuildTest, DockerArchiveLoadsAndRunsInDocker) {
@@ -150,39 +157,68 @@ struct BadInput {
 
 TEST_F(BuildTest, BadInputFailsWithOneLineAndLeavesNothing) {
   fs::path out = dir_ / "out";
-  std::string output = "--output=oci:" + out.string() + ":t";
-  fs::path corrupt = dir_ / "corrupt";
-  fs::copy(env_or_fail("TRAINPACK_TEST_BASE") + "/oci", corrupt, fs::copy_options::recursive);
-  trainpack::write_file_atomic(corrupt / "index.json", "{not json");
+  fs::path archive = dir_ / "out.tar";
+  fs::path bad_index = dir_ / "bad-index";
+  fs::copy(base_oci_dir(), bad_index, fs::copy_options::recursive);
+  write_file(bad_index / "index.json", "{not json");
+  // A flipped bit in the base layer: the digest check must catch it before anything is written.
+  fs::path bad_layer = dir_ / "bad-layer";
+  fs::copy(base_oci_dir(), bad_layer, fs::copy_options::recursive);
+  fs::path biggest;
+  for (const auto& e : fs::directory_iterator(bad_layer / "blobs" / "sha256"))
+    if (biggest.empty() || e.file_size() > fs::file_size(biggest)) biggest = e.path();
+  std::string bytes = read_file(biggest);
+  bytes[bytes.size() / 2] ^= 1;
+  fs::remove(biggest);  // blobs may be hard links into the fixture: never write through them
+  write_file(biggest, bytes);
+  fs::path fifo_pkg = dir_ / "fifo-pkg";
+  fs::copy(pkg_, fifo_pkg, fs::copy_options::recursive);
+  ASSERT_EQ(::mkfifo((fifo_pkg / "trainer" / "pipe").c_str(), 0644), 0);
+  fs::path not_layout = dir_ / "not-a-layout";
+  write_file(not_layout / "notes.txt", "mine\n");
+  write_file(pkg_ / "cache.log", "excluded by .dockerignore\n");
 
+  const std::string to_oci = "--output=oci:" + out.string() + ":t";
   std::vector<BadInput> cases{
-      {"missing script", {"--script=trainer/nope.py"}, "nope.py"},
-      {"module file absent", {"--python-module=trainer.absent"}, "absent"},
-      {"path outside package", {"--script=trainer/task.py", "--extra-dirs=../elsewhere"}, "outside"},
-      {"unknown output kind", {"--script=trainer/task.py", "--output=tarball:/tmp/x"}, "tarball"},
-      {"corrupt base", {"--script=trainer/task.py", "--base-source=oci:" + corrupt.string() + ":3.11"}, "index.json"},
+      {"missing script", {"--script=trainer/nope.py", to_oci}, "nope.py"},
+      {"module file absent", {"--python-module=trainer.absent", to_oci}, "absent"},
+      {"path outside package", {"--script=trainer/task.py", "--extra-dirs=../elsewhere", to_oci}, "outside"},
+      {"extra dir excluded by .dockerignore", {"--script=trainer/task.py", "--extra-packages=cache.log", to_oci},
+       "cache.log"},
+      {"unreadable file (a FIFO)",
+       {"--script=trainer/task.py", "--local-package-path=" + fifo_pkg.string(), to_oci}, "FIFO"},
+      {"unknown output kind", {"--script=trainer/task.py", "--output=tarball:" + out.string()}, "tarball"},
+      {"output dir that is not a layout", {"--script=trainer/task.py", "--output=oci:" + not_layout.string()},
+       "not an OCI layout"},
+      {"corrupt base index", {"--script=trainer/task.py", "--base-source=oci:" + bad_index.string() + ":3.11", to_oci},
+       "index.json"},
+      {"corrupt base layer",
+       {"--script=trainer/task.py", "--base-source=oci:" + bad_layer.string() + ":3.11",
+        "--output=docker-archive:" + archive.string()},
+       "does not match its digest"},
+      {"missing base", {"--script=trainer/task.py", "--base-source=oci:" + (dir_ / "nobase").string(), to_oci},
+       "does not exist"},
   };
   for (const auto& c : cases) {
-    std::vector<std::string> args{"build", "--executor-image-uri=trainpack-test/python:3.11",
-                                  "--local-package-path=" + pkg_.string(), "--cache-dir=" + (dir_ / "cache").string()};
-    bool has_output = false, has_base = false;
-    for (const auto& a : c.args) {
-      has_output = has_output || a.starts_with("--output=");
-      has_base = has_base || a.starts_with("--base-source=");
-    }
-    if (!has_base) args.push_back("--base-source=" + base_oci());
-    if (!has_output) args.push_back(output);
-    args.insert(args.end(), c.args.begin(), c.args.end());
+    std::vector<std::string> args{"build", "-q", "--executor-image-uri=trainpack-test/python:3.11",
+                                  "--local-package-path=" + pkg_.string(), "--cache-dir=" + (dir_ / "cache").string(),
+                                  "--base-source=" + base_oci()};
+    args.insert(args.end(), c.args.begin(), c.args.end());  // later flags win
     auto r = trainpack(args);
     EXPECT_NE(r.exit_code, 0) << c.name;
     EXPECT_TRUE(r.err.starts_with("trainpack: error: ")) << c.name << ": " << r.err;
     std::string first_line = r.err.substr(0, r.err.find('\n'));
     EXPECT_NE(first_line.find(c.expect_in_error), std::string::npos) << c.name << ": " << r.err;
-    int lines = 0;
-    for (char ch : r.err) lines += ch == '\n';
-    EXPECT_LE(lines, 2) << c.name << ": " << r.err;
+    std::string rest = r.err.substr(first_line.size() + 1);
+    EXPECT_TRUE(rest.empty() || (rest.starts_with("hint: ") && rest.find('\n') == rest.size() - 1))
+        << c.name << ": expected one error line and at most one hint line:\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.name << ": " << r.out;
     EXPECT_FALSE(fs::exists(out)) << c.name << " left output behind";
+    EXPECT_FALSE(fs::exists(archive)) << c.name << " left output behind";
+    EXPECT_EQ(read_file(not_layout / "notes.txt"), "mine\n") << c.name;
     EXPECT_TRUE(!fs::exists(dir_ / "cache" / "tmp") || fs::is_empty(dir_ / "cache" / "tmp")) << c.name;
+    for (const auto& e : fs::directory_iterator(dir_))
+      EXPECT_FALSE(e.path().filename().string().starts_with(".")) << c.name << " left " << e.path();
   }
 }
 }  // namespace
