@@ -221,4 +221,25 @@ TEST_F(BuildTest, BadInputFailsWithOneLineAndLeavesNothing) {
       EXPECT_FALSE(e.path().filename().string().starts_with(".")) << c.name << " left " << e.path();
   }
 }
+// A file the building user cannot read (root reads everything, so the build runs as nobody): a one-line error
+// naming the file, nothing written.
+TEST_F(BuildTest, UnreadableFileFailsForAnUnprivilegedUser) {
+  fs::path home = dir_ / "nobody";
+  fs::create_directories(home);
+  fs::copy(pkg_, home / "pkg", fs::copy_options::recursive);
+  write_file(home / "pkg" / "trainer" / "secret.py", "API_KEY = 'x'\n");
+  fs::permissions(home / "pkg" / "trainer" / "secret.py", fs::perms::none);
+  for (const auto& p : {dir_, home}) fs::permissions(p, fs::perms::all);
+  std::vector<std::string> argv{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                                trainpack_bin(), "build", "-q", "--executor-image-uri=trainpack-test/python:3.11",
+                                "--base-source=" + base_oci(), "--local-package-path=" + (home / "pkg").string(),
+                                "--script=trainer/task.py", "--cache-dir=" + (home / "cache").string(),
+                                "--output=oci:" + (home / "out").string()};
+  auto r = run_command(argv);
+  EXPECT_NE(r.exit_code, 0) << describe(argv, r);
+  EXPECT_TRUE(r.err.starts_with("trainpack: error: ")) << describe(argv, r);
+  EXPECT_NE(r.err.substr(0, r.err.find('\n')).find("secret.py"), std::string::npos) << describe(argv, r);
+  EXPECT_FALSE(fs::exists(home / "out"));
+}
+
 }  // namespace
