@@ -216,7 +216,7 @@ BuildResult run_build(const BuildRequest& req, const std::function<void(const st
     const auto& l = base_manifest.layers[i];
     index.apply(layers::list_layer_cached(base->blob_path(l.digest), l.digest, req.cache_dir / "listings",
                                           base->describe() + " layer " + l.digest.str()));
-    result.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type});
+    result.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type, 0});
   }
 
   json cfg = base_config.contains("config") && base_config["config"].is_object() ? base_config["config"] : json::object();
@@ -244,6 +244,12 @@ BuildResult run_build(const BuildRequest& req, const std::function<void(const st
       spec.steps.push_back({step.instruction, std::nullopt});
       continue;
     }
+    if (req.dry_run) {
+      result.layers.push_back({step.instruction, "planned", {}, {}, 0, "", entries.size()});
+      log("would build a layer of " + std::to_string(entries.size()) + " entries  " + step.instruction);
+      index.apply(entries);
+      continue;
+    }
     FileEntries applied = entries;
     layers::BuiltLayer built = layers::build_layer(store, cache, std::move(entries), options);
     index.apply(applied);
@@ -251,9 +257,15 @@ BuildResult run_build(const BuildRequest& req, const std::function<void(const st
     (built.from_cache ? result.layers_cached : result.layers_built)++;
     const char* origin = built.from_cache ? "cached" : "built";
     result.layers.push_back({step.instruction, origin, built.blob.digest, built.blob.diff_id, built.blob.size,
-                             "application/vnd.oci.image.layer.v1.tar+gzip"});
+                             "application/vnd.oci.image.layer.v1.tar+gzip", applied.size()});
     log(std::string(built.from_cache ? "reused " : "built  ") + short_digest(built.blob.digest) + " " +
         std::to_string(built.blob.size) + " B  " + step.instruction);
+  }
+
+  if (req.dry_run) {
+    result.excluded = layers::list_excluded(req.package_dir, ignore);
+    for (const auto& path : result.excluded) log("excluded by .dockerignore: " + path);
+    return result;
   }
 
   spec.config = cfg;

@@ -26,15 +26,17 @@ struct BuildRequest {
   layers::Platform platform;
   std::int64_t mtime = 0;
   int gzip_level = 6;
+  bool dry_run = false;  // plan every layer and list .dockerignore exclusions, write nothing
 };
 
 struct BuiltLayerInfo {
   std::string instruction;  // the step that made it, or "base"
-  std::string origin;       // "base", "built" or "cached"
+  std::string origin;       // "base", "built", "cached", or "planned" (dry run)
   layers::Digest digest;
   layers::Digest diff_id;   // empty for base layers (known only from the config)
   std::uint64_t size = 0;
   std::string media_type;
+  std::size_t entries = 0;  // files, dirs and links in a new layer
 };
 
 struct BuildResult {
@@ -46,6 +48,7 @@ struct BuildResult {
   std::vector<std::string> outputs;
   int layers_built = 0;
   int layers_cached = 0;
+  std::vector<std::string> excluded;  // dry run: paths .dockerignore keeps out of the context
 };
 
 // Progress lines go to `log` (one line each, no trailing newline); nullptr for none.

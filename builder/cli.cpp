@@ -52,6 +52,7 @@ struct BuildFlags {
   std::string digest_file;
   int compression_level = 6;
   bool quiet = false;
+  bool dry_run = false;
 };
 
 void run_dockerfile(const LocalRunFlags& flags) {
@@ -96,10 +97,22 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf) {
   req.platform = layers::Platform::parse(bf.platform);
   req.mtime = layers::default_layer_mtime();
   req.gzip_level = bf.compression_level;
+  req.dry_run = bf.dry_run;
 
   std::function<void(const std::string&)> log;
   if (!bf.quiet) log = [](const std::string& line) { std::cerr << line << "\n"; };
+  if (bf.dry_run && !bf.quiet) log = [](const std::string& line) { std::cout << line << "\n"; };
   BuildResult result = run_build(req, log);
+  if (bf.dry_run) {
+    if (bf.format == "json") {
+      json plan{{"dry_run", true}, {"base", {{"name", req.base_name}, {"digest", result.base_digest}}},
+                {"excluded", result.excluded}, {"layers", json::array()}};
+      for (const auto& l : result.layers)
+        if (l.origin == "planned") plan["layers"].push_back({{"created_by", l.instruction}, {"entries", l.entries}});
+      std::cout << plan.dump(2) << "\n";
+    }
+    return;
+  }
 
   json j{{"manifest_digest", result.manifest_digest.str()},
          {"manifest_size", result.manifest_size},
@@ -113,7 +126,10 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf) {
   for (const auto& l : result.layers) {
     json lj{{"digest", l.digest.str()}, {"size", l.size}, {"media_type", l.media_type}, {"origin", l.origin}};
     if (!l.diff_id.empty()) lj["diff_id"] = l.diff_id.str();
-    if (l.origin != "base") lj["created_by"] = l.instruction;
+    if (l.origin != "base") {
+      lj["created_by"] = l.instruction;
+      lj["entries"] = l.entries;
+    }
     j["layers"].push_back(lj);
   }
   if (!bf.digest_file.empty()) write_file_atomic(bf.digest_file, result.manifest_digest.str() + "\n");
@@ -149,6 +165,8 @@ int run_cli(int argc, char** argv) {
   build->add_option("--digest-file", bf.digest_file, "Also write the manifest digest to this file");
   build->add_option("--compression-level", bf.compression_level, "gzip level for new layers, 1-9 (default 6)");
   build->add_flag("--quiet,-q", bf.quiet, "No progress lines on stderr");
+  build->add_flag("--dry-run", bf.dry_run,
+                  "Show the layers that would be built and the paths .dockerignore excludes; write nothing");
   // Like gcloud's flags: a repeated single-value flag takes the last value.
   for (CLI::Option* opt : build->get_options())
     if (opt->get_items_expected_max() == 1) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);

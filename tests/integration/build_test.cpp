@@ -242,4 +242,19 @@ TEST_F(BuildTest, UnreadableFileFailsForAnUnprivilegedUser) {
   EXPECT_FALSE(fs::exists(home / "out"));
 }
 
+// --dry-run plans the layers and lists what .dockerignore keeps out, and writes no image.
+TEST_F(BuildTest, DryRunListsLayersAndExclusionsAndWritesNothing) {
+  write_file(pkg_ / "trainer" / "__pycache__" / "task.cpython-311.pyc", "bytecode");
+  auto r = build(pkg_, "oci:" + (dir_ / "out").string() + ":t", dir_ / "cache", {"--dry-run", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build --dry-run"}, r);
+  json plan = json::parse(r.out);
+  EXPECT_EQ(plan.at("dry_run"), true);
+  std::vector<std::string> excluded = plan.at("excluded");
+  EXPECT_NE(std::find(excluded.begin(), excluded.end(), "trainer/train.log"), excluded.end()) << r.out;
+  EXPECT_NE(std::find(excluded.begin(), excluded.end(), "trainer/__pycache__/"), excluded.end()) << r.out;
+  ASSERT_EQ(plan.at("layers").size(), 3u) << r.out;
+  EXPECT_EQ(plan["layers"][2]["created_by"], "COPY [\"trainer\", \"trainer\"]");
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
 }  // namespace
