@@ -89,7 +89,9 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf) {
   for (const auto& o : bf.outputs) {
     ImageLocation loc = parse_image_location_or_throw(o, "--output");
     if (loc.ref.empty())
-      loc.ref = loc.kind == ImageLocation::Kind::kOciLayout ? tag_of(spec.output_image) : spec.output_image;
+      loc.ref = loc.kind == ImageLocation::Kind::kDockerArchive ? spec.output_image
+                : spec.output_image_generated                      ? "latest"
+                                                                   : tag_of(spec.output_image);
     req.outputs.push_back(loc);
   }
   req.steps = plan_steps(plan_input(spec));

@@ -2,7 +2,7 @@
 # Install what trainpack needs from the Debian archive, and nothing that is already there.
 #
 #   scripts/install-deps.sh           build dependencies (compiler, CMake, libraries, GoogleTest)
-#   scripts/install-deps.sh --demo    + what scripts/demo.sh needs (mmdebstrap, umoci, skopeo)
+#   scripts/install-deps.sh --demo    + what scripts/demo.sh needs (mmdebstrap, umoci, skopeo, runc, oci-image-tool)
 #   scripts/install-deps.sh --test    + what the test suite needs (registry, OCI tools, runtimes, dockerd, python)
 #
 # Idempotent: packages are checked with dpkg-query first, so a machine that has everything runs no apt at all.
@@ -11,7 +11,7 @@ set -euo pipefail
 
 BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libcurl4-openssl-dev libssl-dev zlib1g-dev
             nlohmann-json3-dev libcli11-dev libgtest-dev)
-DEMO_PKGS=(mmdebstrap umoci skopeo)
+DEMO_PKGS=(mmdebstrap umoci skopeo runc oci-image-tool)
 TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap runc bubblewrap docker.io
            python3 python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates)
 
