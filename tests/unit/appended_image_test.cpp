@@ -1,0 +1,93 @@
+#include "layers/appended_image.h"
+
+#include <gtest/gtest.h>
+
+#include "layers/media_types.h"
+#include "support/error.h"
+#include "support/fs.h"
+#include "tests/unit/image_test_support.h"
+
+using namespace trainpack::layers;
+using nlohmann::json;
+namespace ts = trainpack::test_support;
+
+namespace {
+AppendSpec two_steps(const LayerBlob& layer) {
+  AppendSpec spec;
+  spec.steps = {{"WORKDIR /usr/app", std::nullopt}, {"COPY [\"a\", \"a\"]", layer}};
+  spec.config = {{"WorkingDir", "/usr/app"}, {"Entrypoint", {"python", "a/t.py"}}};
+  spec.created = rfc3339_utc(0);
+  spec.manifest_annotations = {{"org.opencontainers.image.base.name", "base:1"}};
+  return spec;
+}
+}  // namespace
+
+TEST(AppendedImage, AppendsLayersHistoryAndConfigOnTopOfTheBase) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "appended-"));
+  auto base = ts::make_image(dir.path() / "base", "amd64", {{"one", "1"}});
+  BlobStore store(dir.path() / "store");
+  LayerBlob layer = write_layer(store, {FileEntry::directory("a", 0755)}, {});
+  std::shared_ptr<const Image> base_image(std::move(base.image));
+  AppendedImage image(base_image, store, two_steps(layer));
+
+  Manifest m = image.manifest();
+  EXPECT_EQ(m.media_type, media::kOciManifest);
+  ASSERT_EQ(m.layers.size(), 2u);
+  EXPECT_EQ(m.layers[0].digest, base.layers[0].digest);
+  EXPECT_EQ(m.layers[1].digest, layer.digest);
+  EXPECT_EQ(m.annotations["org.opencontainers.image.base.name"], "base:1");
+  EXPECT_EQ(m.config.digest, sha256_of(image.raw_config()));
+  EXPECT_TRUE(store.has(m.config.digest));
+  EXPECT_TRUE(store.has(image.manifest_digest()));
+
+  json cfg = image.config();
+  EXPECT_EQ(cfg["architecture"], "amd64") << "base fields pass through";
+  EXPECT_EQ(cfg["created"], "1970-01-01T00:00:00Z");
+  EXPECT_EQ(cfg["config"]["WorkingDir"], "/usr/app");
+  EXPECT_FALSE(cfg["config"].contains("Cmd"));
+  ASSERT_EQ(cfg["rootfs"]["diff_ids"].size(), 2u);
+  EXPECT_EQ(cfg["rootfs"]["diff_ids"][1], layer.diff_id.str());
+  ASSERT_EQ(cfg["history"].size(), 3u);
+  EXPECT_EQ(cfg["history"][1]["empty_layer"], true);
+  EXPECT_FALSE(cfg["history"][2].contains("empty_layer"));
+
+  EXPECT_EQ(image.blob_path(layer.digest), store.path_of(layer.digest));
+  EXPECT_EQ(image.blob_path(base.layers[0].digest), base_image->blob_path(base.layers[0].digest));
+}
+
+TEST(AppendedImage, DockerBaseLayersAreRelabelledAndHistoryIsFilledIn) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "appended-"));
+  BlobStore store(dir.path() / "store");
+  std::string tar = ts::make_tar({{"x", "data", "", false}});
+  StoredBlob blob = store.put(ts::gzip(tar));
+  // A Docker schema2 base without history.
+  json config = {{"architecture", "amd64"}, {"os", "linux"},
+                 {"rootfs", {{"type", "layers"}, {"diff_ids", {sha256_of(tar).str()}}}}};
+  std::string raw_config = config.dump();
+  StoredBlob config_blob = store.put(raw_config);
+  json manifest = {{"schemaVersion", 2},
+                   {"mediaType", media::kDockerManifest},
+                   {"config", {{"mediaType", media::kDockerConfig}, {"digest", config_blob.digest.str()}, {"size", config_blob.size}}},
+                   {"layers", {{{"mediaType", media::kDockerLayerGzip}, {"digest", blob.digest.str()}, {"size", blob.size}}}}};
+  auto base = std::make_shared<ts::MemoryImage>(dir.path() / "store", manifest.dump(), raw_config, "docker base");
+  LayerBlob layer = write_layer(store, {FileEntry::directory("a", 0755)}, {});
+  AppendedImage image(base, store, two_steps(layer));
+  Manifest m = image.manifest();
+  EXPECT_EQ(m.layers[0].media_type, media::kOciLayerGzip);
+  EXPECT_EQ(m.layers[0].digest, blob.digest) << "relabelling keeps the bytes";
+  json cfg = image.config();
+  int non_empty = 0;
+  for (const auto& h : cfg["history"]) non_empty += !h.value("empty_layer", false);
+  EXPECT_EQ(non_empty, 2) << "history entries must map onto the two layers";
+}
+
+TEST(AppendedImage, RefusesAConfigWhoseDiffIdsDoNotMatchTheLayers) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "appended-"));
+  auto base = ts::make_image(dir.path() / "base", "amd64", {{"one", "1"}});
+  json cfg = json::parse(base.image->raw_config());
+  cfg["rootfs"]["diff_ids"].push_back(sha256_of("extra").str());
+  auto broken = std::make_shared<ts::MemoryImage>(dir.path() / "base", base.image->raw_manifest(), cfg.dump(), "broken");
+  BlobStore store(dir.path() / "store");
+  LayerBlob layer = write_layer(store, {FileEntry::directory("a", 0755)}, {});
+  EXPECT_THROW(AppendedImage(broken, store, two_steps(layer)), trainpack::Error);
+}

@@ -1,0 +1,44 @@
+#include "builder/image_location.h"
+
+#include <gtest/gtest.h>
+
+#include "support/error.h"
+
+using namespace trainpack::builder;
+
+TEST(ImageLocation, ParsesLikeSkopeo) {
+  auto oci = parse_image_location("oci:/tmp/layout:v1");
+  ASSERT_TRUE(oci);
+  EXPECT_EQ(oci->kind, ImageLocation::Kind::kOciLayout);
+  EXPECT_EQ(oci->path, "/tmp/layout");
+  EXPECT_EQ(oci->ref, "v1");
+  EXPECT_EQ(oci->str(), "oci:/tmp/layout:v1");
+
+  auto untagged = parse_image_location("oci:relative/dir");
+  ASSERT_TRUE(untagged);
+  EXPECT_EQ(untagged->path, "relative/dir");
+  EXPECT_EQ(untagged->ref, "");
+
+  auto archive = parse_image_location_or_throw("docker-archive:/tmp/x.tar:127.0.0.1:5000/a/b:tag", "--output");
+  EXPECT_EQ(archive.kind, ImageLocation::Kind::kDockerArchive);
+  EXPECT_EQ(archive.path, "/tmp/x.tar");
+  EXPECT_EQ(archive.ref, "127.0.0.1:5000/a/b:tag");
+
+  EXPECT_EQ(parse_image_location_or_throw("docker-archive:x.tar:trainer", "--output").ref, "trainer:latest");
+  EXPECT_EQ(parse_image_location_or_throw("docker-archive:x.tar:host:5000/trainer", "--output").ref,
+            "host:5000/trainer:latest");
+}
+
+TEST(ImageLocation, RejectsUnknownKindsAndEmptyPaths) {
+  EXPECT_FALSE(parse_image_location("python:3.11"));
+  EXPECT_FALSE(parse_image_location("docker://x"));
+  EXPECT_THROW(parse_image_location_or_throw("tarball:/x", "--output"), trainpack::Error);
+  EXPECT_THROW(parse_image_location_or_throw("oci:", "--output"), trainpack::Error);
+  try {
+    parse_image_location_or_throw("dir:/x", "--output");
+    FAIL();
+  } catch (const trainpack::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("dir:/x"), std::string::npos);
+    EXPECT_NE(e.hint().find("oci:DIR"), std::string::npos);
+  }
+}
