@@ -13,6 +13,7 @@
 #include "layers/oci_layout.h"
 #include "layers/rootfs_index.h"
 #include "support/error.h"
+#include "support/paths.h"
 
 namespace trainpack::builder {
 namespace fs = std::filesystem;
@@ -31,34 +32,17 @@ fs::path default_cache_dir() {
 
 namespace {
 
-std::string join(const std::string& a, const std::string& b) {
-  if (a.empty()) return b;
-  if (b.empty()) return a;
-  return a + "/" + b;
-}
-
 // "./a//b/." → "a/b"; "." → ""; keeps ".." so callers can refuse it.
 std::string clean_relative(std::string_view p) {
-  std::vector<std::string> parts;
-  std::string cur;
-  auto flush = [&] {
-    if (!cur.empty() && cur != ".") parts.push_back(cur);
-    cur.clear();
-  };
-  for (char c : p) {
-    if (c == '/') flush();
-    else cur += c;
-  }
-  flush();
   std::string out;
-  for (const auto& part : parts) out = join(out, part);
+  for (std::string_view part : path_components(p)) out = join_path(out, part);
   return out;
 }
 
 std::string image_path(std::string_view absolute_or_relative_to_workdir) {
   std::string_view p = absolute_or_relative_to_workdir;
   if (p.starts_with('/')) return clean_relative(p);
-  return join(clean_relative(kWorkdir), clean_relative(p));
+  return join_path(clean_relative(kWorkdir), clean_relative(p));
 }
 
 // Adds every ancestor directory of `path` that `entries` lacks: with the attributes it has in the image when it
@@ -122,7 +106,7 @@ FileEntries run_rm_entries(const RootfsIndex& index, const std::string& path) {
   std::string clean = clean_relative(path);
   auto slash = clean.rfind('/');
   std::string parent = slash == std::string::npos ? "" : index.resolve(clean.substr(0, slash));
-  std::string target = join(parent, slash == std::string::npos ? clean : clean.substr(slash + 1));
+  std::string target = join_path(parent, slash == std::string::npos ? clean : clean.substr(slash + 1));
   if (!index.find(target)) return {};
   FileEntries entries{FileEntry::whiteout(target)};
   add_parent_dirs(entries, index, target);

@@ -10,6 +10,8 @@
 #include <system_error>
 
 #include "support/error.h"
+#include "support/paths.h"
+#include "support/utf8.h"
 
 namespace trainpack::builder {
 
@@ -25,13 +27,7 @@ std::string normpath(std::string_view path) {
   std::size_t initial_slashes = 0;
   if (path.starts_with('/')) initial_slashes = (path.starts_with("//") && !path.starts_with("///")) ? 2 : 1;
   std::vector<std::string_view> comps;
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    std::size_t slash = path.find('/', start);
-    if (slash == std::string_view::npos) slash = path.size();
-    const std::string_view comp = path.substr(start, slash - start);
-    start = slash + 1;
-    if (comp.empty() || comp == ".") continue;
+  for (std::string_view comp : path_components(path)) {
     if (comp != ".." || (initial_slashes == 0 && comps.empty()) || (!comps.empty() && comps.back() == "..")) {
       comps.push_back(comp);
     } else if (!comps.empty()) {
@@ -82,18 +78,9 @@ std::string abspath(std::string_view path) {
 // ("../x", "a/../../x", and also "../pkg/x" which normpath would fold back into the package).
 bool climbs_out(std::string_view rel) {
   long depth = 0;
-  std::size_t start = 0;
-  while (start <= rel.size()) {
-    std::size_t slash = rel.find('/', start);
-    if (slash == std::string_view::npos) slash = rel.size();
-    const std::string_view comp = rel.substr(start, slash - start);
-    start = slash + 1;
-    if (comp.empty() || comp == ".") continue;
-    if (comp == "..") {
-      if (--depth < 0) return true;
-    } else {
-      ++depth;
-    }
+  for (std::string_view comp : path_components(rel)) {
+    if (comp != "..") ++depth;
+    else if (--depth < 0) return true;
   }
   return false;
 }
@@ -231,23 +218,8 @@ std::vector<std::u32string_view> split_on(std::u32string_view s, char32_t sep) {
 std::string to_bytes(std::u32string_view s) {
   std::string out;
   for (const char32_t c : s) {
-    if (c >= 0xDC80 && c <= 0xDCFF) {
-      out += static_cast<char>(c - 0xDC00);  // an undecodable byte
-    } else if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | (c >> 12));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (c >> 18));
-      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
+    if (c >= 0xDC80 && c <= 0xDCFF) out += static_cast<char>(c - 0xDC00);  // an undecodable byte
+    else append_utf8(out, c);
   }
   return out;
 }

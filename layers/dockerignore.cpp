@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "support/error.h"
+#include "support/utf8.h"
 
 namespace trainpack::layers {
 namespace {
@@ -38,23 +39,6 @@ std::pair<char32_t, std::size_t> decode_rune(std::string_view s, std::size_t pos
   return {kRuneError, 1};
 }
 
-void append_utf8(std::string& out, char32_t r) {
-  if (r < 0x80) {
-    out += static_cast<char>(r);
-  } else if (r < 0x800) {
-    out += static_cast<char>(0xC0 | (r >> 6));
-    out += static_cast<char>(0x80 | (r & 0x3F));
-  } else if (r < 0x10000) {
-    out += static_cast<char>(0xE0 | (r >> 12));
-    out += static_cast<char>(0x80 | ((r >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (r & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (r >> 18));
-    out += static_cast<char>(0x80 | ((r >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((r >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (r & 0x3F));
-  }
-}
 
 std::u32string to_runes(std::string_view s) {
   std::u32string out;

@@ -10,6 +10,7 @@
 
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/paths.h"
 
 namespace trainpack::layers {
 namespace fs = std::filesystem;
@@ -33,7 +34,6 @@ std::string dir_name(const std::string& p) {
   auto s = p.rfind('/');
   return s == std::string::npos ? std::string() : p.substr(0, s);
 }
-std::string join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
 
 constexpr const char* kOpaque = ".wh..wh..opq";
 constexpr std::string_view kWhiteoutPrefix = ".wh.";
@@ -151,7 +151,7 @@ void RootfsIndex::apply(const LayerListing& layer) {
         it = entries_.erase(it);
       }
     } else if (name.starts_with(kWhiteoutPrefix)) {
-      erase_tree(join(dir_name(path), name.substr(kWhiteoutPrefix.size())));
+      erase_tree(join_path(dir_name(path), name.substr(kWhiteoutPrefix.size())));
     }
   }
   for (const auto& [path, info] : layer.entries) {
@@ -184,18 +184,8 @@ const PathInfo* RootfsIndex::find(std::string_view path) const {
 std::string RootfsIndex::resolve(std::string_view path) const {
   std::vector<std::string> todo;  // components still to walk, reversed
   auto push_components = [&todo](std::string_view p) {
-    std::vector<std::string> parts;
-    std::string cur;
-    for (char c : p) {
-      if (c == '/') {
-        if (!cur.empty()) parts.push_back(cur);
-        cur.clear();
-      } else {
-        cur += c;
-      }
-    }
-    if (!cur.empty()) parts.push_back(cur);
-    for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
+    auto parts = path_components(p);
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.emplace_back(*it);
   };
   push_components(path);
   std::string done;
@@ -203,12 +193,11 @@ std::string RootfsIndex::resolve(std::string_view path) const {
   while (!todo.empty()) {
     std::string c = todo.back();
     todo.pop_back();
-    if (c == ".") continue;
     if (c == "..") {
       done = dir_name(done);
       continue;
     }
-    std::string next = join(done, c);
+    std::string next = join_path(done, c);
     const PathInfo* info = find(next);
     if (info && info->type == PathInfo::Type::kSymlink) {
       if (++hops > 40) throw Error("too many levels of symbolic links resolving /" + std::string(path));

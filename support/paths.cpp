@@ -1,0 +1,27 @@
+#include "support/paths.h"
+
+namespace trainpack {
+
+std::vector<std::string_view> path_components(std::string_view path) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    std::string_view comp = path.substr(start, slash - start);
+    start = slash + 1;
+    if (!comp.empty() && comp != ".") out.push_back(comp);
+  }
+  return out;
+}
+
+std::string join_path(std::string_view a, std::string_view b) {
+  if (a.empty()) return std::string(b);
+  if (b.empty()) return std::string(a);
+  std::string out(a);
+  out += '/';
+  out += b;
+  return out;
+}
+
+}  // namespace trainpack

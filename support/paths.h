@@ -1,0 +1,15 @@
+#pragma once
+// Slash-separated path text, as images and Dockerfiles spell it (never the host's std::filesystem rules).
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainpack {
+
+// The components of `path`, skipping empty ones and "." ("./a//b/." → a, b); ".." is kept for the caller.
+std::vector<std::string_view> path_components(std::string_view path);
+
+// "a" + "/" + "b", where an empty side yields the other.
+std::string join_path(std::string_view a, std::string_view b);
+
+}  // namespace trainpack
