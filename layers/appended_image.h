@@ -38,6 +38,9 @@ class AppendedImage : public Image {
   const std::string& raw_config() const override { return config_; }
   std::filesystem::path blob_path(const Digest& digest) const override;
   std::string describe() const override { return "the built image"; }
+  std::optional<RemoteOrigin> remote_origin(const Digest& digest) const override {
+    return base_->remote_origin(digest);  // only the base's blobs have one
+  }
 
   const Image& base() const { return *base_; }
 

@@ -61,10 +61,19 @@ struct Platform {
 // Picks the manifest for `platform` from an index; throws Error listing what the index offers.
 const Descriptor& select_platform(const Index& index, const Platform& platform, std::string_view what);
 
+// Where a blob can be had remotely without moving its bytes through us: a registry push to the same registry can
+// mount it from this repository instead of uploading it.
+struct RemoteOrigin {
+  std::string registry;    // "127.0.0.1:5000", "us-docker.pkg.dev"
+  std::string repository;  // "base/python"
+};
+
 // One image, read-only. Sources implement it; sinks only read through it.
 class Image {
  public:
   virtual ~Image() = default;
+  // The registry repository that holds `digest`, when the image came from one (lets a push mount it).
+  virtual std::optional<RemoteOrigin> remote_origin(const Digest& digest) const { return std::nullopt; }
   virtual const std::string& raw_manifest() const = 0;
   virtual const std::string& raw_config() const = 0;
   // A local file holding the blob's exact bytes. Sources may materialise it lazily.
