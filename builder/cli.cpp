@@ -11,6 +11,7 @@
 #include "builder/build_plan.h"
 #include "builder/image_location.h"
 #include "builder/local_run_spec.h"
+#include "builder/progress.h"
 #include "layers/layer_writer.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -52,6 +53,7 @@ struct BuildFlags {
   std::string digest_file;
   int compression_level = 6;
   bool quiet = false;
+  bool verbose = false;
   bool dry_run = false;
 };
 
@@ -101,9 +103,10 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf) {
   req.gzip_level = bf.compression_level;
   req.dry_run = bf.dry_run;
 
-  std::function<void(const std::string&)> log;
-  if (!bf.quiet) log = [](const std::string& line) { std::cerr << line << "\n"; };
-  if (bf.dry_run && !bf.quiet) log = [](const std::string& line) { std::cout << line << "\n"; };
+  // A dry run's plan is the command's output (stdout); a build's progress goes to stderr.
+  Progress progress(bf.dry_run && !bf.quiet ? Progress::Mode::kPlain : Progress::detect(bf.quiet), bf.verbose,
+                    bf.dry_run ? std::cout : std::cerr);
+  auto log = [&progress](const std::string& line) { progress.line(line); };
   BuildResult result = run_build(req, log);
   if (bf.dry_run) {
     if (bf.format == "json") {
@@ -167,6 +170,7 @@ int run_cli(int argc, char** argv) {
   build->add_option("--digest-file", bf.digest_file, "Also write the manifest digest to this file");
   build->add_option("--compression-level", bf.compression_level, "gzip level for new layers, 1-9 (default 6)");
   build->add_flag("--quiet,-q", bf.quiet, "No progress lines on stderr");
+  build->add_flag("--verbose,-v", bf.verbose, "More detail in the progress lines");
   build->add_flag("--dry-run", bf.dry_run,
                   "Show the layers that would be built and the paths .dockerignore excludes; write nothing");
   // Like gcloud's flags: a repeated single-value flag takes the last value.

@@ -1,0 +1,81 @@
+#include "builder/progress.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ostream>
+
+namespace trainpack::builder {
+
+Progress::Mode Progress::detect(bool quiet) {
+  if (quiet) return Mode::kQuiet;
+  const char* ci = std::getenv("CI");
+  const char* term = std::getenv("TERM");
+  bool tty = ::isatty(STDERR_FILENO) && !(ci && *ci) && !(term && std::strcmp(term, "dumb") == 0);
+  return tty ? Mode::kLive : Mode::kPlain;
+}
+
+Progress::Progress(Mode mode, bool verbose, std::ostream& out) : mode_(mode), verbose_(verbose), out_(out) {}
+
+Progress::~Progress() { finish(); }
+
+void Progress::redraw_locked() {
+  // Move to the first live row, rewrite every row, clear what is left below.
+  if (drawn_) out_ << "\x1b[" << drawn_ << "F";
+  for (const auto& key : order_) out_ << "\x1b[2K" << rows_[key] << "\n";
+  out_ << "\x1b[J" << std::flush;
+  drawn_ = order_.size();
+}
+
+void Progress::line(const std::string& text) {
+  if (mode_ == Mode::kQuiet) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (mode_ == Mode::kLive && drawn_) {
+    out_ << "\x1b[" << drawn_ << "F\x1b[J" << text << "\n";
+    drawn_ = 0;
+    redraw_locked();
+    return;
+  }
+  out_ << text << "\n" << std::flush;
+}
+
+void Progress::detail(const std::string& text) {
+  if (verbose_) line(text);
+}
+
+void Progress::row(const std::string& key, const std::string& text, bool final) {
+  if (mode_ == Mode::kQuiet) return;
+  if (mode_ == Mode::kPlain) {
+    if (final) line(text);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!rows_.count(key)) order_.push_back(key);
+  rows_[key] = text;
+  redraw_locked();
+}
+
+void Progress::finish() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  order_.clear();
+  rows_.clear();
+  drawn_ = 0;  // rows stay on screen as their final state
+}
+
+std::string human_bytes(unsigned long long bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1000 && u < 4) {
+    v /= 1000;
+    ++u;
+  }
+  char buf[32];
+  if (u == 0) std::snprintf(buf, sizeof buf, "%llu B", bytes);
+  else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  return buf;
+}
+
+}  // namespace trainpack::builder

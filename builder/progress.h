@@ -1,0 +1,47 @@
+#pragma once
+// What a build tells the person watching: on a terminal, a live block of rows (one per layer being pushed) redrawn
+// in place under the log lines; elsewhere (CI, pipes, CI=true) plain log lines only, one per event; nothing with
+// --quiet. Thread-safe: upload workers report from their own threads.
+#include <iosfwd>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace trainpack::builder {
+
+class Progress {
+ public:
+  enum class Mode { kQuiet, kPlain, kLive };
+  // kLive only when stderr is a terminal, TERM is not "dumb" and CI is not set.
+  static Mode detect(bool quiet);
+
+  Progress(Mode mode, bool verbose, std::ostream& out);
+  ~Progress();
+
+  // A log line: printed above the live rows (kLive) or as is (kPlain).
+  void line(const std::string& text);
+  // Printed only with --verbose.
+  void detail(const std::string& text);
+  // Sets the live row `key` (kLive); in kPlain mode rows are not shown unless `final` (then printed as a line).
+  void row(const std::string& key, const std::string& text, bool final);
+  // Clears the live block (rows stay printed as they last were).
+  void finish();
+
+  Mode mode() const { return mode_; }
+
+ private:
+  void redraw_locked();
+  Mode mode_;
+  bool verbose_;
+  std::ostream& out_;
+  std::mutex mutex_;
+  std::vector<std::string> order_;
+  std::map<std::string, std::string> rows_;
+  std::size_t drawn_ = 0;  // rows currently on screen
+};
+
+// "1.2 MB", "512 B".
+std::string human_bytes(unsigned long long bytes);
+
+}  // namespace trainpack::builder
