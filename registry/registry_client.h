@@ -4,6 +4,17 @@
 // Bearer by fetching a token for the needed scopes (GET with Basic or anonymous, POST form with an identity token,
 // falling back to GET on 404/405) — and the request is retried. Tokens are cached per scope set and refreshed before
 // they expire. An auth failure is an Error naming the registry, the credential source and the identity tried.
+//
+// Details:
+//  - once a registry is known to want Basic, every request carries it; once its Bearer realm is known, requests get
+//    a token up front (cached by realm, service, credential and sorted scope set; a margin before expiry it is gone);
+//  - a new scope set is requested as the union of the new scopes first and the scopes already held (some registries
+//    honour only the first scope); a 401 that names more scopes is answered by one refetch and one retry;
+//  - a credential with a registrytoken is sent as Bearer directly, without any exchange;
+//  - realms must be https unless the registry itself is spoken to over http; realms that are private, loopback or
+//    link-local IP literals are refused unless they are the registry's own host (SSRF guard);
+//  - thread-safe: several uploads may share one client.
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,6 +22,7 @@
 
 #include "registry/credentials.h"
 #include "registry/http_client.h"
+#include "support/error.h"
 
 namespace trainpack::registry {
 
@@ -18,29 +30,63 @@ namespace trainpack::registry {
 std::string pull_scope(const std::string& repository);
 std::string push_scope(const std::string& repository);
 
+// What RegistryClient sends requests through: HttpClient::send, or a fake in tests.
+using HttpTransport = std::function<HttpResponse(const HttpRequest&)>;
+
+// An auth failure (401/403 that survived the exchange, a refused token request, a realm we will not talk to). It is
+// an Error like any other; callers that can do without (a cross-repository mount) may catch it specifically.
+class AuthError : public Error {
+ public:
+  AuthError(std::string cause, std::string hint, long status) : Error(std::move(cause), std::move(hint)), status_(status) {}
+  long status() const { return status_; }  // 401, 403, or 0 when no registry status applies
+
+ private:
+  long status_;
+};
+
+struct BearerToken;
+
 class RegistryClient {
  public:
   // `registry` as in Reference::registry; the API host and scheme are derived from it.
-  RegistryClient(HttpClient& http, Keychain& keychain, std::string registry);
+  RegistryClient(HttpClient& http, Keychain& keychain, std::string registry)
+      : RegistryClient([&http](const HttpRequest& r) { return http.send(r); }, keychain, registry,
+                       http.scheme_for(registry)) {}
+  // With an explicit transport and scheme ("http" or "https").
+  RegistryClient(HttpTransport transport, Keychain& keychain, std::string registry, std::string scheme);
+  ~RegistryClient();
 
   const std::string& registry() const { return registry_; }
   // "https://registry-1.docker.io" / "http://127.0.0.1:5000".
   std::string base_url() const;
 
   // Sends `request` (url relative to base_url when it starts with "/v2/") with auth for `scopes`. Returns the final
-  // response (any status); 401/403 after the auth exchange become an Error naming the credential used.
+  // response (any status); 401/403 after the auth exchange become an AuthError naming the credential used.
   HttpResponse send(HttpRequest request, const std::vector<std::string>& scopes);
 
+  // The credential send() would use for `scopes` (for messages such as "pushing as ...").
+  Credential credential_for(const std::vector<std::string>& scopes);
+
  private:
-  HttpClient& http_;
+  struct State;
+  std::string authorization(const Credential& credential, const std::vector<std::string>& scopes,
+                            const std::vector<std::string>& challenge_scopes, bool force);
+  BearerToken fetch_token(const Credential& credential, const std::string& realm, const std::string& service,
+                          const std::vector<std::string>& scopes);
+
+  HttpTransport transport_;
   Keychain& keychain_;
   std::string registry_;
+  std::string scheme_;
   std::mutex mutex_;
-  struct State;
   std::shared_ptr<State> state_;
 };
 
 // One-line message for a registry error response: parses {"errors":[{"code","message"}]} when JSON, else status.
 std::string describe_registry_error(const HttpResponse& response);
+
+// Realm check used by RegistryClient (exposed for tests): throws AuthError when `realm` may not be used for a
+// registry at `registry_host` spoken to with `registry_scheme`.
+void validate_realm(const std::string& realm, const std::string& registry_host, const std::string& registry_scheme);
 
 }  // namespace trainpack::registry

@@ -1,0 +1,163 @@
+#include "registry/auth_encoding.h"
+
+#include <cctype>
+#include <ctime>
+
+namespace trainpack::registry {
+
+namespace {
+constexpr char kStd[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr char kUrl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+std::string encode(std::string_view in, const char* alphabet, bool pad) {
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
+                 static_cast<unsigned char>(in[i + 2]);
+    out += alphabet[(v >> 18) & 63];
+    out += alphabet[(v >> 12) & 63];
+    out += alphabet[(v >> 6) & 63];
+    out += alphabet[v & 63];
+  }
+  size_t rest = in.size() - i;
+  if (rest == 1) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    out += alphabet[(v >> 18) & 63];
+    out += alphabet[(v >> 12) & 63];
+    if (pad) out += "==";
+  } else if (rest == 2) {
+    unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8);
+    out += alphabet[(v >> 18) & 63];
+    out += alphabet[(v >> 12) & 63];
+    out += alphabet[(v >> 6) & 63];
+    if (pad) out += '=';
+  }
+  return out;
+}
+
+int decode_char(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+' || c == '-') return 62;
+  if (c == '/' || c == '_') return 63;
+  return -1;
+}
+
+int digits(std::string_view s, size_t pos, size_t n) {
+  if (pos + n > s.size()) return -1;
+  int v = 0;
+  for (size_t i = pos; i < pos + n; ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return -1;
+    v = v * 10 + (s[i] - '0');
+  }
+  return v;
+}
+}  // namespace
+
+std::string base64_encode(std::string_view bytes) { return encode(bytes, kStd, true); }
+std::string base64url_encode(std::string_view bytes) { return encode(bytes, kUrl, false); }
+
+std::optional<std::string> base64_decode(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  size_t pads = 0;
+  while (!text.empty() && text.back() == '=') {
+    text.remove_suffix(1);
+    if (++pads > 2) return std::nullopt;
+  }
+  if (text.size() % 4 == 1) return std::nullopt;
+  std::string out;
+  out.reserve(text.size() * 3 / 4);
+  unsigned acc = 0;
+  int bits = 0;
+  for (char c : text) {
+    int v = decode_char(c);
+    if (v < 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+std::string percent_encode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += ch;
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string form_encode(const std::vector<std::pair<std::string, std::string>>& fields) {
+  std::string out;
+  for (const auto& [k, v] : fields) {
+    if (!out.empty()) out += '&';
+    out += percent_encode(k);
+    out += '=';
+    out += percent_encode(v);
+  }
+  return out;
+}
+
+std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view s) {
+  // YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)
+  int year = digits(s, 0, 4), mon = digits(s, 5, 2), day = digits(s, 8, 2);
+  int hour = digits(s, 11, 2), min = digits(s, 14, 2), sec = digits(s, 17, 2);
+  if (year < 0 || mon < 1 || mon > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || min < 0 || min > 59 ||
+      sec < 0 || sec > 60 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
+      s[13] != ':' || s[16] != ':')
+    return std::nullopt;
+  size_t pos = 19;
+  std::chrono::nanoseconds frac{0};
+  if (pos < s.size() && s[pos] == '.') {
+    ++pos;
+    long long scale = 100000000;
+    size_t start = pos;
+    while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) {
+      frac += std::chrono::nanoseconds((s[pos] - '0') * scale);
+      scale /= 10;
+      ++pos;
+    }
+    if (pos == start) return std::nullopt;
+  }
+  if (pos >= s.size()) return std::nullopt;
+  long offset_seconds = 0;
+  if (s[pos] == 'Z' || s[pos] == 'z') {
+    ++pos;
+  } else if (s[pos] == '+' || s[pos] == '-') {
+    int oh = digits(s, pos + 1, 2), om = digits(s, pos + 4, 2);
+    if (oh < 0 || om < 0 || s[pos + 3] != ':') return std::nullopt;
+    offset_seconds = (oh * 3600L + om * 60L) * (s[pos] == '-' ? -1 : 1);
+    pos += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (pos != s.size()) return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = year - 1900;
+  tm.tm_mon = mon - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = min;
+  tm.tm_sec = sec;
+  std::time_t t = ::timegm(&tm);
+  auto tp = std::chrono::system_clock::from_time_t(t - offset_seconds);
+  return tp + std::chrono::duration_cast<std::chrono::system_clock::duration>(frac);
+}
+
+}  // namespace trainpack::registry

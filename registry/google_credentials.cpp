@@ -1,0 +1,709 @@
+#include "registry/google_credentials.h"
+
+#include <curl/curl.h>
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "registry/auth_encoding.h"
+#include "support/error.h"
+
+namespace trainpack::registry {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string getenv_str(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string header_of(const HttpResponse& r, std::string_view name) {
+  std::string n = lower(std::string(name));
+  for (const auto& [k, v] : r.headers)
+    if (lower(k) == n) return v;
+  return {};
+}
+
+std::string one_line(std::string s, size_t max = 200) {
+  for (auto& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  if (s.size() > max) s = s.substr(0, max) + "...";
+  return s;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  return s.substr(i);
+}
+
+// "https://oauth2.googleapis.com/token" → "oauth2.googleapis.com/token" (no query: it may hold secrets).
+std::string endpoint_label(const std::string& url) {
+  std::string s = url;
+  if (size_t p = s.find("://"); p != std::string::npos) s = s.substr(p + 3);
+  if (size_t q = s.find_first_of("?#"); q != std::string::npos) s.resize(q);
+  return s;
+}
+
+std::string read_text_file(const fs::path& path, const std::string& what) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error("cannot read " + what + " " + path.string(), "check the path and its permissions");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+json parse_json_file(const fs::path& path, const std::string& what) {
+  std::string text = read_text_file(path, what);
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    throw Error(what + " " + path.string() + " is not a JSON object", "point it at a Google credentials JSON file");
+  return j;
+}
+
+std::string str_field(const json& j, const char* name) {
+  auto it = j.find(name);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<long long> number_field(const json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  if (it->is_number()) return it->get<long long>();
+  if (it->is_string()) {
+    try {
+      size_t used = 0;
+      const std::string& s = it->get_ref<const std::string&>();
+      long long v = std::stoll(s, &used);
+      if (used == s.size()) return v;
+    } catch (...) {
+    }
+  }
+  return std::nullopt;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const auto& s : v) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+// {"error":"invalid_grant","error_description":"..."} or {"error":{"code":..,"message":..,"status":..}}.
+std::pair<std::string, std::string> google_error(const std::string& body) {
+  json j = json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return {};
+  auto it = j.find("error");
+  if (it == j.end()) return {};
+  if (it->is_string()) return {it->get<std::string>(), str_field(j, "error_description")};
+  if (it->is_object()) return {str_field(*it, "status"), str_field(*it, "message")};
+  return {};
+}
+
+std::string describe_failure(const HttpResponse& r) {
+  auto [code, desc] = google_error(r.body);
+  std::string out = "HTTP " + std::to_string(r.status);
+  if (!code.empty()) out += ", " + code;
+  if (!desc.empty()) out += ": " + one_line(desc);
+  return out;
+}
+
+GoogleAccessToken parse_access_token(const HttpResponse& r, std::chrono::system_clock::time_point now,
+                                     const std::string& what) {
+  json j = json::parse(r.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    throw Error(what + " answered with something that is not JSON", "try again; if it persists, report it");
+  GoogleAccessToken t;
+  t.token = str_field(j, "access_token");
+  if (t.token.empty()) t.token = str_field(j, "accessToken");
+  if (t.token.empty()) throw Error(what + " answered without an access token", "try again; if it persists, report it");
+  long long expires_in = number_field(j, "expires_in").value_or(3600);
+  t.expires_at = now + std::chrono::seconds(std::max<long long>(expires_in, 0));
+  if (auto e = str_field(j, "expireTime"); !e.empty()) {
+    if (auto tp = parse_rfc3339(e)) t.expires_at = *tp;
+  }
+  return t;
+}
+
+struct EvpPkeyDeleter {
+  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
+};
+struct MdCtxDeleter {
+  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+struct BioDeleter {
+  void operator()(BIO* b) const { BIO_free(b); }
+};
+
+}  // namespace
+
+bool is_google_registry_host(std::string_view host_in) {
+  std::string host = lower(std::string(host_in));
+  if (size_t colon = host.find(':'); colon != std::string::npos) host.resize(colon);
+  if (host == "gcr.io" || ends_with(host, ".gcr.io")) return true;
+  if (ends_with(host, "-docker.pkg.dev")) return true;
+  if (host.rfind("docker.", 0) == 0 && ends_with(host, ".rep.pkg.dev")) return true;
+  return false;
+}
+
+std::string sign_jwt_rs256(std::string_view header_json, std::string_view claims_json,
+                           std::string_view private_key_pem) {
+  std::unique_ptr<BIO, BioDeleter> bio(BIO_new_mem_buf(private_key_pem.data(), static_cast<int>(private_key_pem.size())));
+  if (!bio) throw Error("out of memory while reading a private key");
+  std::unique_ptr<EVP_PKEY, EvpPkeyDeleter> key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+  if (!key)
+    throw Error("the private_key in the service-account key is not a PEM private key",
+                "download a new JSON key for the service account (gcloud iam service-accounts keys create)");
+  if (EVP_PKEY_base_id(key.get()) != EVP_PKEY_RSA)
+    throw Error("the private_key in the service-account key is not an RSA key", "download a new JSON key");
+  std::string signing_input = base64url_encode(header_json) + "." + base64url_encode(claims_json);
+  std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());
+  size_t sig_len = 0;
+  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, EVP_sha256(), nullptr, key.get()) != 1 ||
+      EVP_DigestSign(ctx.get(), nullptr, &sig_len, reinterpret_cast<const unsigned char*>(signing_input.data()),
+                     signing_input.size()) != 1)
+    throw Error("cannot sign a JWT with the service-account key", "download a new JSON key");
+  std::string sig(sig_len, '\0');
+  if (EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &sig_len,
+                     reinterpret_cast<const unsigned char*>(signing_input.data()), signing_input.size()) != 1)
+    throw Error("cannot sign a JWT with the service-account key", "download a new JSON key");
+  sig.resize(sig_len);
+  return signing_input + "." + base64url_encode(sig);
+}
+
+// ---- metadata transport ---------------------------------------------------------------------------------------------
+
+namespace {
+size_t curl_write(char* data, size_t size, size_t n, void* user) {
+  auto* body = static_cast<std::string*>(user);
+  size_t len = size * n;
+  if (body->size() + len > (1u << 20)) return 0;
+  body->append(data, len);
+  return len;
+}
+size_t curl_header(char* data, size_t size, size_t n, void* user) {
+  auto* headers = static_cast<std::vector<std::pair<std::string, std::string>>*>(user);
+  std::string line(data, size * n);
+  size_t colon = line.find(':');
+  if (colon != std::string::npos) headers->emplace_back(lower(trim(line.substr(0, colon))), trim(line.substr(colon + 1)));
+  return size * n;
+}
+}  // namespace
+
+HttpResponse metadata_http_get(const HttpRequest& request) {
+  CURL* curl = curl_easy_init();
+  if (!curl) throw Error("cannot initialise libcurl");
+  HttpResponse resp;
+  curl_slist* headers = nullptr;
+  for (const auto& [k, v] : request.headers) headers = curl_slist_append(headers, (k + ": " + v).c_str());
+  long timeout_ms = request.total_timeout ? static_cast<long>(request.total_timeout->count() * 1000) : 3000;
+  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
+  curl_easy_setopt(curl, CURLOPT_PROXY, "");
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, curl_write);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &resp.body);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, curl_header);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &resp.headers);
+  CURLcode rc = curl_easy_perform(curl);
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp.status);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  if (rc != CURLE_OK)
+    throw Error("the metadata server at " + endpoint_label(request.url) + " did not answer: " + curl_easy_strerror(rc));
+  resp.url = request.url;
+  return resp;
+}
+
+// ---- GoogleCredentials ----------------------------------------------------------------------------------------------
+
+GoogleCredentials::GoogleCredentials(std::string kind, std::string location, GoogleAdcOptions options)
+    : kind_(std::move(kind)), location_(std::move(location)), options_(std::move(options)) {
+  if (!options_.metadata_http) options_.metadata_http = metadata_http_get;
+  if (options_.scopes.empty()) options_.scopes = {kGoogleCloudPlatformScope};
+}
+
+GoogleCredentials::~GoogleCredentials() = default;
+
+std::string GoogleCredentials::describe() const { return "Google ADC (" + kind_ + " " + location_ + ")"; }
+
+std::string GoogleCredentials::account() { return {}; }
+
+std::chrono::system_clock::time_point GoogleCredentials::now() const {
+  return options_.clock ? options_.clock() : std::chrono::system_clock::now();
+}
+
+GoogleAccessToken GoogleCredentials::token() {
+  std::lock_guard lock(mutex_);
+  auto t = now();
+  if (cached_) {
+    // Refresh five minutes before expiry, but never more than half a lifetime early.
+    auto margin = std::chrono::minutes(5);
+    if (t + margin < cached_->expires_at) return *cached_;
+  }
+  GoogleAccessToken fresh = fetch();
+  auto lifetime = fresh.expires_at - t;
+  if (lifetime > std::chrono::minutes(10)) cached_ = fresh;  // short-lived tokens: ask again next time
+  else cached_.reset();
+  return fresh;
+}
+
+HttpResponse GoogleCredentials::post_form(const std::string& url, const std::string& body,
+                                          std::vector<std::pair<std::string, std::string>> headers) {
+  if (!options_.http) throw Error("internal error: no HTTP transport for Google token endpoints");
+  HttpRequest req;
+  req.method = "POST";
+  req.url = url;
+  req.headers = std::move(headers);
+  bool has_type = std::any_of(req.headers.begin(), req.headers.end(),
+                              [](const auto& h) { return lower(h.first) == "content-type"; });
+  if (!has_type) req.headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
+  req.body = body;
+  req.idempotent = true;  // token grants may be repeated
+  req.max_response_bytes = 1u << 20;
+  req.total_timeout = std::chrono::seconds(60);
+  HttpResponse r;
+  for (int attempt = 1;; ++attempt) {
+    r = options_.http(req);
+    auto [code, desc] = google_error(r.body);
+    bool transient = r.status >= 500 || code == "internal_failure" || code == "server_error" ||
+                     code == "temporarily_unavailable";
+    if (!transient || attempt >= 3) break;
+    std::this_thread::sleep_for(options_.retry_delay * attempt);
+  }
+  return r;
+}
+
+namespace {
+
+// ---- service_account --------------------------------------------------------------------------------------------
+
+class ServiceAccountCredentials : public GoogleCredentials {
+ public:
+  ServiceAccountCredentials(const json& j, const std::string& path, GoogleAdcOptions options)
+      : GoogleCredentials("service_account", path, std::move(options)) {
+    email_ = str_field(j, "client_email");
+    key_ = str_field(j, "private_key");
+    key_id_ = str_field(j, "private_key_id");
+    token_uri_ = str_field(j, "token_uri");
+    if (token_uri_.empty()) token_uri_ = kGoogleDefaultTokenUri;
+    if (email_.empty() || key_.empty())
+      throw Error("the service-account key " + path + " has no " + (email_.empty() ? "client_email" : "private_key"),
+                  "download a new JSON key: gcloud iam service-accounts keys create");
+  }
+  std::string account() override { return email_; }
+
+ protected:
+  GoogleAccessToken fetch() override {
+    auto t = now();
+    long long iat = std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+    json header = {{"alg", "RS256"}, {"typ", "JWT"}};
+    if (!key_id_.empty()) header["kid"] = key_id_;
+    json claims = {{"iss", email_},
+                   {"scope", join(options_.scopes, " ")},
+                   {"aud", token_uri_},
+                   {"iat", iat},
+                   {"exp", iat + 3600}};
+    std::string assertion = sign_jwt_rs256(header.dump(), claims.dump(), key_);
+    HttpResponse r = post_form(token_uri_, form_encode({{"grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"},
+                                                        {"assertion", assertion}}));
+    if (r.status != 200)
+      throw Error("the Google token endpoint " + endpoint_label(token_uri_) + " refused the service-account key of " +
+                      email_ + " (" + location_ + "): " + describe_failure(r),
+                  "check that the key is still valid (not deleted or disabled) and that the clock is right");
+    return parse_access_token(r, t, "the Google token endpoint " + endpoint_label(token_uri_));
+  }
+
+ private:
+  std::string email_, key_, key_id_, token_uri_;
+};
+
+// ---- authorized_user --------------------------------------------------------------------------------------------
+
+class AuthorizedUserCredentials : public GoogleCredentials {
+ public:
+  AuthorizedUserCredentials(const json& j, const std::string& path, GoogleAdcOptions options)
+      : GoogleCredentials("authorized_user", path, std::move(options)) {
+    client_id_ = str_field(j, "client_id");
+    client_secret_ = str_field(j, "client_secret");
+    refresh_token_ = str_field(j, "refresh_token");
+    token_uri_ = str_field(j, "token_uri");
+    if (token_uri_.empty()) token_uri_ = kGoogleDefaultTokenUri;
+    account_ = str_field(j, "account");
+    if (client_id_.empty() || client_secret_.empty() || refresh_token_.empty())
+      throw Error("the application-default credentials " + path + " lack " +
+                      (client_id_.empty() ? "client_id" : client_secret_.empty() ? "client_secret" : "refresh_token"),
+                  "run gcloud auth application-default login to create them again");
+  }
+  std::string account() override { return account_; }
+
+ protected:
+  GoogleAccessToken fetch() override {
+    auto t = now();
+    HttpResponse r = post_form(token_uri_, form_encode({{"grant_type", "refresh_token"},
+                                                        {"client_id", client_id_},
+                                                        {"client_secret", client_secret_},
+                                                        {"refresh_token", refresh_token_}}));
+    if (r.status != 200) {
+      auto [code, desc] = google_error(r.body);
+      if (code == "invalid_grant" || code == "invalid_rapt")
+        throw Error("Google refused the application-default credentials in " + location_ + " (" + code +
+                        (desc.empty() ? "" : ": " + one_line(desc)) + "): they have expired or were revoked",
+                    "run gcloud auth application-default login to log in again");
+      throw Error("the Google token endpoint " + endpoint_label(token_uri_) +
+                      " refused the application-default credentials in " + location_ + ": " + describe_failure(r),
+                  "run gcloud auth application-default login to log in again");
+    }
+    return parse_access_token(r, t, "the Google token endpoint " + endpoint_label(token_uri_));
+  }
+
+ private:
+  std::string client_id_, client_secret_, refresh_token_, token_uri_, account_;
+};
+
+// ---- external_account -------------------------------------------------------------------------------------------
+
+class ExternalAccountCredentials : public GoogleCredentials {
+ public:
+  ExternalAccountCredentials(const json& j, const std::string& path, GoogleAdcOptions options)
+      : GoogleCredentials("external_account", path, std::move(options)) {
+    audience_ = str_field(j, "audience");
+    subject_token_type_ = str_field(j, "subject_token_type");
+    token_url_ = str_field(j, "token_url");
+    if (token_url_.empty()) token_url_ = "https://sts.googleapis.com/v1/token";
+    impersonation_url_ = str_field(j, "service_account_impersonation_url");
+    client_id_ = str_field(j, "client_id");
+    client_secret_ = str_field(j, "client_secret");
+    if (auto it = j.find("service_account_impersonation"); it != j.end() && it->is_object())
+      lifetime_ = number_field(*it, "token_lifetime_seconds").value_or(3600);
+    auto src = j.find("credential_source");
+    if (src == j.end() || !src->is_object())
+      throw Error("the external_account credentials " + path + " have no credential_source",
+                  "create the file again with gcloud iam workload-identity-pools create-cred-config");
+    if (src->contains("executable"))
+      throw Error("the external_account credentials " + path +
+                      " use an executable credential source, which trainpack does not support",
+                  "use a file or URL credential source, a service-account key, or gcloud auth application-default login");
+    if (src->contains("environment_id"))
+      throw Error("the external_account credentials " + path + " use an " + str_field(*src, "environment_id") +
+                      " (AWS) credential source, which trainpack does not support",
+                  "use a file or URL credential source, a service-account key, or gcloud auth application-default login");
+    file_ = str_field(*src, "file");
+    url_ = str_field(*src, "url");
+    if (file_.empty() && url_.empty())
+      throw Error("the external_account credentials " + path + " have a credential_source without file or url",
+                  "create the file again with gcloud iam workload-identity-pools create-cred-config");
+    if (auto h = src->find("headers"); h != src->end() && h->is_object())
+      for (auto& [k, v] : h->items())
+        if (v.is_string()) url_headers_.emplace_back(k, v.get<std::string>());
+    if (auto f = src->find("format"); f != src->end() && f->is_object()) {
+      format_ = str_field(*f, "type");
+      field_ = str_field(*f, "subject_token_field_name");
+    }
+    if (format_.empty()) format_ = "text";
+    if (format_ != "text" && format_ != "json")
+      throw Error("the external_account credentials " + path + " use the unsupported subject token format \"" +
+                      format_ + "\"",
+                  "use format type text or json");
+    if (format_ == "json" && field_.empty())
+      throw Error("the external_account credentials " + path + " use format json without subject_token_field_name",
+                  "add subject_token_field_name to credential_source.format");
+    if (audience_.empty() || subject_token_type_.empty())
+      throw Error("the external_account credentials " + path + " lack " +
+                      (audience_.empty() ? "audience" : "subject_token_type"),
+                  "create the file again with gcloud iam workload-identity-pools create-cred-config");
+    // ".../serviceAccounts/NAME@PROJECT.iam.gserviceaccount.com:generateAccessToken"
+    if (size_t p = impersonation_url_.find("/serviceAccounts/"); p != std::string::npos) {
+      std::string rest = impersonation_url_.substr(p + 17);
+      email_ = rest.substr(0, rest.find(':'));
+    }
+  }
+  std::string account() override { return email_; }
+
+ protected:
+  std::string subject_token() {
+    std::string raw;
+    std::string from;
+    if (!file_.empty()) {
+      from = "the subject token file " + file_;
+      raw = read_text_file(file_, "the subject token file");
+    } else {
+      from = "the subject token URL " + endpoint_label(url_);
+      if (!options_.http) throw Error("internal error: no HTTP transport for Google token endpoints");
+      HttpRequest req;
+      req.url = url_;
+      req.headers = url_headers_;
+      req.max_response_bytes = 1u << 20;
+      req.total_timeout = std::chrono::seconds(30);
+      HttpResponse r = options_.http(req);
+      if (r.status != 200)
+        throw Error(from + " answered HTTP " + std::to_string(r.status) + " for " + location_,
+                    "check the credential_source of the external_account credentials");
+      raw = r.body;
+    }
+    std::string token;
+    if (format_ == "json") {
+      json j = json::parse(raw, nullptr, false);
+      if (!j.is_discarded() && j.is_object()) token = str_field(j, field_.c_str());
+      if (token.empty())
+        throw Error(from + " holds no JSON field \"" + field_ + "\"",
+                    "check credential_source.format in " + location_);
+    } else {
+      token = trim(raw);
+    }
+    if (token.empty()) throw Error(from + " is empty", "check the credential_source of " + location_);
+    return token;
+  }
+
+  GoogleAccessToken fetch() override {
+    auto t = now();
+    std::string subject = subject_token();
+    std::vector<std::pair<std::string, std::string>> headers;
+    if (!client_id_.empty() && !client_secret_.empty())
+      headers.emplace_back("Authorization", "Basic " + base64_encode(client_id_ + ":" + client_secret_));
+    std::string scope = impersonation_url_.empty() ? join(options_.scopes, " ") : kGoogleCloudPlatformScope;
+    HttpResponse r = post_form(token_url_,
+                               form_encode({{"grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"},
+                                            {"audience", audience_},
+                                            {"scope", scope},
+                                            {"requested_token_type", "urn:ietf:params:oauth:token-type:access_token"},
+                                            {"subject_token", subject},
+                                            {"subject_token_type", subject_token_type_}}),
+                               headers);
+    if (r.status != 200)
+      throw Error("the Google STS endpoint " + endpoint_label(token_url_) +
+                      " refused the external_account credentials in " + location_ + ": " + describe_failure(r),
+                  "check the workload identity pool provider and the subject token source");
+    GoogleAccessToken federated = parse_access_token(r, t, "the Google STS endpoint " + endpoint_label(token_url_));
+    if (impersonation_url_.empty()) return federated;
+    json body = {{"scope", options_.scopes}, {"lifetime", std::to_string(lifetime_) + "s"}};
+    HttpResponse ir = post_form(impersonation_url_, body.dump(),
+                                {{"Authorization", "Bearer " + federated.token}, {"Content-Type", "application/json"}});
+    if (ir.status != 200)
+      throw Error("impersonating " + (email_.empty() ? std::string("the service account") : email_) + " via " +
+                      endpoint_label(impersonation_url_) + " failed for " + location_ + ": " + describe_failure(ir),
+                  "grant the workload identity principal roles/iam.workloadIdentityUser on the service account");
+    return parse_access_token(ir, t, "the IAM credentials endpoint " + endpoint_label(impersonation_url_));
+  }
+
+ private:
+  std::string audience_, subject_token_type_, token_url_, impersonation_url_, client_id_, client_secret_;
+  std::string file_, url_, format_, field_, email_;
+  std::vector<std::pair<std::string, std::string>> url_headers_;
+  long long lifetime_ = 3600;
+};
+
+// ---- metadata server --------------------------------------------------------------------------------------------
+
+HttpRequest metadata_request(const std::string& host, const std::string& path, std::chrono::milliseconds timeout) {
+  HttpRequest req;
+  req.url = "http://" + host + path;
+  req.headers = {{"Metadata-Flavor", "Google"}};
+  req.follow_redirects = false;
+  req.max_response_bytes = 1u << 20;
+  req.total_timeout = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+  if (req.total_timeout->count() < 1) req.total_timeout = std::chrono::seconds(1);
+  return req;
+}
+
+class MetadataCredentials : public GoogleCredentials {
+ public:
+  MetadataCredentials(std::string host, GoogleAdcOptions options)
+      : GoogleCredentials("metadata server", host, std::move(options)), host_(std::move(host)) {}
+
+  std::string account() override {
+    std::lock_guard lock(account_mutex_);
+    if (!account_asked_) {
+      account_asked_ = true;
+      try {
+        HttpResponse r = options_.metadata_http(metadata_request(
+            host_, "/computeMetadata/v1/instance/service-accounts/default/email", options_.metadata_timeout));
+        if (r.status == 200 && header_of(r, "metadata-flavor") == "Google") account_ = one_line(trim(r.body), 320);
+      } catch (const std::exception&) {
+        // The email is for messages only.
+      }
+    }
+    return account_;
+  }
+
+ protected:
+  GoogleAccessToken fetch() override {
+    auto t = now();
+    HttpResponse r;
+    for (int attempt = 1;; ++attempt) {
+      try {
+        r = options_.metadata_http(metadata_request(
+            host_, "/computeMetadata/v1/instance/service-accounts/default/token", options_.metadata_timeout));
+      } catch (const Error& e) {
+        if (attempt >= std::max(1, options_.metadata_tries)) throw;
+        std::this_thread::sleep_for(options_.retry_delay);
+        continue;
+      }
+      if (r.status < 500 || attempt >= std::max(1, options_.metadata_tries)) break;
+      std::this_thread::sleep_for(options_.retry_delay);
+    }
+    if (header_of(r, "metadata-flavor") != "Google")
+      throw Error("the metadata server at " + host_ + " did not answer as a Google metadata server",
+                  "unset GCE_METADATA_HOST or point it at a real metadata server");
+    if (r.status != 200)
+      throw Error("the metadata server at " + host_ + " refused an access token: HTTP " + std::to_string(r.status) +
+                      (r.body.empty() ? "" : ": " + one_line(trim(r.body))),
+                  "check that the VM or workload has a service account attached");
+    return parse_access_token(r, t, "the metadata server at " + host_);
+  }
+
+ private:
+  std::string host_;
+  std::mutex account_mutex_;
+  bool account_asked_ = false;
+  std::string account_;
+};
+
+bool env_true(const char* name) {
+  std::string v = lower(getenv_str(name));
+  return !v.empty() && v != "0" && v != "false" && v != "no";
+}
+
+bool dmi_says_google() {
+  std::ifstream f("/sys/class/dmi/id/product_name");
+  std::string s;
+  std::getline(f, s);
+  return s.find("Google") != std::string::npos;
+}
+
+}  // namespace
+
+std::unique_ptr<GoogleCredentials> GoogleCredentials::from_file(const fs::path& path, GoogleAdcOptions options) {
+  json j = parse_json_file(path, "the Google credentials file");
+  std::string type = str_field(j, "type");
+  std::string p = path.string();
+  if (type == "service_account") return std::make_unique<ServiceAccountCredentials>(j, p, std::move(options));
+  if (type == "authorized_user") return std::make_unique<AuthorizedUserCredentials>(j, p, std::move(options));
+  if (type == "external_account") return std::make_unique<ExternalAccountCredentials>(j, p, std::move(options));
+  if (type.empty())
+    throw Error("the Google credentials file " + p + " has no \"type\"",
+                "use a service-account key or run gcloud auth application-default login");
+  throw Error("the Google credentials file " + p + " is of type " + type + ", which trainpack does not support",
+              "use a service_account key, authorized_user credentials (gcloud auth application-default login) or "
+              "external_account credentials with a file or URL source");
+}
+
+std::unique_ptr<GoogleCredentials> GoogleCredentials::from_metadata_server(std::string host, GoogleAdcOptions options) {
+  return std::make_unique<MetadataCredentials>(std::move(host), std::move(options));
+}
+
+std::unique_ptr<GoogleCredentials> GoogleCredentials::find_default(GoogleAdcOptions options) {
+  // 1. GOOGLE_APPLICATION_CREDENTIALS: named, so it must work.
+  std::string explicit_file = getenv_str("GOOGLE_APPLICATION_CREDENTIALS");
+  if (!explicit_file.empty()) {
+    std::error_code ec;
+    if (!fs::exists(explicit_file, ec))
+      throw Error("GOOGLE_APPLICATION_CREDENTIALS names " + explicit_file + ", which does not exist",
+                  "point it at a credentials JSON file or unset it");
+    return from_file(explicit_file, std::move(options));
+  }
+  // 2. gcloud's application-default credentials.
+  std::string config = getenv_str("CLOUDSDK_CONFIG");
+  fs::path dir;
+  if (!config.empty()) {
+    dir = config;
+  } else {
+    std::string home = getenv_str("HOME");
+    if (!home.empty()) dir = fs::path(home) / ".config" / "gcloud";
+  }
+  if (!dir.empty()) {
+    fs::path adc = dir / "application_default_credentials.json";
+    std::error_code ec;
+    if (fs::is_regular_file(adc, ec)) return from_file(adc, std::move(options));
+  }
+  // 3. The metadata server.
+  if (env_true("NO_GCE_CHECK")) return nullptr;
+  if (!options.metadata_http) options.metadata_http = metadata_http_get;
+  std::string host = getenv_str("GCE_METADATA_HOST");
+  if (host.empty()) host = getenv_str("GCE_METADATA_ROOT");
+  std::string ip = getenv_str("GCE_METADATA_IP");
+  bool overridden = !host.empty() || !ip.empty();
+  bool on_gce = dmi_says_google();
+  if (host.empty()) host = "metadata.google.internal";
+  std::vector<std::string> candidates{host};
+  if (!ip.empty() || on_gce) {
+    std::string i = ip.empty() ? "169.254.169.254" : ip;
+    if (i != host) candidates.push_back(i);
+  }
+  int tries = (overridden || on_gce) ? std::max(1, options.metadata_tries) : 1;
+  auto timeout = (overridden || on_gce) ? options.metadata_timeout
+                                        : std::min(options.metadata_timeout, std::chrono::milliseconds(1000));
+  for (const auto& c : candidates) {
+    for (int t = 0; t < tries; ++t) {
+      try {
+        HttpResponse r = options.metadata_http(metadata_request(c, "/", timeout));
+        if (header_of(r, "metadata-flavor") == "Google") return from_metadata_server(host, std::move(options));
+        break;  // something answered, and it is not a metadata server
+      } catch (const std::exception&) {
+        // not reachable: try again / next candidate
+      }
+    }
+  }
+  return nullptr;
+}
+
+// ---- GoogleAdcProvider --------------------------------------------------------------------------------------------
+
+GoogleAdcProvider::GoogleAdcProvider(GoogleAdcOptions options, std::function<bool(const std::string&)> applies_to)
+    : options_(std::move(options)), applies_to_(std::move(applies_to)) {}
+
+GoogleAdcProvider::GoogleAdcProvider(std::shared_ptr<GoogleCredentials> credentials,
+                                     std::function<bool(const std::string&)> applies_to)
+    : applies_to_(std::move(applies_to)), discovered_(true), credentials_(std::move(credentials)) {}
+
+std::optional<Credential> GoogleAdcProvider::find(const std::string& registry, const std::string& repository) {
+  bool applies = applies_to_ ? applies_to_(registry) : is_google_registry_host(registry);
+  if (!applies) return std::nullopt;
+  std::shared_ptr<GoogleCredentials> creds;
+  {
+    std::lock_guard lock(mutex_);
+    if (!discovered_) {
+      credentials_ = GoogleCredentials::find_default(options_);
+      discovered_ = true;
+    }
+    creds = credentials_;
+  }
+  if (!creds) return std::nullopt;
+  GoogleAccessToken token = creds->token();
+  Credential c;
+  c.username = "oauth2accesstoken";
+  c.password = token.token;
+  c.source = creds->describe();
+  c.identity = creds->account();
+  c.expires_at = token.expires_at;
+  return c;
+}
+
+}  // namespace trainpack::registry

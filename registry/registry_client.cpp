@@ -1,0 +1,468 @@
+#include "registry/registry_client.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "registry/auth_challenge.h"
+#include "registry/auth_encoding.h"
+#include "registry/google_credentials.h"
+#include "registry/token_cache.h"
+
+namespace trainpack::registry {
+
+namespace {
+
+constexpr std::uint64_t kTokenBodyCap = 1u << 20;
+constexpr auto kTokenTimeout = std::chrono::seconds(60);
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Header lookup without HttpResponse::header (names are stored lower-cased).
+std::vector<std::string> header_values(const HttpResponse& r, std::string_view name) {
+  std::vector<std::string> out;
+  std::string n = lower(std::string(name));
+  for (const auto& [k, v] : r.headers)
+    if (lower(k) == n) out.push_back(v);
+  return out;
+}
+
+std::string reason_phrase(long status) {
+  switch (status) {
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 413: return "Payload Too Large";
+    case 416: return "Range Not Satisfiable";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return {};
+  }
+}
+
+struct RegistryErrorItem {
+  std::string code, message;
+};
+
+std::vector<RegistryErrorItem> parse_errors(const std::string& body) {
+  std::vector<RegistryErrorItem> out;
+  size_t first = body.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || body[first] != '{') return out;
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return out;
+  auto it = j.find("errors");
+  if (it == j.end() || !it->is_array()) return out;
+  for (const auto& e : *it) {
+    if (!e.is_object()) continue;
+    RegistryErrorItem item;
+    if (auto c = e.find("code"); c != e.end() && c->is_string()) item.code = c->get<std::string>();
+    if (auto m = e.find("message"); m != e.end() && m->is_string()) item.message = m->get<std::string>();
+    if (!item.code.empty() || !item.message.empty()) out.push_back(std::move(item));
+  }
+  return out;
+}
+
+std::string one_line(std::string s, size_t max = 300) {
+  for (auto& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  if (s.size() > max) s = s.substr(0, max) + "...";
+  return s;
+}
+
+// "401 UNAUTHORIZED" (codes only) or "401 Unauthorized".
+std::string status_with_codes(const HttpResponse& r) {
+  auto errors = parse_errors(r.body);
+  std::string out = std::to_string(r.status);
+  std::string codes;
+  for (const auto& e : errors) {
+    if (e.code.empty() || codes.find(e.code) != std::string::npos) continue;
+    codes += codes.empty() ? " " : ", ";
+    codes += e.code;
+  }
+  if (!codes.empty()) return out + codes;
+  std::string reason = reason_phrase(r.status);
+  return reason.empty() ? out : out + " " + reason;
+}
+
+struct UrlParts {
+  std::string scheme, host, port, rest;  // host without brackets
+};
+
+std::optional<UrlParts> split_url(const std::string& url) {
+  size_t sep = url.find("://");
+  if (sep == std::string::npos) return std::nullopt;
+  UrlParts p;
+  p.scheme = lower(url.substr(0, sep));
+  size_t start = sep + 3;
+  size_t end = url.find_first_of("/?#", start);
+  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  p.rest = end == std::string::npos ? "" : url.substr(end);
+  if (size_t at = authority.rfind('@'); at != std::string::npos) authority = authority.substr(at + 1);
+  if (!authority.empty() && authority[0] == '[') {
+    size_t close = authority.find(']');
+    if (close == std::string::npos) return std::nullopt;
+    p.host = authority.substr(1, close - 1);
+    if (close + 1 < authority.size() && authority[close + 1] == ':') p.port = authority.substr(close + 2);
+  } else {
+    size_t colon = authority.rfind(':');
+    if (colon != std::string::npos) {
+      p.host = authority.substr(0, colon);
+      p.port = authority.substr(colon + 1);
+    } else {
+      p.host = authority;
+    }
+  }
+  p.host = lower(p.host);
+  if (p.host.empty()) return std::nullopt;
+  return p;
+}
+
+// "127.0.0.1:5000" → "127.0.0.1"; "[::1]:5000" → "::1".
+std::string host_without_port(const std::string& hostport) {
+  if (!hostport.empty() && hostport[0] == '[') {
+    size_t close = hostport.find(']');
+    return lower(hostport.substr(1, close == std::string::npos ? std::string::npos : close - 1));
+  }
+  size_t colon = hostport.find(':');
+  if (colon != std::string::npos && hostport.find(':', colon + 1) == std::string::npos)
+    return lower(hostport.substr(0, colon));
+  return lower(hostport);
+}
+
+enum class AddressKind { NotIp, Public, Loopback, Private, LinkLocal, Unspecified };
+
+AddressKind classify_ip(const std::string& host) {
+  unsigned char buf[16];
+  if (::inet_pton(AF_INET, host.c_str(), buf) == 1) {
+    if (buf[0] == 127) return AddressKind::Loopback;
+    if (buf[0] == 0) return AddressKind::Unspecified;
+    if (buf[0] == 10 || (buf[0] == 172 && (buf[1] & 0xf0) == 16) || (buf[0] == 192 && buf[1] == 168) ||
+        (buf[0] == 100 && (buf[1] & 0xc0) == 64))
+      return AddressKind::Private;
+    if (buf[0] == 169 && buf[1] == 254) return AddressKind::LinkLocal;
+    return AddressKind::Public;
+  }
+  if (::inet_pton(AF_INET6, host.c_str(), buf) == 1) {
+    static const unsigned char loop[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    static const unsigned char any[16] = {};
+    if (std::equal(buf, buf + 16, loop)) return AddressKind::Loopback;
+    if (std::equal(buf, buf + 16, any)) return AddressKind::Unspecified;
+    if ((buf[0] & 0xfe) == 0xfc) return AddressKind::Private;
+    if (buf[0] == 0xfe && (buf[1] & 0xc0) == 0x80) return AddressKind::LinkLocal;
+    // IPv4-mapped ::ffff:a.b.c.d
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (std::equal(buf, buf + 12, mapped)) {
+      char v4[INET_ADDRSTRLEN];
+      ::inet_ntop(AF_INET, buf + 12, v4, sizeof v4);
+      return classify_ip(v4);
+    }
+    return AddressKind::Public;
+  }
+  return AddressKind::NotIp;
+}
+
+std::string api_host(const std::string& registry) {
+  if (registry == "docker.io" || registry == "index.docker.io") return "registry-1.docker.io";
+  return registry;
+}
+
+// The repository a set of scopes is about: the first one with push, else the first repository scope.
+std::string repository_of(const std::vector<std::string>& scopes, bool* push = nullptr) {
+  std::string first;
+  for (const auto& s : scopes) {
+    auto item = parse_scope_item(s);
+    if (!item || item->type != "repository") continue;
+    bool has_push = std::find(item->actions.begin(), item->actions.end(), "push") != item->actions.end() ||
+                    std::find(item->actions.begin(), item->actions.end(), "*") != item->actions.end();
+    if (has_push) {
+      if (push) *push = true;
+      return item->name;
+    }
+    if (first.empty()) first = item->name;
+  }
+  if (push) *push = false;
+  return first;
+}
+
+std::string login_hint(const std::string& registry, bool google) {
+  if (google)
+    return "give trainpack Google credentials: gcloud auth application-default login, a service-account key in "
+           "GOOGLE_APPLICATION_CREDENTIALS, or gcloud auth configure-docker " +
+           registry;
+  return "log in first: docker login " + registry +
+         " (podman login and skopeo login work too; trainpack reads their credentials)";
+}
+
+void remove_header(HttpRequest& r, std::string_view name) {
+  std::string n = lower(std::string(name));
+  r.headers.erase(std::remove_if(r.headers.begin(), r.headers.end(),
+                                 [&](const auto& h) { return lower(h.first) == n; }),
+                  r.headers.end());
+}
+
+std::string basic_value(const std::string& user, const std::string& password) {
+  return "Basic " + base64_encode(user + ":" + password);
+}
+
+}  // namespace
+
+// ---- public helpers -----------------------------------------------------------------------------------------------
+
+std::string pull_scope(const std::string& repository) { return "repository:" + repository + ":pull"; }
+std::string push_scope(const std::string& repository) { return "repository:" + repository + ":pull,push"; }
+
+std::string describe_registry_error(const HttpResponse& response) {
+  auto errors = parse_errors(response.body);
+  std::string out = std::to_string(response.status);
+  if (errors.empty()) {
+    std::string reason = reason_phrase(response.status);
+    return reason.empty() ? out : out + " " + reason;
+  }
+  for (size_t i = 0; i < errors.size(); ++i) {
+    out += i == 0 ? " " : "; ";
+    const auto& e = errors[i];
+    out += e.code.empty() ? e.message : (e.message.empty() ? e.code : e.code + ": " + e.message);
+  }
+  return one_line(out);
+}
+
+void validate_realm(const std::string& realm, const std::string& registry_host, const std::string& registry_scheme) {
+  auto parts = split_url(realm);
+  if (!parts || (parts->scheme != "https" && parts->scheme != "http"))
+    throw AuthError(registry_host + " named a token realm that is not an http(s) URL: " + one_line(realm, 200),
+                    "the registry's WWW-Authenticate header is broken; report it to its operator", 0);
+  if (parts->scheme == "http" && registry_scheme != "http")
+    throw AuthError(registry_host + " named a plain-http token realm (" + one_line(realm, 200) +
+                        ") although it is spoken to over https",
+                    "trainpack sends credentials to token realms only over https", 0);
+  AddressKind kind = classify_ip(parts->host);
+  if (kind == AddressKind::Loopback || kind == AddressKind::Private || kind == AddressKind::LinkLocal ||
+      kind == AddressKind::Unspecified) {
+    std::string reg = host_without_port(registry_host);
+    bool same = reg == parts->host || (reg == "localhost" && kind == AddressKind::Loopback);
+    if (!same)
+      throw AuthError(registry_host + " named a token realm at the internal address " + parts->host +
+                          ", which trainpack refuses for a registry on another host",
+                      "the realm must be a public host or the registry's own address", 0);
+  }
+}
+
+// ---- RegistryClient -----------------------------------------------------------------------------------------------
+
+struct RegistryClient::State {
+  enum class Scheme { Unknown, Basic, Bearer };
+  Scheme scheme = Scheme::Unknown;
+  std::string realm, service;
+  TokenCache tokens;
+  std::map<std::string, std::vector<std::string>> held_scopes;  // credential fingerprint → scopes of latest token
+};
+
+RegistryClient::RegistryClient(HttpTransport transport, Keychain& keychain, std::string registry, std::string scheme)
+    : transport_(std::move(transport)),
+      keychain_(keychain),
+      registry_(std::move(registry)),
+      scheme_(std::move(scheme)),
+      state_(std::make_shared<State>()) {}
+
+RegistryClient::~RegistryClient() = default;
+
+std::string RegistryClient::base_url() const { return scheme_ + "://" + api_host(registry_); }
+
+Credential RegistryClient::credential_for(const std::vector<std::string>& scopes) {
+  return keychain_.resolve(registry_, repository_of(scopes));
+}
+
+BearerToken RegistryClient::fetch_token(const Credential& cred, const std::string& realm, const std::string& service,
+                                        const std::vector<std::string>& scopes) {
+  const bool google = is_google_registry_host(registry_);
+  bool push = false;
+  std::string repo = repository_of(scopes, &push);
+  std::string realm_host = split_url(realm) ? split_url(realm)->host : realm;
+  if (auto p = split_url(realm); p && !p->port.empty()) realm_host += ":" + p->port;
+
+  auto refused = [&](const HttpResponse& r) -> AuthError {
+    std::string action = repo.empty() ? "access" : (push ? "push to " : "pull from ") + repo;
+    std::string who = cred.anonymous() ? "anonymous access was refused"
+                                       : "authentication as " + cred.describe() + " failed";
+    return AuthError(registry_ + " denied " + action + ": " + who + " (token server " + realm_host + " answered " +
+                         status_with_codes(r) + ")",
+                     cred.anonymous() ? login_hint(registry_, google)
+                                      : "check the credentials and log in again: " +
+                                            (google ? std::string("gcloud auth application-default login")
+                                                    : "docker login " + registry_),
+                     r.status);
+  };
+  auto failed = [&](const HttpResponse& r) -> Error {
+    return Error("the token server " + realm_host + " of " + registry_ + " answered " + describe_registry_error(r),
+                 "try again later; if it persists, the registry's auth service is failing");
+  };
+
+  if (!cred.identity_token.empty()) {
+    HttpRequest post;
+    post.method = "POST";
+    post.url = realm;
+    post.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
+    std::vector<std::pair<std::string, std::string>> form{
+        {"grant_type", "refresh_token"}, {"refresh_token", cred.identity_token}, {"client_id", "trainpack"}};
+    if (!service.empty()) form.emplace_back("service", service);
+    if (!scopes.empty()) {
+      std::string joined;
+      for (const auto& s : scopes) joined += (joined.empty() ? "" : " ") + s;
+      form.emplace_back("scope", joined);
+    }
+    post.body = form_encode(form);
+    post.idempotent = true;
+    post.max_response_bytes = kTokenBodyCap;
+    post.total_timeout = kTokenTimeout;
+    HttpResponse r = transport_(post);
+    if (r.status >= 200 && r.status < 300)
+      return parse_token_response(r.body, std::chrono::system_clock::now(), "token server " + realm_host);
+    if (r.status == 401 || r.status == 403) throw refused(r);
+    if (r.status != 404 && r.status != 405) throw failed(r);
+    // No OAuth2 POST support: fall back to GET.
+  }
+
+  HttpRequest get;
+  get.url = realm + (realm.find('?') == std::string::npos ? "?" : "&");
+  std::vector<std::pair<std::string, std::string>> query;
+  if (!service.empty()) query.emplace_back("service", service);
+  for (const auto& s : scopes) query.emplace_back("scope", s);
+  query.emplace_back("client_id", "trainpack");
+  if (!cred.username.empty() && !cred.password.empty()) {
+    query.emplace_back("account", cred.username);
+    get.headers.emplace_back("Authorization", basic_value(cred.username, cred.password));
+  } else if (!cred.anonymous() && cred.identity_token.empty()) {
+    throw AuthError("the credential " + cred.describe() + " for " + registry_ +
+                        (cred.username.empty() ? " has no user name" : " has no password"),
+                    "log in again: docker login " + registry_, 0);
+  }
+  get.url += form_encode(query);
+  get.max_response_bytes = kTokenBodyCap;
+  get.total_timeout = kTokenTimeout;
+  HttpResponse r = transport_(get);
+  if (r.status >= 200 && r.status < 300)
+    return parse_token_response(r.body, std::chrono::system_clock::now(), "token server " + realm_host);
+  if (r.status == 401 || r.status == 403) throw refused(r);
+  throw failed(r);
+}
+
+std::string RegistryClient::authorization(const Credential& cred, const std::vector<std::string>& scopes,
+                                          const std::vector<std::string>& challenge_scopes, bool force) {
+  if (!cred.registry_token.empty()) return "Bearer " + cred.registry_token;
+  std::lock_guard lock(mutex_);
+  State& st = *state_;
+  switch (st.scheme) {
+    case State::Scheme::Unknown:
+      return {};
+    case State::Scheme::Basic:
+      if (cred.anonymous()) return {};
+      if (cred.username.empty() || cred.password.empty())
+        throw AuthError(registry_ + " asks for a user name and password (Basic auth), but the credential " +
+                            cred.describe() + (cred.username.empty() ? " has no user name" : " has no password"),
+                        "log in with a user name and password: docker login " + registry_, 0);
+      return basic_value(cred.username, cred.password);
+    case State::Scheme::Bearer:
+      break;
+  }
+  const std::string fp = credential_fingerprint(cred);
+  std::vector<std::string> wanted = union_scopes(challenge_scopes, scopes);
+  if (!force) {
+    if (auto t = st.tokens.find_covering(st.realm, st.service, fp, wanted)) return "Bearer " + *t;
+  }
+  // New scopes first, then what this credential already holds (one token keeps covering everything).
+  std::vector<std::string> request_scopes = union_scopes(wanted, st.held_scopes[fp]);
+  if (!force) {
+    if (auto t = st.tokens.get(TokenKey(st.realm, st.service, fp, request_scopes))) return "Bearer " + *t;
+  }
+  BearerToken bt = fetch_token(cred, st.realm, st.service, request_scopes);
+  st.tokens.put(TokenKey(st.realm, st.service, fp, request_scopes), bt);
+  st.held_scopes[fp] = request_scopes;
+  return "Bearer " + bt.token;
+}
+
+HttpResponse RegistryClient::send(HttpRequest request, const std::vector<std::string>& scopes) {
+  if (!request.url.empty() && request.url[0] == '/') request.url = base_url() + request.url;
+  remove_header(request, "Authorization");
+  bool push = false;
+  const std::string repo = repository_of(scopes, &push);
+  const bool google = is_google_registry_host(registry_);
+  Credential cred = keychain_.resolve(registry_, repo);
+
+  auto with_auth = [&](const std::string& auth) {
+    HttpRequest r = request;
+    if (!auth.empty()) r.headers.emplace_back("Authorization", auth);
+    return r;
+  };
+  auto denied = [&](const HttpResponse& r, const std::string& extra = {}) -> AuthError {
+    std::string action = repo.empty() ? "access" : (push ? "push to " : "pull from ") + repo;
+    std::string who = cred.anonymous() ? "anonymous access was refused"
+                                       : "authentication as " + cred.describe() + " failed";
+    std::string hint;
+    if (cred.anonymous()) {
+      hint = login_hint(registry_, google);
+    } else if (r.status == 403) {
+      hint = google ? cred.describe() + " needs roles/artifactregistry." + (push ? "writer" : "reader") +
+                          " on the repository (on GCE the VM's access scopes may also limit it)"
+                    : "check that " + (cred.identity.empty() ? cred.describe() : cred.identity) + " may " +
+                          (push ? "push to " : "pull from ") + (repo.empty() ? registry_ : repo) +
+                          ", or log in as someone who may: docker login " + registry_;
+    } else {
+      hint = google ? "refresh the credentials: gcloud auth application-default login (or check "
+                      "GOOGLE_APPLICATION_CREDENTIALS)"
+                    : "check the password or token and log in again: docker login " + registry_;
+    }
+    return AuthError(registry_ + " denied " + action + ": " + who + " (" + status_with_codes(r) + extra + ")", hint,
+                     r.status);
+  };
+
+  std::string auth = authorization(cred, scopes, {}, false);
+  HttpResponse resp = transport_(with_auth(auth));
+  if (resp.status != 401 && resp.status != 403) return resp;
+  if (resp.status == 403) throw denied(resp);
+
+  auto challenges = parse_www_authenticate(header_values(resp, "www-authenticate"));
+  const AuthChallenge* ch = pick_challenge(challenges);
+  if (!ch) throw denied(resp, challenges.empty() ? ", no WWW-Authenticate challenge" : ", no Basic or Bearer challenge");
+  if (!cred.registry_token.empty()) throw denied(resp, ", the registry token was not accepted");
+
+  std::string retry_auth;
+  if (ch->scheme == "basic") {
+    {
+      std::lock_guard lock(mutex_);
+      state_->scheme = State::Scheme::Basic;
+    }
+    if (cred.anonymous() || auth.rfind("Basic ", 0) == 0) throw denied(resp);
+    retry_auth = authorization(cred, scopes, {}, false);
+  } else {
+    std::string realm = ch->param("realm");
+    std::string service = ch->param("service");
+    if (realm.empty()) throw denied(resp, ", a Bearer challenge without a realm");
+    validate_realm(realm, registry_, scheme_);
+    {
+      std::lock_guard lock(mutex_);
+      if (state_->realm != realm || state_->service != service) state_->held_scopes.clear();
+      state_->scheme = State::Scheme::Bearer;
+      state_->realm = realm;
+      state_->service = service;
+    }
+    retry_auth = authorization(cred, scopes, split_scopes(ch->param("scope")), true);
+  }
+  HttpResponse again = transport_(with_auth(retry_auth));
+  if (again.status == 401 || again.status == 403) throw denied(again);
+  return again;
+}
+
+}  // namespace trainpack::registry
