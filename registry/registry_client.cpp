@@ -431,6 +431,14 @@ HttpResponse RegistryClient::send(HttpRequest request, const std::vector<std::st
   std::string auth = authorization(cred, scopes, {}, false);
   HttpResponse resp = transport_(with_auth(auth));
   if (resp.status != 401 && resp.status != 403) return resp;
+  // A 401/403 from another host (a redirect to storage) is not this registry's challenge to answer.
+  if (auto from = split_url(resp.url), to = split_url(request.url); from && to &&
+      (from->host != to->host || from->port != to->port || from->scheme != to->scheme))
+    throw AuthError(from->host + (from->port.empty() ? "" : ":" + from->port) + " (redirected to from " + registry_ +
+                        ") answered " + status_with_codes(resp),
+                    "the registry's storage refused the redirected request; try again, or report it to the "
+                    "registry's operator",
+                    resp.status);
   if (resp.status == 403) throw denied(resp);
 
   auto challenges = parse_www_authenticate(header_values(resp, "www-authenticate"));

@@ -543,3 +543,22 @@ TEST(RegistryAuth, DescribeRegistryError) {
   odd.status = 499;
   EXPECT_EQ(describe_registry_error(odd), "499");
 }
+
+TEST(RegistryAuth, RefusalFromARedirectTargetIsNotAnsweredWithRegistryCredentials) {
+  Keychain k = keychain_with(user("testuser", "testpass"));
+  std::vector<HttpRequest> seen;
+  auto transport = [&](const HttpRequest& r) {
+    seen.push_back(r);
+    HttpResponse resp = json_response(403, "<Error>AccessDenied</Error>");
+    resp.url = "https://storage.example.com/blob?sig=x";
+    return resp;
+  };
+  RegistryClient c(transport, k, "reg.example.com", "https");
+  try {
+    c.send(get("/v2/a/blobs/sha256:00"), {pull_scope("a")});
+    FAIL() << "expected AuthError";
+  } catch (const AuthError& e) {
+    EXPECT_EQ(std::string(e.what()), "storage.example.com (redirected to from reg.example.com) answered 403 Forbidden");
+  }
+  EXPECT_EQ(seen.size(), 1u);
+}
