@@ -1,16 +1,32 @@
 #pragma once
 // HTTP for registries and token endpoints, on libcurl (registry.md §3, §10):
-//  - one share handle per process (DNS, TLS sessions, connections), HTTP/2 where offered (off with http1_only);
-//  - proxies from the environment (libcurl's rules: https_proxy/HTTPS_PROXY, http_proxy, ALL_PROXY, NO_PROXY);
-//  - the system CA bundle, plus per-host CA and client certs from certs.d dirs ("<dir>/<host[:port]>/ca.crt",
-//    "client.cert", "client.key") and an extra CA file;
-//  - plain http only for localhost, 127.0.0.0/8, ::1 and the --insecure-registry list;
+//  - one share handle per client (make one HttpClient per process) sharing DNS and TLS sessions between threads;
+//    connections are reused through a pool of easy handles (libcurl does not support sharing its connection cache
+//    between concurrent threads). HTTP/2 where offered over TLS (off with http1_only; after an HTTP/2 error the
+//    remaining attempts of that request use HTTP/1.1). send() may be called from several threads at once;
+//  - proxies from the environment (libcurl's rules: https_proxy/HTTPS_PROXY, lower-case http_proxy only, ALL_PROXY,
+//    NO_PROXY), never for the GCE metadata server (metadata.google.internal, 169.254.169.254, $GCE_METADATA_HOST,
+//    $GCE_METADATA_IP);
+//  - the system CA bundle, plus an extra CA file, plus per-host entries of certs.d dirs (Docker's layout):
+//    "<dir>/<host[:port]>/*.crt" are CAs, "*.cert" + same-named "*.key" a client certificate (one without the
+//    other is an Error). <host[:port]> is the URL's authority as written ("127.0.0.1:5000", "gcr.io");
+//  - plain http only for localhost, 127.0.0.0/8, ::1 and the --insecure-registry list (and the metadata server):
+//    send() refuses other http:// URLs, and redirects from https to such a URL;
 //  - stall detection (bytes/second over a window) instead of a total timeout for blob transfers;
-//  - retries of idempotent requests on network errors and 408/429/500/502/503/504 with exponential backoff and
-//    jitter, honouring Retry-After (seconds or HTTP-date);
-//  - redirects followed by hand (max 10), relative Location resolved against the current URL, 307/308 keep method
-//    and body, and the Authorization header is never sent to another scheme, host or port.
-// Secrets in headers never appear in errors or logs.
+//  - retries of idempotent requests on network errors (connection refused/reset, send/receive errors, HTTP/2
+//    stream errors, short bodies, stalls, empty replies) and 408/429/500/502/503/504, with exponential backoff
+//    (initial_backoff doubling, + up to 25% jitter, capped by max_backoff) or Retry-After (seconds or HTTP-date,
+//    also capped by max_backoff). A non-idempotent request is only retried when its connection was refused (it was
+//    never sent). Every retry starts again from the request's URL, never from a redirect target;
+//  - redirects followed by hand (max 10): Location resolved (RFC 3986) against the URL that answered; 301, 302,
+//    307 and 308 keep method and body (a POST never becomes a GET), 303 turns anything but HEAD into a body-less
+//    GET; Authorization is sent only while scheme, host and port equal the request's own URL;
+//  - bodies: Content-Length always (0 for PUT/POST/PATCH without a body), never chunked, no "Expect: 100-continue";
+//    file bodies are streamed and rewound as needed. Caller headers Content-Length, Transfer-Encoding and Expect are
+//    ignored; "Accept-Encoding: identity" is sent unless the caller gives one; POST gets no default Content-Type.
+// Errors are one line: "<METHOD> <url without query> failed after N attempts: <curl's error>", with a hint.
+// Secrets never appear in errors or logs: no header values, no query strings. TRAINPACK_DEBUG_HTTP=1 prints one
+// line per request and retry to stderr (method, URL without query, status).
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -25,7 +41,7 @@ namespace trainpack::registry {
 
 struct HttpOptions {
   std::vector<std::string> insecure_hosts;  // "host" or "host:port": spoken to over plain http
-  std::filesystem::path ca_file;            // extra CA bundle (PEM), added to the system's
+  std::filesystem::path ca_file;            // extra CA bundle (PEM), added to the system's; unreadable: Error
   std::vector<std::filesystem::path> certs_dirs{"/etc/docker/certs.d", "/etc/containers/certs.d"};
   bool http1_only = false;
   int max_attempts = 5;
@@ -46,8 +62,9 @@ struct HttpRequest {
   bool follow_redirects = true;
   bool idempotent = true;                             // retried on failures; POST should say false
   std::uint64_t max_response_bytes = 4u << 20;        // cap for in-memory bodies; exceeding it is an Error
-  // When set, a 2xx response body is streamed here instead of kept in memory (blob downloads); on_restart is
-  // called before a retried attempt streams again, so the receiver can start over.
+  // When set, a 2xx response body is streamed here instead of kept in memory (blob downloads; no cap applies);
+  // other statuses keep their body in memory. on_restart is called before a retried attempt when the sink already
+  // received bytes, so the receiver can start over. An exception thrown by the sink aborts send() and propagates.
   std::function<void(const char* data, std::size_t size)> sink;
   std::function<void()> on_restart;
   std::optional<std::chrono::seconds> total_timeout;  // token and metadata calls; none for blobs
@@ -58,6 +75,7 @@ struct HttpResponse {
   std::string url;  // the final URL after redirects
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased, in order received
   std::string body;                                           // empty when streamed to a sink
+  int http_version = 0;                                       // 10, 11, 20: the protocol of the final response
 
   // First value of a header (case-insensitive), or empty.
   std::string header(std::string_view name) const;
@@ -72,11 +90,13 @@ class HttpClient {
   HttpClient& operator=(const HttpClient&) = delete;
 
   // Sends with retries and redirects. Returns the final response whatever its status (callers decide what a 4xx
-  // means); throws Error only when no response could be had (network failure after the last attempt, TLS error,
-  // too many redirects, body over the cap).
+  // means; after the last attempt a retryable status is returned too); throws Error only when no response could be
+  // had (network failure after the last attempt, TLS error, too many redirects, body over the cap, refused plain
+  // http, unreadable body file or certs.d entry).
   HttpResponse send(const HttpRequest& request);
 
-  // "http" for localhost, 127.0.0.0/8, ::1 and insecure hosts, else "https".
+  // "http" for localhost, 127.0.0.0/8, ::1 and insecure hosts, else "https". `host` is "host" or "host:port"
+  // ("[v6]:port"); an insecure_hosts entry without a port covers every port of that host.
   std::string scheme_for(const std::string& host) const;
   const HttpOptions& options() const { return options_; }
 

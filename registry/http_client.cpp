@@ -1,0 +1,953 @@
+// HttpClient on libcurl (see http_client.h for the contract; registry.md §3 and §10 for the reasons).
+//
+// Structure: send() = attempts (retries with backoff) × hops (manual redirects) × one curl_easy_perform each.
+// A retry always starts again from the request's own URL, never from a redirect target: presigned storage URLs are
+// short-lived and method-bound, the registry hands out a fresh one.
+//
+// Sharing: the CURLSH shares the DNS cache and TLS sessions between all transfers, with one mutex per lock kind
+// (transfers run on several threads). Connections are reused through a pool of easy handles rather than through
+// CURL_LOCK_DATA_CONNECT, which libcurl documents as unsupported across concurrent threads; an idle handle keeps its
+// live connections across curl_easy_reset().
+#include "registry/http_client.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <random>
+#include <system_error>
+#include <thread>
+
+#include "support/error.h"
+
+#if LIBCURL_VERSION_NUM < 0x074d00
+#error "trainpack needs libcurl >= 7.77 (CURLOPT_CAINFO_BLOB)"
+#endif
+
+namespace trainpack::registry {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' || s.front() == '\n')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// RFC 3986 parsing (appendix B) and reference resolution (§5.2).
+
+struct UriParts {
+  std::string scheme, authority, path, query, fragment;
+  bool has_scheme = false, has_authority = false, has_query = false, has_fragment = false;
+};
+
+UriParts split_uri(std::string_view s) {
+  UriParts u;
+  // scheme: [^:/?#]+ followed by ':'
+  std::size_t i = s.find_first_of(":/?#");
+  if (i != std::string_view::npos && i > 0 && s[i] == ':') {
+    u.has_scheme = true;
+    u.scheme = std::string(s.substr(0, i));
+    s.remove_prefix(i + 1);
+  }
+  if (s.substr(0, 2) == "//") {
+    s.remove_prefix(2);
+    std::size_t end = s.find_first_of("/?#");
+    u.has_authority = true;
+    u.authority = std::string(s.substr(0, end));
+    s.remove_prefix(end == std::string_view::npos ? s.size() : end);
+  }
+  std::size_t end = s.find_first_of("?#");
+  u.path = std::string(s.substr(0, end));
+  s.remove_prefix(end == std::string_view::npos ? s.size() : end);
+  if (!s.empty() && s.front() == '?') {
+    s.remove_prefix(1);
+    end = s.find('#');
+    u.has_query = true;
+    u.query = std::string(s.substr(0, end));
+    s.remove_prefix(end == std::string_view::npos ? s.size() : end);
+  }
+  if (!s.empty() && s.front() == '#') {
+    u.has_fragment = true;
+    u.fragment = std::string(s.substr(1));
+  }
+  return u;
+}
+
+// §5.2.4
+std::string remove_dot_segments(std::string in) {
+  std::string out;
+  while (!in.empty()) {
+    if (in.rfind("../", 0) == 0) {
+      in.erase(0, 3);
+    } else if (in.rfind("./", 0) == 0) {
+      in.erase(0, 2);
+    } else if (in.rfind("/./", 0) == 0) {
+      in.erase(0, 2);
+    } else if (in == "/.") {
+      in = "/";
+    } else if (in.rfind("/../", 0) == 0 || in == "/..") {
+      in = in.size() == 3 ? "/" : in.substr(3);
+      std::size_t slash = out.rfind('/');
+      out.erase(slash == std::string::npos ? 0 : slash);
+    } else if (in == "." || in == "..") {
+      in.clear();
+    } else {
+      std::size_t start = in.front() == '/' ? 1 : 0;
+      std::size_t next = in.find('/', start);
+      if (next == std::string::npos) next = in.size();
+      out += in.substr(0, next);
+      in.erase(0, next);
+    }
+  }
+  return out;
+}
+
+std::string recompose(const UriParts& u) {
+  std::string r;
+  if (u.has_scheme) r += u.scheme + ":";
+  if (u.has_authority) r += "//" + u.authority;
+  r += u.path;
+  if (u.has_query) r += "?" + u.query;
+  if (u.has_fragment) r += "#" + u.fragment;
+  return r;
+}
+
+// Scheme, host and port of an absolute http(s) URL; the port is made explicit so that "https://h" and
+// "https://h:443" compare equal.
+struct Origin {
+  std::string scheme, host, port;
+  std::string authority;  // host[:port] as written (no userinfo), host lower-cased: the certs.d directory name
+  bool operator==(const Origin&) const = default;
+};
+
+std::optional<Origin> origin_of(const std::string& url) {
+  UriParts u = split_uri(url);
+  if (!u.has_scheme || !u.has_authority) return std::nullopt;
+  Origin o;
+  o.scheme = lower(u.scheme);
+  std::string auth = u.authority;
+  if (std::size_t at = auth.rfind('@'); at != std::string::npos) auth.erase(0, at + 1);
+  std::string host = auth, port;
+  if (!auth.empty() && auth.front() == '[') {
+    std::size_t close = auth.find(']');
+    if (close == std::string::npos) return std::nullopt;
+    host = auth.substr(0, close + 1);
+    if (close + 1 < auth.size()) {
+      if (auth[close + 1] != ':') return std::nullopt;
+      port = auth.substr(close + 2);
+    }
+  } else if (std::size_t colon = auth.rfind(':'); colon != std::string::npos) {
+    host = auth.substr(0, colon);
+    port = auth.substr(colon + 1);
+  }
+  if (host.empty()) return std::nullopt;
+  o.host = lower(host);
+  o.authority = port.empty() ? o.host : o.host + ":" + port;
+  if (port.empty()) port = o.scheme == "https" ? "443" : o.scheme == "http" ? "80" : "";
+  o.port = port;
+  return o;
+}
+
+// For messages: the URL without query and fragment (presigned URLs carry their signature there).
+std::string redact(const std::string& url) {
+  std::size_t q = url.find_first_of("?#");
+  return q == std::string::npos ? url : url.substr(0, q) + "?…";
+}
+
+std::string host_only(const std::string& host_port) {
+  if (!host_port.empty() && host_port.front() == '[') {
+    std::size_t close = host_port.find(']');
+    return close == std::string::npos ? host_port : host_port.substr(1, close - 1);
+  }
+  std::size_t colon = host_port.find(':');
+  if (colon != std::string::npos && host_port.find(':', colon + 1) != std::string::npos) return host_port;  // bare IPv6
+  return colon == std::string::npos ? host_port : host_port.substr(0, colon);
+}
+
+bool is_loopback(const std::string& host) {
+  std::string h = lower(host);
+  if (h == "localhost" || h == "::1") return true;
+  // 127.0.0.0/8 written as a dotted quad
+  int parts = 0;
+  std::size_t start = 0;
+  std::string first;
+  while (true) {
+    std::size_t dot = h.find('.', start);
+    std::string part = h.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (part.empty() || part.size() > 3 || !std::all_of(part.begin(), part.end(), ::isdigit) || std::stoi(part) > 255) {
+      return false;
+    }
+    if (parts == 0) first = part;
+    ++parts;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return parts == 4 && first == "127";
+}
+
+// The GCE metadata server: always reached directly, never through a proxy.
+bool is_metadata_host(const std::string& host) {
+  std::string h = lower(host);
+  if (h == "metadata.google.internal" || h == "metadata.google.internal." || h == "169.254.169.254") return true;
+  for (const char* var : {"GCE_METADATA_HOST", "GCE_METADATA_IP"}) {
+    const char* v = std::getenv(var);
+    if (v != nullptr && *v != '\0' && lower(host_only(v)) == h) return true;
+  }
+  return false;
+}
+
+bool retryable_status(long status) {
+  return status == 408 || status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
+}
+
+bool retryable_curl_code(CURLcode code) {
+  switch (code) {
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_GOT_NOTHING:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_redirect(long status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+std::string read_whole_file(const std::filesystem::path& p, const char* what) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) throw Error("cannot read " + std::string(what) + " " + p.string() + ": " + std::strerror(errno));
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+bool debug_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("TRAINPACK_DEBUG_HTTP");
+    return v != nullptr && *v != '\0' && std::string_view(v) != "0";
+  }();
+  return on;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// One transfer (one hop of one attempt).
+
+enum class BodyMode { kNone, kMemory, kFile };
+
+struct Transfer {
+  // request body
+  BodyMode body_mode = BodyMode::kNone;
+  const std::string* memory = nullptr;
+  std::FILE* file = nullptr;
+  std::uint64_t body_size = 0;
+  std::uint64_t offset = 0;
+
+  // response
+  long status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  std::uint64_t body_bytes = 0;
+  std::uint64_t cap = 0;
+  bool over_cap = false;
+
+  // what to do with the body: decided once the headers are in
+  const std::function<void(const char*, std::size_t)>* sink = nullptr;
+  bool follow_redirects = true;
+  bool sink_used = false;
+  std::exception_ptr sink_error;
+};
+
+std::size_t read_cb(char* buffer, std::size_t size, std::size_t nitems, void* userdata) {
+  auto* t = static_cast<Transfer*>(userdata);
+  std::size_t want = size * nitems;
+  if (t->offset >= t->body_size) return 0;
+  std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(want, t->body_size - t->offset));
+  if (t->body_mode == BodyMode::kMemory) {
+    std::memcpy(buffer, t->memory->data() + t->offset, n);
+  } else if (t->body_mode == BodyMode::kFile) {
+    std::size_t got = std::fread(buffer, 1, n, t->file);
+    if (got == 0) return CURL_READFUNC_ABORT;  // the file shrank or failed: never send a short body
+    n = got;
+  } else {
+    return 0;
+  }
+  t->offset += n;
+  return n;
+}
+
+int seek_cb(void* userdata, curl_off_t offset, int origin) {
+  auto* t = static_cast<Transfer*>(userdata);
+  if (origin != SEEK_SET || offset < 0 || static_cast<std::uint64_t>(offset) > t->body_size) return CURL_SEEKFUNC_FAIL;
+  if (t->body_mode == BodyMode::kFile && ::fseeko(t->file, static_cast<off_t>(offset), SEEK_SET) != 0) {
+    return CURL_SEEKFUNC_FAIL;
+  }
+  t->offset = static_cast<std::uint64_t>(offset);
+  return CURL_SEEKFUNC_OK;
+}
+
+std::size_t header_cb(char* buffer, std::size_t size, std::size_t nitems, void* userdata) {
+  auto* t = static_cast<Transfer*>(userdata);
+  std::size_t n = size * nitems;
+  std::string_view line(buffer, n);
+  if (line.rfind("HTTP/", 0) == 0) {
+    // A status line: a new response (after 1xx interim ones): start over.
+    t->headers.clear();
+    std::size_t sp = line.find(' ');
+    t->status = sp == std::string_view::npos ? 0 : std::strtol(std::string(line.substr(sp + 1, 3)).c_str(), nullptr, 10);
+    return n;
+  }
+  std::string_view content = trim(line);
+  if (content.empty()) return n;
+  if ((line.front() == ' ' || line.front() == '\t') && !t->headers.empty()) {  // obs-fold continuation
+    t->headers.back().second += " " + std::string(content);
+    return n;
+  }
+  std::size_t colon = content.find(':');
+  if (colon == std::string_view::npos) return n;
+  t->headers.emplace_back(lower(trim(content.substr(0, colon))), std::string(trim(content.substr(colon + 1))));
+  return n;
+}
+
+bool has_location(const Transfer& t) {
+  return std::any_of(t.headers.begin(), t.headers.end(),
+                     [](const auto& h) { return h.first == "location" && !h.second.empty(); });
+}
+
+std::size_t write_cb(char* data, std::size_t size, std::size_t nmemb, void* userdata) {
+  auto* t = static_cast<Transfer*>(userdata);
+  std::size_t n = size * nmemb;
+  if (t->status >= 200 && t->status < 300 && t->sink != nullptr && *t->sink) {
+    try {
+      t->sink_used = true;
+      (*t->sink)(data, n);
+    } catch (...) {
+      t->sink_error = std::current_exception();
+      return 0;  // abort the transfer
+    }
+    t->body_bytes += n;
+    return n;
+  }
+  if (t->follow_redirects && is_redirect(t->status) && has_location(*t)) return n;  // drained, not kept
+  if (t->body_bytes + n > t->cap) {
+    t->over_cap = true;
+    return 0;
+  }
+  t->body.append(data, n);
+  t->body_bytes += n;
+  return n;
+}
+
+// A curl_slist owner.
+struct HeaderList {
+  curl_slist* list = nullptr;
+  ~HeaderList() { curl_slist_free_all(list); }
+  void add(const std::string& line) {
+    curl_slist* l = curl_slist_append(list, line.c_str());
+    if (l == nullptr) throw Error("out of memory building an HTTP request");
+    list = l;
+  }
+};
+
+struct FileCloser {
+  void operator()(std::FILE* f) const {
+    if (f != nullptr) std::fclose(f);
+  }
+};
+
+struct HopResult {
+  CURLcode code = CURLE_OK;
+  std::string curl_error;  // libcurl's error buffer (or strerror)
+  long status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  bool sink_used = false;  // the sink received bytes
+  int http_version = 0;
+};
+
+struct TlsConfig {
+  std::string ca_blob;  // system bundle + extra CAs; empty: libcurl's defaults
+  std::string client_cert, client_key;
+};
+
+}  // namespace
+
+// -----------------------------------------------------------------------------------------------------------------
+
+std::string HttpResponse::header(std::string_view name) const {
+  for (const auto& [k, v] : headers) {
+    if (iequals(k, name)) return v;
+  }
+  return {};
+}
+
+std::vector<std::string> HttpResponse::header_values(std::string_view name) const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : headers) {
+    if (iequals(k, name)) out.push_back(v);
+  }
+  return out;
+}
+
+std::string resolve_url(const std::string& base_text, const std::string& location_text) {
+  UriParts base = split_uri(trim(base_text));
+  UriParts ref = split_uri(trim(location_text));
+  UriParts t;
+  if (ref.has_scheme) {
+    t = ref;
+    t.path = remove_dot_segments(ref.path);
+  } else {
+    if (ref.has_authority) {
+      t.has_authority = true;
+      t.authority = ref.authority;
+      t.path = remove_dot_segments(ref.path);
+      t.has_query = ref.has_query;
+      t.query = ref.query;
+    } else {
+      if (ref.path.empty()) {
+        t.path = base.path;
+        t.has_query = ref.has_query ? true : base.has_query;
+        t.query = ref.has_query ? ref.query : base.query;
+      } else {
+        if (ref.path.front() == '/') {
+          t.path = remove_dot_segments(ref.path);
+        } else {
+          // §5.2.3 merge
+          std::string merged;
+          if (base.has_authority && base.path.empty()) {
+            merged = "/" + ref.path;
+          } else {
+            std::size_t slash = base.path.rfind('/');
+            merged = (slash == std::string::npos ? std::string() : base.path.substr(0, slash + 1)) + ref.path;
+          }
+          t.path = remove_dot_segments(merged);
+        }
+        t.has_query = ref.has_query;
+        t.query = ref.query;
+      }
+      t.has_authority = base.has_authority;
+      t.authority = base.authority;
+    }
+    t.has_scheme = base.has_scheme;
+    t.scheme = base.scheme;
+  }
+  t.has_fragment = ref.has_fragment;
+  t.fragment = ref.fragment;
+  return recompose(t);
+}
+
+std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& value,
+                                                           std::chrono::system_clock::time_point now) {
+  std::string_view v = trim(value);
+  if (v.empty()) return std::nullopt;
+  if (std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    // delta-seconds; absurd values are clamped (callers cap the wait anyway)
+    constexpr std::uint64_t kMaxSeconds = 365ull * 24 * 3600;
+    std::uint64_t secs = 0;
+    for (char c : v) {
+      secs = secs * 10 + static_cast<std::uint64_t>(c - '0');
+      if (secs > kMaxSeconds) {
+        secs = kMaxSeconds;
+        break;
+      }
+    }
+    return std::chrono::milliseconds(secs * 1000);
+  }
+  // An HTTP-date (IMF-fixdate, RFC 850 or asctime): it starts with a day name, which also keeps curl_getdate's
+  // leniency from turning garbage into a date.
+  if (!std::isalpha(static_cast<unsigned char>(v.front()))) return std::nullopt;
+  std::string text(v);
+  time_t when = curl_getdate(text.c_str(), nullptr);
+  if (when == -1) return std::nullopt;
+  auto at = std::chrono::system_clock::from_time_t(when);
+  if (at <= now) return std::chrono::milliseconds(0);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(at - now);
+}
+
+// -----------------------------------------------------------------------------------------------------------------
+
+struct HttpClient::Impl {
+  const HttpOptions& options;
+  CURLSH* share = nullptr;
+  std::array<std::mutex, CURL_LOCK_DATA_LAST> share_locks;
+
+  std::mutex pool_mutex;
+  std::vector<CURL*> idle;  // easy handles with their live connections
+
+  std::mutex tls_mutex;
+  std::map<std::string, std::shared_ptr<const TlsConfig>> tls_by_authority;
+  std::string extra_ca;  // options.ca_file's contents
+  std::optional<std::string> system_bundle;
+
+  explicit Impl(const HttpOptions& o) : options(o) {}
+
+  ~Impl() {
+    for (CURL* h : idle) curl_easy_cleanup(h);
+    if (share != nullptr) curl_share_cleanup(share);
+  }
+
+  static void lock_cb(CURL*, curl_lock_data data, curl_lock_access, void* userptr) {
+    static_cast<Impl*>(userptr)->share_locks[static_cast<std::size_t>(data) % CURL_LOCK_DATA_LAST].lock();
+  }
+  static void unlock_cb(CURL*, curl_lock_data data, void* userptr) {
+    static_cast<Impl*>(userptr)->share_locks[static_cast<std::size_t>(data) % CURL_LOCK_DATA_LAST].unlock();
+  }
+
+  CURL* acquire() {
+    {
+      std::lock_guard<std::mutex> lock(pool_mutex);
+      if (!idle.empty()) {
+        CURL* h = idle.back();
+        idle.pop_back();
+        return h;
+      }
+    }
+    CURL* h = curl_easy_init();
+    if (h == nullptr) throw Error("cannot initialise libcurl");
+    return h;
+  }
+  void release(CURL* h) {
+    curl_easy_reset(h);  // keeps live connections
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    idle.push_back(h);
+  }
+
+  const std::string& system_ca_bundle() {
+    if (!system_bundle) {
+      std::string path;
+      const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
+      if (info != nullptr && info->age >= CURLVERSION_SEVENTH && info->cainfo != nullptr) path = info->cainfo;
+      if (path.empty()) path = "/etc/ssl/certs/ca-certificates.crt";
+      std::ifstream f(path, std::ios::binary);
+      system_bundle = f ? std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()) : "";
+    }
+    return *system_bundle;
+  }
+
+  // CA and client certificate for one host[:port]: the system bundle plus --ca-file plus certs.d/<authority>/*.crt,
+  // and certs.d/<authority>/*.cert with its .key (Docker's layout). Computed once per authority.
+  std::shared_ptr<const TlsConfig> tls_for(const std::string& authority) {
+    std::lock_guard<std::mutex> lock(tls_mutex);
+    auto it = tls_by_authority.find(authority);
+    if (it != tls_by_authority.end()) return it->second;
+    auto cfg = std::make_shared<TlsConfig>();
+    std::string extras = extra_ca;
+    namespace fs = std::filesystem;
+    for (const auto& root : options.certs_dirs) {
+      std::error_code ec;
+      fs::path dir = root / authority;
+      if (root.empty() || !fs::is_directory(dir, ec)) continue;
+      std::vector<fs::path> files;
+      for (const auto& e : fs::directory_iterator(dir, ec)) files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+      for (const auto& f : files) {
+        std::string ext = f.extension().string();
+        if (ext == ".crt") {
+          extras += "\n" + read_whole_file(f, "CA certificate");
+        } else if (ext == ".cert") {
+          fs::path key = f;
+          key.replace_extension(".key");
+          if (!fs::exists(key, ec)) {
+            throw Error("missing key " + key.string() + " for client certificate " + f.string(),
+                        "put the client certificate's private key next to it, or remove the certificate");
+          }
+          if (cfg->client_cert.empty()) {
+            cfg->client_cert = f.string();
+            cfg->client_key = key.string();
+          }
+        } else if (ext == ".key") {
+          fs::path cert = f;
+          cert.replace_extension(".cert");
+          if (!fs::exists(cert, ec)) {
+            throw Error("missing client certificate " + cert.string() + " for key " + f.string(),
+                        "put the client certificate next to its key, or remove the key");
+          }
+        }
+      }
+    }
+    if (!extras.empty()) cfg->ca_blob = system_ca_bundle() + "\n" + extras + "\n";
+    tls_by_authority.emplace(authority, cfg);
+    return cfg;
+  }
+
+  HopResult perform(const HttpRequest& req, const std::string& url, const std::string& method, bool send_body,
+                    bool send_authorization, bool http1);
+};
+
+namespace {
+
+std::string curl_error_text(CURLcode code, const char* errbuf) {
+  std::string text = curl_easy_strerror(code);
+  if (errbuf != nullptr && *errbuf != '\0') {
+    std::string detail = std::string(trim(errbuf));
+    if (detail != text) text += ": " + detail;
+  }
+  return text;
+}
+
+}  // namespace
+
+HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& url, const std::string& method,
+                                    bool send_body, bool send_authorization, bool http1) {
+  HopResult result;
+  auto origin = origin_of(url);
+  if (!origin || (origin->scheme != "http" && origin->scheme != "https")) {
+    throw Error("unsupported URL " + redact(url) + " in " + method + " request", "registry URLs are http:// or https://");
+  }
+
+  Transfer t;
+  t.cap = req.max_response_bytes;
+  t.sink = &req.sink;
+  t.follow_redirects = req.follow_redirects;
+
+  std::unique_ptr<std::FILE, FileCloser> file;
+  if (send_body) {
+    if (req.body_file) {
+      std::error_code ec;
+      auto size = std::filesystem::file_size(*req.body_file, ec);
+      if (ec) throw Error("cannot read request body " + req.body_file->string() + ": " + ec.message());
+      file.reset(std::fopen(req.body_file->c_str(), "rb"));
+      if (!file) throw Error("cannot open request body " + req.body_file->string() + ": " + std::strerror(errno));
+      t.body_mode = BodyMode::kFile;
+      t.file = file.get();
+      t.body_size = size;
+    } else {
+      t.body_mode = BodyMode::kMemory;
+      t.memory = &req.body;
+      t.body_size = req.body.size();
+    }
+  }
+
+  CURL* h = acquire();
+  struct Releaser {
+    Impl* impl;
+    CURL* h;
+    ~Releaser() { impl->release(h); }
+  } releaser{this, h};
+
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  HeaderList headers;
+  bool has_content_type = false, has_accept_encoding = false;
+  for (const auto& [name, value] : req.headers) {
+    if (iequals(name, "authorization") && !send_authorization) continue;
+    // Framing is ours: curl sets Content-Length from the body; chunked encoding is never used.
+    if (iequals(name, "content-length") || iequals(name, "transfer-encoding") || iequals(name, "expect")) continue;
+    if (iequals(name, "content-type")) has_content_type = true;
+    if (iequals(name, "accept-encoding")) has_accept_encoding = true;
+    headers.add(value.empty() ? name + ";" : name + ": " + value);
+  }
+  if (!has_accept_encoding) headers.add("Accept-Encoding: identity");
+  headers.add("Expect:");  // no 100-continue round trip (and no waiting on servers that ignore it)
+
+  curl_easy_setopt(h, CURLOPT_SHARE, share);
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L);
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt(h, CURLOPT_USERAGENT, options.user_agent.c_str());
+  curl_easy_setopt(h, CURLOPT_HTTP_VERSION, http1 ? CURL_HTTP_VERSION_1_1 : CURL_HTTP_VERSION_2TLS);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout.count() * 1000));
+  if (options.stall_bytes_per_second > 0 && options.stall_window.count() > 0) {
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, options.stall_bytes_per_second);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stall_window.count()));
+  }
+  if (req.total_timeout) {
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(req.total_timeout->count() * 1000));
+  }
+  curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024);
+  curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 256L * 1024);
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_cb);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+  if (is_metadata_host(origin->host)) curl_easy_setopt(h, CURLOPT_PROXY, "");
+
+  if (origin->scheme == "https") {
+    auto tls = tls_for(origin->authority);
+    if (!tls->ca_blob.empty()) {
+      curl_blob blob{const_cast<char*>(tls->ca_blob.data()), tls->ca_blob.size(), CURL_BLOB_COPY};
+      curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &blob);
+    }
+    if (!tls->client_cert.empty()) {
+      curl_easy_setopt(h, CURLOPT_SSLCERT, tls->client_cert.c_str());
+      curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+      curl_easy_setopt(h, CURLOPT_SSLKEY, tls->client_key.c_str());
+    }
+  }
+
+  // Method and body. Every body has an explicit length; PUT/POST/PATCH without a body send Content-Length: 0.
+  bool uploads = send_body || method == "PUT" || method == "POST" || method == "PATCH";
+  if (method == "HEAD") {
+    curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+  } else if (method == "GET" && !send_body) {
+    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+  } else if (method == "POST") {
+    curl_easy_setopt(h, CURLOPT_POST, 1L);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t.body_size));
+    if (!has_content_type) headers.add("Content-Type:");  // no default form type
+  } else if (uploads) {
+    curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(t.body_size));
+    if (method != "PUT") curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
+  } else {
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
+  }
+  if (uploads) {
+    curl_easy_setopt(h, CURLOPT_READFUNCTION, read_cb);
+    curl_easy_setopt(h, CURLOPT_READDATA, &t);
+    curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, seek_cb);
+    curl_easy_setopt(h, CURLOPT_SEEKDATA, &t);
+  }
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.list);
+
+  CURLcode code = curl_easy_perform(h);
+  if (t.sink_error) std::rethrow_exception(t.sink_error);
+  if (t.over_cap) {
+    throw Error(method + " " + redact(url) + ": response body exceeds " + std::to_string(req.max_response_bytes) +
+                    " bytes",
+                "the server sent far more than expected for this request; check the registry URL");
+  }
+  result.code = code;
+  if (code != CURLE_OK) result.curl_error = curl_error_text(code, errbuf);
+  result.sink_used = t.sink_used;
+  long status = 0;
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  long version = 0;
+  curl_easy_getinfo(h, CURLINFO_HTTP_VERSION, &version);
+  result.http_version = version == CURL_HTTP_VERSION_1_0   ? 10
+                        : version == CURL_HTTP_VERSION_1_1 ? 11
+                        : version == CURL_HTTP_VERSION_2_0 ? 20
+                        : version == CURL_HTTP_VERSION_3   ? 30
+                                                           : 0;
+  result.status = code == CURLE_OK ? status : t.status;
+  result.headers = std::move(t.headers);
+  result.body = std::move(t.body);
+  return result;
+}
+
+// -----------------------------------------------------------------------------------------------------------------
+
+HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)), impl_(std::make_unique<Impl>(options_)) {
+  static std::once_flag global_init;
+  std::call_once(global_init, [] {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) throw Error("cannot initialise libcurl");
+  });
+  if (options_.max_attempts < 1) options_.max_attempts = 1;
+  if (!options_.ca_file.empty()) impl_->extra_ca = read_whole_file(options_.ca_file, "CA file");
+
+  impl_->share = curl_share_init();
+  if (impl_->share == nullptr) throw Error("cannot initialise libcurl");
+  curl_share_setopt(impl_->share, CURLSHOPT_LOCKFUNC, &Impl::lock_cb);
+  curl_share_setopt(impl_->share, CURLSHOPT_UNLOCKFUNC, &Impl::unlock_cb);
+  curl_share_setopt(impl_->share, CURLSHOPT_USERDATA, impl_.get());
+  curl_share_setopt(impl_->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+  curl_share_setopt(impl_->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+}
+
+HttpClient::~HttpClient() = default;
+
+std::string HttpClient::scheme_for(const std::string& host) const {
+  std::string h = lower(host);
+  if (is_loopback(host_only(h))) return "http";
+  for (const auto& entry : options_.insecure_hosts) {
+    std::string e = lower(entry);
+    if (e == h) return "http";
+    // "host" without a port covers every port of that host
+    bool entry_has_port = host_only(e) != e && !(e.front() == '[' && e.back() == ']');
+    if (!entry_has_port && host_only(e) == host_only(h)) return "http";
+  }
+  return "https";
+}
+
+HttpResponse HttpClient::send(const HttpRequest& request) {
+  std::string method = request.method.empty() ? "GET" : request.method;
+  std::transform(method.begin(), method.end(), method.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  if (request.body_file && !request.body.empty()) {
+    throw Error(method + " " + redact(request.url) + ": a request has either an in-memory body or a file body, not both");
+  }
+  if ((method == "GET" || method == "HEAD") && (request.body_file || !request.body.empty())) {
+    throw Error(method + " " + redact(request.url) + ": " + method + " requests carry no body");
+  }
+  for (const auto& [name, value] : request.headers) {
+    auto bad = [](const std::string& s) { return s.find_first_of("\r\n") != std::string::npos; };
+    if (name.empty() || bad(name) || bad(value) || name.find(':') != std::string::npos) {
+      throw Error(method + " " + redact(request.url) + ": invalid request header name or value (header \"" +
+                  (bad(name) ? std::string("?") : name) + "\")");
+    }
+  }
+  auto first_origin = origin_of(request.url);
+  if (!first_origin || (first_origin->scheme != "http" && first_origin->scheme != "https")) {
+    throw Error("invalid URL " + redact(request.url) + " in " + method + " request",
+                "registry URLs are absolute http:// or https:// URLs");
+  }
+  auto check_plain_http = [&](const Origin& o, const std::string& url) {
+    if (o.scheme == "http" && scheme_for(o.authority) != "http" && scheme_for(o.host) != "http" &&
+        !is_metadata_host(o.host)) {
+      throw Error("refusing plain HTTP to " + o.authority + " (" + method + " " + redact(url) + ")",
+                  "plain HTTP is only used for localhost and hosts listed with --insecure-registry " + o.authority);
+    }
+  };
+  check_plain_http(*first_origin, request.url);
+
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  bool http1 = options_.http1_only;
+  bool sink_fed = false;
+  for (int attempt = 1;; ++attempt) {
+    // One attempt: the request plus the redirects it leads to.
+    std::string url = request.url;
+    std::string hop_method = method;
+    bool send_body = request.body_file.has_value() || !request.body.empty();
+    HopResult hop;
+    bool network_failure = false;
+    for (int redirects = 0;; ++redirects) {
+      auto o = origin_of(url);
+      bool same_origin = o && *o == *first_origin;
+      hop = impl_->perform(request, url, hop_method, send_body, same_origin, http1);
+      sink_fed = sink_fed || hop.sink_used;
+      if (hop.code != CURLE_OK) {
+        network_failure = true;
+        break;
+      }
+      if (debug_enabled()) {
+        std::fprintf(stderr, "trainpack http: %s %s -> %ld (attempt %d)\n", hop_method.c_str(), redact(url).c_str(),
+                     hop.status, attempt);
+      }
+      std::string location;
+      for (const auto& [k, v] : hop.headers) {
+        if (k == "location") {
+          location = v;
+          break;
+        }
+      }
+      if (!request.follow_redirects || !is_redirect(hop.status) || location.empty()) break;
+      if (redirects == 10) {
+        throw Error(method + " " + redact(request.url) + ": too many redirects (more than 10)",
+                    "the registry or a proxy is redirecting in a loop");
+      }
+      std::string next = resolve_url(url, location);
+      auto next_origin = origin_of(next);
+      if (!next_origin || (next_origin->scheme != "http" && next_origin->scheme != "https")) {
+        throw Error(method + " " + redact(request.url) + ": redirect to an unsupported URL " + redact(next));
+      }
+      if (next_origin->scheme == "http" && o && o->scheme == "https") check_plain_http(*next_origin, next);
+      // 303 means "see other": fetch it with GET. 301/302 keep the method like 307/308: registries never want a
+      // POST/PUT turned into a GET, and for GET/HEAD it makes no difference.
+      if (hop.status == 303 && hop_method != "HEAD" && hop_method != "GET") {
+        hop_method = "GET";
+        send_body = false;
+      }
+      url = std::move(next);
+    }
+
+    bool can_retry_network = request.idempotent || hop.code == CURLE_COULDNT_CONNECT;
+    bool retry = attempt < options_.max_attempts &&
+                 (network_failure ? (retryable_curl_code(hop.code) && can_retry_network)
+                                  : (request.idempotent && retryable_status(hop.status)));
+    if (!retry) {
+      if (network_failure) {
+        std::string hint;
+        switch (hop.code) {
+          case CURLE_PEER_FAILED_VERIFICATION:
+          case CURLE_SSL_CACERT_BADFILE:
+            hint = "the server's TLS certificate is not trusted: pass its CA with --ca-file, or put it in "
+                   "/etc/docker/certs.d/" + first_origin->authority + "/ca.crt";
+            break;
+          case CURLE_SSL_CONNECT_ERROR:
+            hint = "the TLS handshake failed; if " + first_origin->authority +
+                   " speaks plain HTTP, list it with --insecure-registry " + first_origin->authority;
+            break;
+          case CURLE_SSL_CERTPROBLEM:
+            hint = "check the client certificate and key in the certs.d directory for " + first_origin->authority;
+            break;
+          case CURLE_COULDNT_RESOLVE_HOST:
+          case CURLE_COULDNT_RESOLVE_PROXY:
+            hint = "check the host name, DNS and the proxy settings (https_proxy, HTTPS_PROXY, NO_PROXY)";
+            break;
+          case CURLE_COULDNT_CONNECT:
+            hint = "check that " + first_origin->authority + " is reachable, and the proxy settings (https_proxy, "
+                   "HTTPS_PROXY, NO_PROXY)";
+            break;
+          case CURLE_OPERATION_TIMEDOUT:
+            hint = "the transfer stalled (under " + std::to_string(options_.stall_bytes_per_second) + " bytes/s for " +
+                   std::to_string(options_.stall_window.count()) + " s) or timed out; check the network and retry";
+            break;
+          case CURLE_HTTP2:
+          case CURLE_HTTP2_STREAM:
+            hint = "the HTTP/2 connection failed; retry with --http1.1";
+            break;
+          default:
+            break;
+        }
+        throw Error(method + " " + redact(request.url) + " failed after " + std::to_string(attempt) +
+                        (attempt == 1 ? " attempt: " : " attempts: ") + hop.curl_error,
+                    hint);
+      }
+      HttpResponse response;
+      response.status = hop.status;
+      response.url = url;
+      response.headers = std::move(hop.headers);
+      response.body = std::move(hop.body);
+      response.http_version = hop.http_version;
+      return response;
+    }
+
+    // Back off: exponential with jitter, or what Retry-After asks, never beyond max_backoff.
+    std::chrono::milliseconds delay = options_.initial_backoff;
+    for (int i = 1; i < attempt && delay < options_.max_backoff; ++i) delay *= 2;
+    if (delay > options_.max_backoff) delay = options_.max_backoff;
+    if (delay.count() > 0) {
+      std::uniform_int_distribution<long long> jitter(0, delay.count() / 4);
+      delay += std::chrono::milliseconds(jitter(rng));
+    }
+    if (!network_failure) {
+      for (const auto& [k, v] : hop.headers) {
+        if (k == "retry-after") {
+          if (auto ra = parse_retry_after(v, std::chrono::system_clock::now())) delay = *ra;
+          break;
+        }
+      }
+    }
+    if (delay > options_.max_backoff) delay = options_.max_backoff;
+    if (network_failure && (hop.code == CURLE_HTTP2 || hop.code == CURLE_HTTP2_STREAM)) http1 = true;
+    if (debug_enabled()) {
+      std::fprintf(stderr, "trainpack http: %s %s: %s; retrying in %lld ms\n", method.c_str(), redact(request.url).c_str(),
+                   network_failure ? hop.curl_error.c_str() : ("status " + std::to_string(hop.status)).c_str(),
+                   static_cast<long long>(delay.count()));
+    }
+    std::this_thread::sleep_for(delay);
+    if (sink_fed && request.on_restart) request.on_restart();
+    sink_fed = false;
+  }
+}
+
+}  // namespace trainpack::registry
