@@ -12,6 +12,10 @@
 #include "layers/layer_cache.h"
 #include "layers/oci_layout.h"
 #include "layers/rootfs_index.h"
+#include "registry/pusher.h"
+#include "registry/reference.h"
+#include "registry/registries.h"
+#include "registry/remote_image.h"
 #include "support/error.h"
 #include "support/paths.h"
 
@@ -138,22 +142,66 @@ void set_env(json& cfg, const std::string& key, const std::string& value) {
   env.push_back(item);
 }
 
-std::shared_ptr<const layers::Image> open_base(const ImageLocation& loc, const layers::Platform& platform,
-                                               const layers::BlobStore& store) {
-  if (loc.kind == ImageLocation::Kind::kOciLayout) {
-    std::error_code ec;
-    if (!fs::exists(loc.path, ec))
-      throw Error("base image " + loc.str() + " does not exist", "check the path of the OCI layout directory");
-    return layers::open_oci_layout(loc.path, loc.ref, platform);
-  }
+registry::Registries& need_registries(const BuildRequest& req) {
+  if (!req.registries) throw Error("internal: no registry access configured");
+  return *req.registries;
+}
+
+std::shared_ptr<const layers::Image> open_base(const BuildRequest& req, const layers::BlobStore& store) {
+  const ImageLocation& loc = req.base_location;
   std::error_code ec;
-  if (!fs::exists(loc.path, ec))
-    throw Error("base image " + loc.str() + " does not exist", "check the path of the docker-archive file");
-  return layers::open_docker_archive(loc.path, loc.ref, platform, store);
+  switch (loc.kind) {
+    case ImageLocation::Kind::kOciLayout:
+      if (!fs::exists(loc.path, ec))
+        throw Error("base image " + loc.str() + " does not exist", "check the path of the OCI layout directory");
+      return layers::open_oci_layout(loc.path, loc.ref, req.platform);
+    case ImageLocation::Kind::kDockerArchive:
+      if (!fs::exists(loc.path, ec))
+        throw Error("base image " + loc.str() + " does not exist", "check the path of the docker-archive file");
+      return layers::open_docker_archive(loc.path, loc.ref, req.platform, store);
+    case ImageLocation::Kind::kRegistry: {
+      registry::Reference ref = registry::Reference::parse(loc.ref);
+      return registry::RemoteImage::open(need_registries(req).client(ref.registry), ref, req.platform, store);
+    }
+  }
+  throw Error("internal: unknown base location");
+}
+
+std::string short_hex(const layers::Digest& d) { return d.hex().substr(0, 12); }
+
+// Pushes `image` to a registry output, one progress row per blob.
+registry::PushResult push_output(const BuildRequest& req, const layers::Image& image, const ImageLocation& out,
+                                 Progress& progress) {
+  registry::Registries& registries = need_registries(req);
+  registry::Reference target = registry::Reference::parse(out.ref);
+  registry::PushOptions options;
+  options.jobs = req.jobs;
+  options.on_blob = [&progress](const registry::BlobEvent& e) {
+    using K = registry::BlobEvent::Kind;
+    std::string key = e.digest.str();
+    std::string size = human_bytes(e.size);
+    switch (e.kind) {
+      case K::kExists: progress.row(key, "exists    " + short_hex(e.digest) + "  " + size, true); break;
+      case K::kMounted:
+        progress.row(key, "mounted   " + short_hex(e.digest) + "  " + size + "  from " + e.from, true);
+        break;
+      case K::kUploading: progress.row(key, "uploading " + short_hex(e.digest) + "  " + size, false); break;
+      case K::kUploaded: progress.row(key, "uploaded  " + short_hex(e.digest) + "  " + size, true); break;
+    }
+  };
+  registry::PushResult pushed = registry::push_image(
+      image, target, [&registries](const std::string& r) -> registry::RegistryClient& { return registries.client(r); },
+      options);
+  progress.finish();
+  return pushed;
 }
 
 // Refuses an output that cannot be written before any work is done (the sinks check again when writing).
 void check_output(const ImageLocation& out) {
+  if (out.kind == ImageLocation::Kind::kRegistry) {
+    registry::Reference::parse(out.ref);
+    return;
+  }
   if (out.kind == ImageLocation::Kind::kOciLayout) {
     layers::check_oci_layout_destination(out.path);
     return;
@@ -172,10 +220,8 @@ std::string short_digest(const layers::Digest& d) { return d.algorithm() + ":" +
 
 }  // namespace
 
-BuildResult run_build(const BuildRequest& req, const std::function<void(const std::string&)>& log_fn) {
-  auto log = [&](const std::string& line) {
-    if (log_fn) log_fn(line);
-  };
+BuildResult run_build(const BuildRequest& req, Progress& progress) {
+  auto log = [&progress](const std::string& line) { progress.line(line); };
   for (const auto& s : req.steps)
     if (s.kind == BuildStep::Kind::kPipInstall)
       throw Error(unsupported_steps_message(req.steps),
@@ -187,7 +233,7 @@ BuildResult run_build(const BuildRequest& req, const std::function<void(const st
   layers::LayerCache cache(store, req.cache_dir / "layers");
   const layers::LayerOptions options{req.mtime, req.gzip_level};
 
-  std::shared_ptr<const layers::Image> base = open_base(req.base_location, req.platform, store);
+  std::shared_ptr<const layers::Image> base = open_base(req, store);
   layers::Manifest base_manifest = base->manifest();
   json base_config = base->config();
   BuildResult result;
@@ -261,10 +307,24 @@ BuildResult run_build(const BuildRequest& req, const std::function<void(const st
   result.config_digest = image.manifest().config.digest;
 
   for (const ImageLocation& out : req.outputs) {
-    if (out.kind == ImageLocation::Kind::kOciLayout) layers::write_oci_layout(image, out.path, out.ref);
-    else layers::write_docker_archive(image, out.path, out.ref);
+    switch (out.kind) {
+      case ImageLocation::Kind::kOciLayout: layers::write_oci_layout(image, out.path, out.ref); break;
+      case ImageLocation::Kind::kDockerArchive: layers::write_docker_archive(image, out.path, out.ref); break;
+      case ImageLocation::Kind::kRegistry: {
+        registry::PushResult pushed = push_output(req, image, out, progress);
+        result.pushed.push_back(pushed.reference);
+        result.blobs_existing += pushed.blobs_existing;
+        result.blobs_mounted += pushed.blobs_mounted;
+        result.blobs_uploaded += pushed.blobs_uploaded;
+        result.bytes_uploaded += pushed.bytes_uploaded;
+        log("pushed " + pushed.reference + " (" + std::to_string(pushed.blobs_uploaded) + " blobs uploaded, " +
+            human_bytes(pushed.bytes_uploaded) + "; " + std::to_string(pushed.blobs_mounted) + " mounted, " +
+            std::to_string(pushed.blobs_existing) + " already there)");
+        break;
+      }
+    }
     result.outputs.push_back(out.str());
-    log("wrote " + out.str());
+    if (out.kind != ImageLocation::Kind::kRegistry) log("wrote " + out.str());
   }
   log(std::to_string(result.layers_built) + " layers built, " + std::to_string(result.layers_cached) +
       " reused from cache");

@@ -11,8 +11,13 @@
 
 #include "builder/build_plan.h"
 #include "builder/image_location.h"
+#include "builder/progress.h"
 #include "layers/digest.h"
 #include "layers/image.h"
+
+namespace trainpack::registry {
+class Registries;
+}
 
 namespace trainpack::builder {
 
@@ -27,6 +32,8 @@ struct BuildRequest {
   std::int64_t mtime = 0;
   int gzip_level = 6;
   bool dry_run = false;  // plan every layer and list .dockerignore exclusions, write nothing
+  registry::Registries* registries = nullptr;  // needed when the base or an output is a registry
+  int jobs = 4;                                // parallel blob uploads
 };
 
 struct BuiltLayerInfo {
@@ -46,13 +53,17 @@ struct BuildResult {
   std::string base_digest;
   std::vector<BuiltLayerInfo> layers;
   std::vector<std::string> outputs;
+  std::vector<std::string> pushed;    // "registry/repository@sha256:…" per registry output
+  int blobs_existing = 0;             // registry outputs: blobs the target already had,
+  int blobs_mounted = 0;              // mounted from another repository,
+  int blobs_uploaded = 0;             // or uploaded
+  std::uint64_t bytes_uploaded = 0;
   int layers_built = 0;
   int layers_cached = 0;
   std::vector<std::string> excluded;  // dry run: paths .dockerignore keeps out of the context
 };
 
-// Progress lines go to `log` (one line each, no trailing newline); nullptr for none.
-BuildResult run_build(const BuildRequest& request, const std::function<void(const std::string&)>& log);
+BuildResult run_build(const BuildRequest& request, Progress& progress);
 
 // The default cache directory: $TRAINPACK_CACHE_DIR, else $XDG_CACHE_HOME/trainpack, else ~/.cache/trainpack.
 std::filesystem::path default_cache_dir();

@@ -12,6 +12,7 @@
 #include "builder/image_location.h"
 #include "builder/local_run_spec.h"
 #include "builder/progress.h"
+#include "registry/registries.h"
 #include "layers/layer_writer.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -36,6 +37,14 @@ PlanInput plan_input(const LocalRunSpec& spec) {
   return in;
 }
 
+// Whether an image name starts with a registry host ("host.domain/...", "host:port/...", "localhost/...").
+bool names_registry_host(const std::string& image) {
+  auto slash = image.find('/');
+  if (slash == std::string::npos) return false;
+  std::string first = image.substr(0, slash);
+  return first.find('.') != std::string::npos || first.find(':') != std::string::npos || first == "localhost";
+}
+
 // The tag of an image name ("host:5000/a/b:tag" → "tag"), or "latest".
 std::string tag_of(const std::string& image) {
   auto slash = image.rfind('/');
@@ -55,6 +64,10 @@ struct BuildFlags {
   bool quiet = false;
   bool verbose = false;
   bool dry_run = false;
+  std::vector<std::string> insecure_registries;
+  std::string ca_file;
+  bool http1_only = false;
+  int jobs = 4;
 };
 
 void run_dockerfile(const LocalRunFlags& flags) {
@@ -79,23 +92,40 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf) {
   req.package_dir = spec.package_dir;
   req.base_name = spec.executor_image_uri;
   std::string base_text = bf.base_source.empty() ? spec.executor_image_uri : bf.base_source;
-  auto base = parse_image_location(base_text);
-  if (!base)
-    throw Error("cannot read the base image " + base_text + ": pulling from registries is not supported yet",
-                "pass --base-source=oci:DIR[:TAG] or docker-archive:FILE to read it locally");
-  req.base_location = parse_image_location_or_throw(base_text, "--base-source");
+  req.base_location = parse_image_location_or_throw(
+      base_text, bf.base_source.empty() ? "--executor-image-uri" : "--base-source", /*bare_is_registry=*/true);
 
-  if (bf.outputs.empty())
-    throw Error("no --output given: pushing to registries is not supported yet",
-                "pass --output=oci:DIR[:TAG] or --output=docker-archive:FILE[:NAME:TAG]");
-  for (const auto& o : bf.outputs) {
+  std::vector<std::string> outputs = bf.outputs;
+  if (outputs.empty()) {
+    // gcloud's --output-image-uri names where the image goes; with a registry host in it, that means a push.
+    if (spec.output_image_generated || !names_registry_host(spec.output_image))
+      throw Error("nowhere to put the image: no --output, and no --output-image-uri naming a registry",
+                  "pass --output-image-uri=REGISTRY/REPOSITORY:TAG to push, or --output=oci:DIR or "
+                  "--output=docker-archive:FILE");
+    outputs.push_back("docker://" + spec.output_image);
+  }
+  for (const auto& o : outputs) {
     ImageLocation loc = parse_image_location_or_throw(o, "--output");
-    if (loc.ref.empty())
-      loc.ref = loc.kind == ImageLocation::Kind::kDockerArchive ? spec.output_image
-                : spec.output_image_generated                      ? "latest"
-                                                                   : tag_of(spec.output_image);
+    if (loc.ref.empty()) {
+      loc.ref = loc.kind == ImageLocation::Kind::kOciLayout ? (spec.output_image_generated ? "latest" : tag_of(spec.output_image))
+                                                            : spec.output_image;
+    }
     req.outputs.push_back(loc);
   }
+  bool needs_registry = req.base_location.kind == ImageLocation::Kind::kRegistry;
+  for (const auto& o : req.outputs) needs_registry = needs_registry || o.kind == ImageLocation::Kind::kRegistry;
+  std::unique_ptr<registry::Registries> registries;
+  if (needs_registry) {
+    registry::HttpOptions http;
+    http.insecure_hosts = bf.insecure_registries;
+    if (!bf.ca_file.empty()) http.ca_file = bf.ca_file;
+    http.http1_only = bf.http1_only;
+    http.user_agent = std::string("trainpack/") + TRAINPACK_VERSION;
+    registries = std::make_unique<registry::Registries>(std::move(http));
+    req.registries = registries.get();
+  }
+  if (bf.jobs < 1 || bf.jobs > 32) throw Error("--jobs must be between 1 and 32");
+  req.jobs = bf.jobs;
   req.steps = plan_steps(plan_input(spec));
   req.cache_dir = bf.cache_dir.empty() ? default_cache_dir() : fs::path(bf.cache_dir);
   req.platform = layers::Platform::parse(bf.platform);
@@ -106,8 +136,7 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf) {
   // A dry run's plan is the command's output (stdout); a build's progress goes to stderr.
   Progress progress(bf.dry_run && !bf.quiet ? Progress::Mode::kPlain : Progress::detect(bf.quiet), bf.verbose,
                     bf.dry_run ? std::cout : std::cerr);
-  auto log = [&progress](const std::string& line) { progress.line(line); };
-  BuildResult result = run_build(req, log);
+  BuildResult result = run_build(req, progress);
   if (bf.dry_run) {
     if (bf.format == "json") {
       json plan{{"dry_run", true}, {"base", {{"name", req.base_name}, {"digest", result.base_digest}}},
@@ -125,6 +154,9 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf) {
          {"base", {{"name", req.base_name}, {"digest", result.base_digest}}},
          {"image", spec.output_image},
          {"outputs", result.outputs},
+         {"pushed", result.pushed},
+         {"blobs", {{"existing", result.blobs_existing}, {"mounted", result.blobs_mounted},
+                    {"uploaded", result.blobs_uploaded}, {"bytes_uploaded", result.bytes_uploaded}}},
          {"layers_built", result.layers_built},
          {"layers_cached", result.layers_cached},
          {"layers", json::array()}};
@@ -139,6 +171,8 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf) {
   }
   if (!bf.digest_file.empty()) write_file_atomic(bf.digest_file, result.manifest_digest.str() + "\n");
   if (bf.format == "json") std::cout << j.dump(2) << "\n";
+  else if (!result.pushed.empty())
+    for (const auto& ref : result.pushed) std::cout << ref << "\n";
   else std::cout << result.manifest_digest.str() << "\n";
 }
 
@@ -171,6 +205,11 @@ int run_cli(int argc, char** argv) {
   build->add_option("--compression-level", bf.compression_level, "gzip level for new layers, 1-9 (default 6)");
   build->add_flag("--quiet,-q", bf.quiet, "No progress lines on stderr");
   build->add_flag("--verbose,-v", bf.verbose, "More detail in the progress lines");
+  build->add_option("--insecure-registry", bf.insecure_registries,
+                    "Talk plain HTTP to this registry host[:port] (localhost and 127.0.0.0/8 always are); repeatable");
+  build->add_option("--ca-file", bf.ca_file, "Also trust the CA certificates in this PEM file for registries");
+  build->add_flag("--http1.1", bf.http1_only, "Use HTTP/1.1 only (some proxies mishandle HTTP/2)");
+  build->add_option("--jobs", bf.jobs, "Parallel blob uploads (default 4)");
   build->add_flag("--dry-run", bf.dry_run,
                   "Show the layers that would be built and the paths .dockerignore excludes; write nothing");
   // Like gcloud's flags: a repeated single-value flag takes the last value.

@@ -1,10 +1,12 @@
 #include "builder/image_location.h"
 
+#include "registry/reference.h"
 #include "support/error.h"
 
 namespace trainpack::builder {
 
 std::string ImageLocation::str() const {
+  if (kind == Kind::kRegistry) return "docker://" + ref;
   std::string s = (kind == Kind::kOciLayout ? "oci:" : "docker-archive:") + path.string();
   return ref.empty() ? s : s + ":" + ref;
 }
@@ -18,6 +20,10 @@ std::optional<ImageLocation> parse_image_location(std::string_view text) {
   } else if (text.starts_with("docker-archive:")) {
     loc.kind = ImageLocation::Kind::kDockerArchive;
     rest = text.substr(15);
+  } else if (text.starts_with("docker://")) {
+    loc.kind = ImageLocation::Kind::kRegistry;
+    loc.ref = std::string(text.substr(9));
+    return loc;
   } else {
     return std::nullopt;
   }
@@ -28,11 +34,16 @@ std::optional<ImageLocation> parse_image_location(std::string_view text) {
   return loc;
 }
 
-ImageLocation parse_image_location_or_throw(std::string_view text, std::string_view flag) {
+ImageLocation parse_image_location_or_throw(std::string_view text, std::string_view flag, bool bare_is_registry) {
   auto loc = parse_image_location(text);
+  if (!loc && bare_is_registry && text.find("://") == std::string_view::npos) loc = parse_image_location("docker://" + std::string(text));
   if (!loc)
     throw Error(std::string(flag) + ": unknown image location \"" + std::string(text) + "\"",
-                "use oci:DIR[:TAG] or docker-archive:FILE[:NAME:TAG]");
+                "use oci:DIR[:TAG], docker-archive:FILE[:NAME:TAG] or docker://REGISTRY/REPOSITORY[:TAG]");
+  if (loc->kind == ImageLocation::Kind::kRegistry) {
+    registry::Reference::parse(loc->ref);  // a one-line error for a malformed reference, before any work
+    return *loc;
+  }
   if (loc->path.empty()) throw Error(std::string(flag) + ": \"" + std::string(text) + "\" names no path");
   if (loc->kind == ImageLocation::Kind::kDockerArchive && !loc->ref.empty()) {
     auto last_slash = loc->ref.rfind('/');

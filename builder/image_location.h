@@ -1,6 +1,7 @@
 #pragma once
-// Where an image is read from or written to, in skopeo's transport syntax: "oci:DIR[:TAG]" and
-// "docker-archive:FILE[:REF]". (Registry references come with the registry module.)
+// Where an image is read from or written to, in skopeo's transport syntax: "oci:DIR[:TAG]",
+// "docker-archive:FILE[:REF]" and "docker://REF" (a registry; a bare reference means the same where a registry is
+// the natural reading, e.g. --executor-image-uri).
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -9,17 +10,19 @@
 namespace trainpack::builder {
 
 struct ImageLocation {
-  enum class Kind { kOciLayout, kDockerArchive };
+  enum class Kind { kOciLayout, kDockerArchive, kRegistry };
   Kind kind;
-  std::filesystem::path path;
-  std::string ref;  // oci: the tag; docker-archive: "name:tag" (empty = unspecified)
+  std::filesystem::path path;  // empty for kRegistry
+  std::string ref;  // oci: the tag; docker-archive: "name:tag" (empty = unspecified); registry: the reference
 
   std::string str() const;
 };
 
-// Parses "oci:..." or "docker-archive:..."; nullopt when the text names no local transport.
+// Parses "oci:...", "docker-archive:..." or "docker://..."; nullopt when the text names no transport.
 std::optional<ImageLocation> parse_image_location(std::string_view text);
-// Like parse_image_location, but throws Error with a hint listing the supported kinds.
-ImageLocation parse_image_location_or_throw(std::string_view text, std::string_view flag);
+// Like parse_image_location, but throws Error with a hint listing the supported kinds. With `bare_is_registry`, text
+// without a transport is a registry reference.
+ImageLocation parse_image_location_or_throw(std::string_view text, std::string_view flag,
+                                            bool bare_is_registry = false);
 
 }  // namespace trainpack::builder

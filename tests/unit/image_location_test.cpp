@@ -29,9 +29,21 @@ TEST(ImageLocation, ParsesLikeSkopeo) {
             "host:5000/trainer:latest");
 }
 
+TEST(ImageLocation, RegistryReferences) {
+  auto explicit_ref = parse_image_location("docker://127.0.0.1:5000/a/b:t");
+  ASSERT_TRUE(explicit_ref);
+  EXPECT_EQ(explicit_ref->kind, ImageLocation::Kind::kRegistry);
+  EXPECT_EQ(explicit_ref->ref, "127.0.0.1:5000/a/b:t");
+  EXPECT_EQ(explicit_ref->str(), "docker://127.0.0.1:5000/a/b:t");
+  // A bare name is a registry reference where the flag means an image name (--executor-image-uri).
+  auto bare = parse_image_location_or_throw("python:3.11", "--executor-image-uri", /*bare_is_registry=*/true);
+  EXPECT_EQ(bare.kind, ImageLocation::Kind::kRegistry);
+  EXPECT_THROW(parse_image_location_or_throw("python:3.11", "--output"), trainpack::Error);
+  EXPECT_THROW(parse_image_location_or_throw("docker://UPPER/Case:t", "--output"), trainpack::Error);
+}
+
 TEST(ImageLocation, RejectsUnknownKindsAndEmptyPaths) {
   EXPECT_FALSE(parse_image_location("python:3.11"));
-  EXPECT_FALSE(parse_image_location("docker://x"));
   EXPECT_THROW(parse_image_location_or_throw("tarball:/x", "--output"), trainpack::Error);
   EXPECT_THROW(parse_image_location_or_throw("oci:", "--output"), trainpack::Error);
   try {

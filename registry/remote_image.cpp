@@ -1,0 +1,130 @@
+#include "registry/remote_image.h"
+
+#include <nlohmann/json.hpp>
+
+#include "layers/media_types.h"
+#include "support/error.h"
+#include "support/fs.h"
+
+namespace trainpack::registry {
+using layers::Descriptor;
+using layers::Digest;
+using nlohmann::json;
+
+const char* const kManifestAccept =
+    "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json, "
+    "application/vnd.docker.distribution.manifest.list.v2+json, "
+    "application/vnd.docker.distribution.manifest.v2+json";
+
+namespace {
+
+std::string strip_parameters(std::string type) {
+  auto semi = type.find(';');
+  if (semi != std::string::npos) type.resize(semi);
+  while (!type.empty() && type.back() == ' ') type.pop_back();
+  return type;
+}
+
+}  // namespace
+
+FetchedManifest fetch_manifest(RegistryClient& client, const std::string& repository, const std::string& reference) {
+  HttpRequest req;
+  req.url = "/v2/" + repository + "/manifests/" + reference;
+  req.headers = {{"Accept", kManifestAccept}};
+  req.max_response_bytes = 4u << 20;
+  HttpResponse resp = client.send(req, {pull_scope(repository)});
+  const std::string where = client.registry() + "/" + repository + (reference.starts_with("sha256:") ? "@" : ":") + reference;
+  if (resp.status == 404)
+    throw Error(where + " not found (" + describe_registry_error(resp) + ")",
+                "check the image name and tag, e.g. with: skopeo inspect docker://" + where);
+  if (resp.status != 200) throw Error("cannot fetch " + where + ": " + describe_registry_error(resp));
+
+  FetchedManifest out;
+  out.body = std::move(resp.body);
+  out.digest = layers::sha256_of(out.body);
+  if (reference.find(':') != std::string::npos) {
+    Digest want = Digest::parse_or_throw(reference, where);
+    if (want.algorithm() == "sha256" && want != out.digest)
+      throw Error(where + ": the registry returned a manifest whose digest is " + out.digest.str(),
+                  "the registry or a proxy altered the manifest");
+  }
+  json j = json::parse(out.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw Error(where + ": manifest is not valid JSON");
+  std::string body_type = j.value("mediaType", "");
+  std::string header_type = strip_parameters(resp.header("content-type"));
+  if (!body_type.empty() && !header_type.empty() && header_type != body_type &&
+      header_type != "application/json" && header_type != "application/octet-stream")
+    throw Error(where + ": Content-Type " + header_type + " contradicts the manifest's mediaType " + body_type);
+  out.media_type = !body_type.empty() ? body_type : header_type;
+  if (out.media_type.find("+prettyjws") != std::string::npos ||
+      out.media_type == "application/vnd.docker.distribution.manifest.v1+json")
+    throw Error(where + " is a schema1 image", "schema1 images are not supported; re-push it with a current client");
+  if (out.media_type.empty()) out.media_type = j.contains("manifests") ? std::string(layers::media::kOciIndex)
+                                                                        : std::string(layers::media::kOciManifest);
+  return out;
+}
+
+std::shared_ptr<RemoteImage> RemoteImage::open(RegistryClient& client, const Reference& ref,
+                                               const layers::Platform& platform, const layers::BlobStore& store) {
+  std::shared_ptr<RemoteImage> img(new RemoteImage(client, ref, store));
+  FetchedManifest top = fetch_manifest(client, ref.repository, ref.identifier());
+  img->resolved_digest_ = top.digest;
+  FetchedManifest m = std::move(top);
+  // Nested indexes are allowed; a few levels is plenty.
+  for (int depth = 0; layers::media::is_index(m.media_type); ++depth) {
+    if (depth > 4) throw Error(ref.str() + ": index nesting is too deep");
+    layers::Index index = layers::Index::parse(m.body, ref.str());
+    const Descriptor& chosen = layers::select_platform(index, platform, ref.str());
+    m = fetch_manifest(client, ref.repository, chosen.digest.str());
+  }
+  img->manifest_ = std::move(m.body);
+  layers::Manifest manifest = img->manifest();
+  img->blobs_[manifest.config.digest] = manifest.config;
+  for (const auto& l : manifest.layers) img->blobs_[l.digest] = l;
+
+  // The config is small: fetch it now (into the store, verified) and keep its bytes.
+  img->fetch_blob(manifest.config);
+  img->config_ = read_file(store.path_of(manifest.config.digest), 8u << 20);
+  return img;
+}
+
+std::optional<layers::RemoteOrigin> RemoteImage::remote_origin(const Digest& digest) const {
+  if (!blobs_.count(digest)) return std::nullopt;
+  return layers::RemoteOrigin{reference_.registry, reference_.repository};
+}
+
+std::filesystem::path RemoteImage::blob_path(const Digest& digest) const {
+  auto it = blobs_.find(digest);
+  if (it == blobs_.end()) throw Error(reference_.str() + " has no blob " + digest.str());
+  if (!store_.has(digest)) fetch_blob(it->second);
+  return store_.path_of(digest);
+}
+
+void RemoteImage::fetch_blob(const Descriptor& d) const {
+  std::lock_guard<std::mutex> lock(fetch_mutex_);  // one download at a time per image; others wait for it
+  if (store_.has(d.digest)) return;
+  if (d.digest.algorithm() != "sha256")
+    throw Error(reference_.str() + ": blob " + d.digest.str() + " uses an unsupported digest algorithm");
+  auto writer = std::make_unique<layers::BlobStore::Writer>(store_.begin_write());
+  HttpRequest req;
+  req.url = "/v2/" + reference_.repository + "/blobs/" + d.digest.str();
+  req.sink = [&writer](const char* data, std::size_t size) { writer->write(data, size); };
+  req.on_restart = [&] { writer = std::make_unique<layers::BlobStore::Writer>(store_.begin_write()); };
+  HttpResponse resp = client_.send(req, {pull_scope(reference_.repository)});
+  if (resp.status != 200)
+    throw Error("cannot download " + d.digest.str() + " from " + reference_.name() + ": " + describe_registry_error(resp));
+  if (writer->size() != d.size)
+    throw Error("download of " + d.digest.str() + " from " + reference_.name() + " has " +
+                    std::to_string(writer->size()) + " bytes, expected " + std::to_string(d.size),
+                "the registry sent a truncated or different blob; try again");
+  // commit() names the blob by its real digest; a mismatch is detected right after and the file removed.
+  layers::StoredBlob stored = writer->commit();
+  if (stored.digest != d.digest) {
+    std::error_code ec;
+    std::filesystem::remove(store_.path_of(stored.digest), ec);
+    throw Error("download of " + d.digest.str() + " from " + reference_.name() + " hashes to " + stored.digest.str(),
+                "the registry sent corrupt data; try again");
+  }
+}
+
+}  // namespace trainpack::registry

@@ -1,0 +1,216 @@
+// trainpack build with registries on both ends, against a real docker-registry (distribution) started by the test
+// with its access log on, so what crossed the wire can be counted: base blobs must never be uploaded, a push to the
+// base's own registry mounts them, and a rebuild moves only what changed.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <thread>
+
+#include "support/fs.h"
+#include "tests/integration/test_support.h"
+
+using namespace trainpack::testing;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// A docker-registry child process with filesystem storage and an access log, on a free port.
+class AccessLoggedRegistry {
+ public:
+  explicit AccessLoggedRegistry(const fs::path& dir) : dir_(dir) {
+    for (int attempt = 0; attempt < 20 && pid_ <= 0; ++attempt) {
+      port_ = 20000 + static_cast<int>((::getpid() * 7 + attempt * 131) % 20000);
+      write_file(dir_ / "config.yml", "version: 0.1\n"
+                                      "log: {level: info, accesslog: {disabled: false}}\n"
+                                      "storage: {filesystem: {rootdirectory: " + (dir_ / "data").string() +
+                                          "}, delete: {enabled: true}}\n"
+                                      "http: {addr: 127.0.0.1:" + std::to_string(port_) + ", secret: itest}\n");
+      pid_t pid = ::fork();
+      if (pid == 0) {
+        int fd = ::open((dir_ / "registry.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+        ::execlp("docker-registry", "docker-registry", "serve", (dir_ / "config.yml").c_str(), nullptr);
+        ::_exit(127);
+      }
+      for (int i = 0; i < 100; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (run_command({"curl", "-sf", "-o", "/dev/null", "http://" + host() + "/v2/"}).exit_code == 0) {
+          pid_ = pid;
+          break;
+        }
+        int status;
+        if (::waitpid(pid, &status, WNOHANG) == pid) break;  // port taken: try another
+      }
+      if (pid_ <= 0) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+      }
+    }
+    if (pid_ <= 0) throw std::runtime_error("could not start docker-registry: " + read_file(dir_ / "registry.log"));
+  }
+  ~AccessLoggedRegistry() {
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  std::string host() const { return "127.0.0.1:" + std::to_string(port_); }
+
+  struct Request {
+    std::string method, path;
+  };
+  // Requests logged since the last clear_log(), from distribution's combined-format access log.
+  std::vector<Request> requests() const {
+    std::vector<Request> out;
+    std::string log = read_file(dir_ / "registry.log").substr(log_offset_);
+    static const std::regex line(R"re("([A-Z]+) (/v2/[^ "]*) HTTP/[0-9.]+")re");
+    for (auto it = std::sregex_iterator(log.begin(), log.end(), line); it != std::sregex_iterator(); ++it)
+      out.push_back({(*it)[1], (*it)[2]});
+    return out;
+  }
+  void clear_log() { log_offset_ = read_file(dir_ / "registry.log").size(); }
+
+ private:
+  fs::path dir_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+  std::size_t log_offset_ = 0;
+};
+
+int count(const std::vector<AccessLoggedRegistry::Request>& reqs, const std::string& method, const std::string& needle) {
+  int n = 0;
+  for (const auto& r : reqs) n += r.method == method && r.path.find(needle) != std::string::npos;
+  return n;
+}
+
+std::string hex_of(const std::string& digest) { return digest.substr(digest.find(':') + 1); }
+
+class RegistryBuildTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::make_unique<TempDir>("tp-registry");
+    registry_ = std::make_unique<AccessLoggedRegistry>(dir_->path() / "registry");
+    base_ref_ = registry_->host() + "/base/python:3.11";
+    auto copy = run_command({"skopeo", "copy", "--dest-tls-verify=false", base_oci_ref(), "docker://" + base_ref_});
+    ASSERT_EQ(copy.exit_code, 0) << describe({"skopeo copy"}, copy);
+    auto raw = run_command({"skopeo", "inspect", "--raw", "--tls-verify=false", "docker://" + base_ref_});
+    json manifest = json::parse(raw.out);
+    for (const auto& l : manifest["layers"]) base_layers_.push_back(l["digest"]);
+    pkg_ = dir_->path() / "pkg";
+    fs::copy(fs::path(source_dir()) / "testdata" / "example-trainer", pkg_, fs::copy_options::recursive);
+  }
+
+  CommandResult build(const std::string& output_image, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{trainpack_bin(), "build", "--executor-image-uri=" + base_ref_,
+                                  "--local-package-path=" + pkg_.string(), "--script=trainer/task.py",
+                                  "--extra-dirs=config", "--output-image-uri=" + output_image,
+                                  "--cache-dir=" + (dir_->path() / "cache").string(), "--format=json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_command(args);
+  }
+
+  std::unique_ptr<TempDir> dir_;
+  std::unique_ptr<AccessLoggedRegistry> registry_;
+  std::string base_ref_;
+  std::vector<std::string> base_layers_;
+  fs::path pkg_;
+};
+
+TEST_F(RegistryBuildTest, PushToTheBasesRegistryMountsBaseLayersAndRebuildsMoveOnlyWhatChanged) {
+  registry_->clear_log();
+  const std::string target = registry_->host() + "/trainer/app:v1";
+  auto r = build(target);
+  ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build"}, r);
+  json result = json::parse(r.out);
+  std::string digest = result.at("manifest_digest");
+  ASSERT_EQ(result.at("pushed").size(), 1u);
+  EXPECT_EQ(result["pushed"][0], registry_->host() + "/trainer/app@" + digest);
+
+  auto log = registry_->requests();
+  for (const auto& layer : base_layers_) {
+    EXPECT_EQ(count(log, "PUT", hex_of(layer)), 0) << "base layer uploaded";
+    EXPECT_EQ(count(log, "PATCH", hex_of(layer)), 0) << "base layer uploaded";
+    EXPECT_EQ(count(log, "POST", "mount=sha256%3A" + hex_of(layer)), 1) << "base layer not mounted";
+    // The base's filesystem is listed once per base digest (cached after); that is the only read of its layers.
+    EXPECT_LE(count(log, "GET", "/blobs/sha256:" + hex_of(layer)), 1);
+  }
+  EXPECT_EQ(count(log, "PUT", "/v2/trainer/app/manifests/v1"), 1);
+
+  // The image runs after docker pull (127.0.0.0/8 registries are insecure by default for dockerd).
+  auto pull = run_command(docker_command({"pull", target}));
+  ASSERT_EQ(pull.exit_code, 0) << describe({"docker pull"}, pull);
+  auto run = run_command(docker_command({"run", "--rm", "--network", "none", target, "--epochs", "2"}));
+  EXPECT_EQ(run.exit_code, 0) << describe({"docker run"}, run);
+  EXPECT_NE(run.out.find("epoch 2/2"), std::string::npos) << run.out;
+  run_command(docker_command({"rmi", "-f", target}));
+
+  // skopeo sees the same digest.
+  auto inspect = run_command({"skopeo", "inspect", "--tls-verify=false", "docker://" + target});
+  ASSERT_EQ(inspect.exit_code, 0) << describe({"skopeo inspect"}, inspect);
+  EXPECT_EQ(json::parse(inspect.out).at("Digest"), digest);
+
+  // Rebuild with only the trainer code changed: one new layer, the config and the manifest; no base blob at all.
+  write_file(pkg_ / "trainer" / "task.py", read_file(pkg_ / "trainer" / "task.py") + "\n# tuned\n");
+  registry_->clear_log();
+  auto again = build(registry_->host() + "/trainer/app:v2");
+  ASSERT_EQ(again.exit_code, 0) << describe({"trainpack build"}, again);
+  json second = json::parse(again.out);
+  EXPECT_EQ(second.at("layers_built"), 1);
+  EXPECT_EQ(second.at("blobs").at("uploaded"), 2) << again.out;  // the changed layer and the config
+  log = registry_->requests();
+  int blob_puts = 0;
+  for (const auto& req : log) blob_puts += req.method == "PUT" && req.path.find("/blobs/uploads/") != std::string::npos;
+  EXPECT_EQ(blob_puts, 2);
+  for (const auto& layer : base_layers_) EXPECT_EQ(count(log, "GET", hex_of(layer)), 0) << "base layer read again";
+  EXPECT_EQ(count(log, "PUT", "/v2/trainer/app/manifests/v2"), 1);
+}
+
+TEST_F(RegistryBuildTest, RegistryBaseToLocalOutputsAndPullBackRunsUnderRunc) {
+  const std::string target = registry_->host() + "/trainer/pulled:v1";
+  auto r = build(target, {"--output=oci:" + (dir_->path() / "out").string() + ":v1",
+                          "--output=docker://" + target});
+  ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build"}, r);
+  auto v = run_command({"oci-image-tool", "validate", "--type", "image", (dir_->path() / "out").string()});
+  EXPECT_EQ(v.exit_code, 0) << describe({"oci-image-tool"}, v);
+
+  auto copy = run_command({"skopeo", "copy", "--src-tls-verify=false", "docker://" + target,
+                           "oci:" + (dir_->path() / "back").string() + ":v1"});
+  ASSERT_EQ(copy.exit_code, 0) << describe({"skopeo copy"}, copy);
+  fs::path bundle = dir_->path() / "bundle";
+  auto unpack = run_command({"umoci", "unpack", "--image", (dir_->path() / "back").string() + ":v1", bundle.string()});
+  ASSERT_EQ(unpack.exit_code, 0) << describe({"umoci unpack"}, unpack);
+  json spec = json::parse(read_file(bundle / "config.json"));
+  spec["process"]["terminal"] = false;
+  write_file(bundle / "config.json", spec.dump());
+  auto run = run_command({"runc", "run", "-b", bundle.string(), "tp-reg-" + std::to_string(::getpid())});
+  EXPECT_EQ(run.exit_code, 0) << describe({"runc run"}, run);
+  EXPECT_NE(run.out.find("done:"), std::string::npos) << run.out;
+}
+
+TEST_F(RegistryBuildTest, MissingBaseAndUnreachableRegistryAreOneLineErrors) {
+  auto missing = run_command({trainpack_bin(), "build", "-q", "--executor-image-uri=" + registry_->host() + "/no/such:tag",
+                              "--local-package-path=" + pkg_.string(), "--script=trainer/task.py",
+                              "--output-image-uri=" + registry_->host() + "/trainer/x:v1",
+                              "--cache-dir=" + (dir_->path() / "cache").string()});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_TRUE(missing.err.starts_with("trainpack: error: ")) << missing.err;
+  EXPECT_NE(missing.err.find("no/such"), std::string::npos) << missing.err;
+  auto tags = run_command({"skopeo", "list-tags", "--tls-verify=false", "docker://" + registry_->host() + "/trainer/x"});
+  EXPECT_NE(tags.exit_code, 0) << "nothing may be pushed: " << tags.out;
+
+  auto down = run_command({trainpack_bin(), "build", "-q", "--executor-image-uri=127.0.0.1:9/base/python:3.11",
+                           "--local-package-path=" + pkg_.string(), "--script=trainer/task.py",
+                           "--output=oci:" + (dir_->path() / "never").string(),
+                           "--cache-dir=" + (dir_->path() / "cache").string()});
+  EXPECT_NE(down.exit_code, 0);
+  EXPECT_TRUE(down.err.starts_with("trainpack: error: ")) << down.err;
+  EXPECT_NE(down.err.find("127.0.0.1:9"), std::string::npos) << down.err;
+  EXPECT_LE(std::count(down.err.begin(), down.err.end(), '\n'), 2) << down.err;
+  EXPECT_FALSE(fs::exists(dir_->path() / "never"));
+}
+
+}  // namespace
