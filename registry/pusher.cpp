@@ -55,6 +55,7 @@ struct BlobPusher {
         mount.url = blobs_url() + "uploads/?mount=" + d.digest.algorithm() + "%3A" + d.digest.hex() +
                     "&from=" + origin->repository;
         if (google_cross_host) mount.url += "&origin=" + origin->registry;
+        mount.idempotent = false;  // a failed mount is answered by uploading, not by asking again
         std::vector<std::string> scopes = push_scopes;
         if (same_registry) scopes.push_back(pull_scope(origin->repository));
         HttpResponse r;

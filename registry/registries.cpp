@@ -2,6 +2,8 @@
 
 namespace trainpack::registry {
 
+Registries::Registries(HttpOptions options) : http_(std::move(options)), keychain_(Keychain::from_environment(http_)) {}
+
 Registries::Registries(HttpOptions options, Keychain keychain)
     : http_(std::move(options)), keychain_(std::move(keychain)) {}
 

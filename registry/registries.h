@@ -14,7 +14,9 @@ namespace trainpack::registry {
 
 class Registries {
  public:
-  explicit Registries(HttpOptions options, Keychain keychain = Keychain::from_environment());
+  // Credentials come from the environment (docker and podman config, Google ADC through this HttpClient).
+  explicit Registries(HttpOptions options);
+  Registries(HttpOptions options, Keychain keychain);
   RegistryClient& client(const std::string& registry);
   HttpClient& http() { return http_; }
 

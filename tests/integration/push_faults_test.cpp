@@ -1,0 +1,176 @@
+// trainpack build pushing through a registry that misbehaves on purpose (tests/fixtures/fault_server.py): every
+// fault either recovers or fails with a one-line cause, and a tag never points at a manifest with missing blobs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tests/integration/fault_server.h"
+#include "tests/integration/test_support.h"
+
+using namespace trainpack::testing;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+class PushFaultsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::make_unique<TempDir>("tp-pushfaults");
+    server_ = std::make_unique<FaultServer>();
+    base_ref_ = server_->host() + "/base/python:3.11";
+    auto copy = run_command({"skopeo", "copy", "--dest-tls-verify=false", base_oci_ref(), "docker://" + base_ref_});
+    ASSERT_EQ(copy.exit_code, 0) << describe({"skopeo copy"}, copy);
+    json manifest = json::parse(run_command({"skopeo", "inspect", "--raw", "--tls-verify=false",
+                                             "docker://" + base_ref_}).out);
+    base_layer_ = manifest["layers"][0]["digest"];
+    pkg_ = dir_->path() / "pkg";
+    fs::copy(fs::path(source_dir()) / "testdata" / "example-trainer", pkg_, fs::copy_options::recursive);
+    write_file(dir_->path() / "docker" / "config.json", "{}");
+    server_->clear_log();
+  }
+
+  // Builds onto the base in the fault server and pushes to `repo`:v1 there.
+  CommandResult push(const std::string& repo, const std::string& docker_config_json = "{}") {
+    write_file(dir_->path() / "docker" / "config.json", docker_config_json);
+    return run_command({"env", "DOCKER_CONFIG=" + (dir_->path() / "docker").string(), trainpack_bin(), "build", "-q",
+                        "--executor-image-uri=" + base_ref_, "--local-package-path=" + pkg_.string(),
+                        "--script=trainer/task.py", "--output-image-uri=" + server_->host() + "/" + repo + ":v1",
+                        "--cache-dir=" + (dir_->path() / "cache").string()});
+  }
+
+  bool tagged(const std::string& repo) {
+    auto tags = run_command({"skopeo", "inspect", "--tls-verify=false", "docker://" + server_->host() + "/" + repo + ":v1"});
+    return tags.exit_code == 0;
+  }
+
+  static void expect_one_line_error(const CommandResult& r) {
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_TRUE(r.err.starts_with("trainpack: error: ")) << r.err;
+    EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+  }
+
+  std::unique_ptr<TempDir> dir_;
+  std::unique_ptr<FaultServer> server_;
+  std::string base_ref_, base_layer_;
+  fs::path pkg_;
+};
+
+TEST_F(PushFaultsTest, ServerErrorsResetsAndRateLimitsAreRetried) {
+  server_->fault({{"method", "PUT"}, {"path", "/blobs/uploads/"}, {"action", "status"}, {"status", 500}, {"times", 2}});
+  server_->fault({{"method", "POST"}, {"path", "/blobs/uploads/"}, {"action", "status"}, {"status", 503},
+                  {"headers", {{"Retry-After", "1"}}}});
+  server_->fault({{"method", "HEAD"}, {"path", "/blobs/"}, {"action", "status"}, {"status", 429},
+                  {"headers", {{"Retry-After", "1"}}}});
+  server_->fault({{"method", "PUT"}, {"path", "/blobs/uploads/"}, {"action", "reset"}, {"after", 2}});
+  server_->fault({{"method", "PUT"}, {"path", "/manifests/"}, {"action", "status"}, {"status", 502}});
+  auto r = push("trainer/app");
+  ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build"}, r);
+  EXPECT_TRUE(r.out.starts_with(server_->host() + "/trainer/app@sha256:")) << r.out;
+  EXPECT_TRUE(tagged("trainer/app"));
+  for (const auto& f : server_->control_one({{"op", "faults"}}).at("faults"))
+    EXPECT_GT(f.at("hits").get<int>(), 0) << "fault never fired: " << f.dump();
+}
+
+TEST_F(PushFaultsTest, TruncatedBaseDownloadIsRetriedAndAPersistentOneFailsCleanly) {
+  server_->fault({{"method", "GET"}, {"path", base_layer_}, {"action", "truncate"}, {"bytes", 4096}});
+  auto ok = push("trainer/app");
+  ASSERT_EQ(ok.exit_code, 0) << describe({"trainpack build"}, ok);
+
+  fs::remove_all(dir_->path() / "cache");  // the base layer must be fetched again
+  server_->fault({{"method", "GET"}, {"path", base_layer_}, {"action", "truncate"}, {"bytes", 4096}, {"times", -1}});
+  auto bad = push("trainer/other");
+  expect_one_line_error(bad);
+  EXPECT_FALSE(tagged("trainer/other"));
+  EXPECT_TRUE(server_->requests("PUT", "/v2/trainer/other/manifests/").empty());
+}
+
+TEST_F(PushFaultsTest, RefusedMountsFallBackToUploads) {
+  for (std::string mode : {"401", "403", "404", "202", "500"}) {
+    server_->config({{"mount", mode}});
+    server_->clear_log();
+    const std::string repo = "trainer/mount-" + mode;
+    auto r = push(repo);
+    ASSERT_EQ(r.exit_code, 0) << "mount " << mode << ": " << describe({"trainpack build"}, r);
+    EXPECT_FALSE(server_->requests("POST", "/v2/" + repo + "/blobs/uploads/").empty());
+    EXPECT_EQ(server_->requests("PUT", "/v2/" + repo + "/blobs/uploads/").size(), 4u)
+        << "mount " << mode << ": the base layer, the two new layers and the config are uploaded";
+    EXPECT_TRUE(tagged(repo)) << "mount " << mode;
+  }
+}
+
+TEST_F(PushFaultsTest, MountWorksWithinTheRegistry) {
+  auto r = push("trainer/app");
+  ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build"}, r);
+  auto mounts = server_->requests("POST", "/v2/trainer/app/blobs/uploads/");
+  int mounted = 0;
+  for (const auto& m : mounts) mounted += m.at("query").get<std::string>().find("mount=") != std::string::npos;
+  EXPECT_EQ(mounted, 1);
+  for (const auto& put : server_->requests("PUT", "/blobs/uploads/"))
+    EXPECT_EQ(put.at("query").get<std::string>().find(base_layer_.substr(7)), std::string::npos)
+        << "the base layer was uploaded instead of mounted";
+}
+
+TEST_F(PushFaultsTest, UploadsAreMonolithicWithContentLengthAndNeverChunked) {
+  server_->config({{"patch", "refuse"}});
+  auto r = push("trainer/app");
+  ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build"}, r);
+  EXPECT_TRUE(server_->requests("PATCH", ".").empty());
+  for (const auto& e : server_->requests()) {
+    EXPECT_FALSE(e.at("chunked").get<bool>()) << e.dump();
+    if (e.at("method") == "PUT") {
+      EXPECT_FALSE(e.at("content_length").is_null()) << e.dump();
+    }
+  }
+}
+
+TEST_F(PushFaultsTest, TokenExpiryMidPushIsRefreshed) {
+  server_->control_one({{"op", "auth"}, {"mode", "bearer"}, {"users", {{"pusher", "s3cret-pass"}}},
+                        {"anonymous", "pull"}, {"token_uses", 4}});
+  std::string auth = "cHVzaGVyOnMzY3JldC1wYXNz";  // base64("pusher:s3cret-pass")
+  auto r = push("trainer/app", R"({"auths": {")" + server_->host() + R"(": {"auth": ")" + auth + R"("}}})");
+  ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build"}, r);
+  EXPECT_GT(server_->requests("GET", "^/token").size(), 1u) << "expected token refreshes";
+  EXPECT_TRUE(tagged("trainer/app"));
+}
+
+TEST_F(PushFaultsTest, WrongPasswordNamesTheCredentialButNotTheSecret) {
+  server_->control_one({{"op", "auth"}, {"mode", "bearer"}, {"users", {{"pusher", "s3cret-pass"}}},
+                        {"anonymous", "pull"}});
+  std::string auth = "cHVzaGVyOndyb25nLXBhc3N3b3Jk";  // base64("pusher:wrong-password")
+  auto r = push("trainer/app", R"({"auths": {")" + server_->host() + R"(": {"auth": ")" + auth + R"("}}})");
+  expect_one_line_error(r);
+  EXPECT_NE(r.err.find("pusher"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("config.json"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("wrong-password"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(auth), std::string::npos) << r.err;
+  EXPECT_FALSE(tagged("trainer/app"));
+}
+
+TEST_F(PushFaultsTest, CrossHostBlobRedirectsGetNoAuthorization) {
+  server_->control_one({{"op", "auth"}, {"mode", "basic"}, {"users", {{"pusher", "s3cret-pass"}}}});
+  server_->config({{"blob_redirect", "alt"}, {"alt_reject_auth", true}});
+  std::string auth = "cHVzaGVyOnMzY3JldC1wYXNz";
+  auto r = push("trainer/app", R"({"auths": {")" + server_->host() + R"(": {"auth": ")" + auth + R"("}}})");
+  ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build"}, r);
+  int alt = 0;
+  for (const auto& e : server_->requests()) {
+    if (e.at("server") != "alt") continue;
+    ++alt;
+    EXPECT_TRUE(e.at("auth").is_null()) << "Authorization leaked to another host: " << e.dump();
+  }
+  EXPECT_GT(alt, 0) << "the base download should have been redirected";
+}
+
+TEST_F(PushFaultsTest, PersistentUploadFailureLeavesNoTag) {
+  server_->fault({{"method", "PUT"}, {"path", "/blobs/uploads/"}, {"action", "status"}, {"status", 500},
+                  {"times", -1}, {"format", "html"}});
+  auto r = push("trainer/app");
+  expect_one_line_error(r);
+  EXPECT_EQ(r.err.find("<html"), std::string::npos) << "HTML error pages must not reach the user: " << r.err;
+  EXPECT_FALSE(tagged("trainer/app"));
+  EXPECT_TRUE(server_->requests("PUT", "/manifests/").empty());
+}
+
+}  // namespace
