@@ -1,6 +1,7 @@
 #include "registry/remote_image.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "layers/media_types.h"
 #include "support/error.h"
@@ -64,10 +65,56 @@ FetchedManifest fetch_manifest(RegistryClient& client, const std::string& reposi
   return out;
 }
 
+namespace {
+
+// A manifest or index already in the store (fetched earlier by digest): no request needed.
+std::optional<FetchedManifest> cached_manifest(const layers::BlobStore& store, const Digest& digest) {
+  if (!store.has(digest)) return std::nullopt;
+  FetchedManifest m;
+  m.body = read_file(store.path_of(digest), 4u << 20);
+  if (layers::sha256_of(m.body) != digest) return std::nullopt;
+  json j = json::parse(m.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  m.media_type = j.value("mediaType", j.contains("manifests") ? std::string(layers::media::kOciIndex)
+                                                               : std::string(layers::media::kOciManifest));
+  m.digest = digest;
+  return m;
+}
+
+// By tag: HEAD for the digest (cheap, and not counted by Docker Hub's pull limit), then the store or a GET by digest.
+// Registries that answer HEAD without a digest (or not at all) get a GET by tag.
+FetchedManifest resolve_manifest(RegistryClient& client, const layers::BlobStore& store, const std::string& repository,
+                                 const std::string& reference) {
+  if (auto digest = Digest::parse(reference)) {
+    if (auto cached = cached_manifest(store, *digest)) return *cached;
+    FetchedManifest m = fetch_manifest(client, repository, reference);
+    store.put(m.body);
+    return m;
+  }
+  HttpRequest head;
+  head.method = "HEAD";
+  head.url = "/v2/" + repository + "/manifests/" + reference;
+  head.headers = {{"Accept", kManifestAccept}};
+  HttpResponse h = client.send(head, {pull_scope(repository)});
+  if (h.status == 200) {
+    if (auto digest = Digest::parse(h.header("docker-content-digest"))) {
+      if (auto cached = cached_manifest(store, *digest)) return *cached;
+      FetchedManifest m = fetch_manifest(client, repository, digest->str());
+      store.put(m.body);
+      return m;
+    }
+  }
+  FetchedManifest m = fetch_manifest(client, repository, reference);
+  store.put(m.body);
+  return m;
+}
+
+}  // namespace
+
 std::shared_ptr<RemoteImage> RemoteImage::open(RegistryClient& client, const Reference& ref,
                                                const layers::Platform& platform, const layers::BlobStore& store) {
   std::shared_ptr<RemoteImage> img(new RemoteImage(client, ref, store));
-  FetchedManifest top = fetch_manifest(client, ref.repository, ref.identifier());
+  FetchedManifest top = resolve_manifest(client, store, ref.repository, ref.identifier());
   img->resolved_digest_ = top.digest;
   FetchedManifest m = std::move(top);
   // Nested indexes are allowed; a few levels is plenty.
@@ -75,7 +122,7 @@ std::shared_ptr<RemoteImage> RemoteImage::open(RegistryClient& client, const Ref
     if (depth > 4) throw Error(ref.str() + ": index nesting is too deep");
     layers::Index index = layers::Index::parse(m.body, ref.str());
     const Descriptor& chosen = layers::select_platform(index, platform, ref.str());
-    m = fetch_manifest(client, ref.repository, chosen.digest.str());
+    m = resolve_manifest(client, store, ref.repository, chosen.digest.str());
   }
   img->manifest_ = std::move(m.body);
   layers::Manifest manifest = img->manifest();

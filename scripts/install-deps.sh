@@ -13,7 +13,7 @@ BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libcurl4-openssl-dev libssl
             nlohmann-json3-dev libcli11-dev libgtest-dev)
 DEMO_PKGS=(mmdebstrap umoci skopeo runc oci-image-tool)
 TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap runc bubblewrap docker.io
-           python3 python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates)
+           python3 python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates openssl)
 
 usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
 
