@@ -1,0 +1,299 @@
+#include "layers/unpack.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <unordered_set>
+
+#include "support/error.h"
+
+namespace trainpack::layers {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kOpaque = ".wh..wh..opq";
+constexpr std::string_view kWhiteoutPrefix = ".wh.";
+constexpr std::string_view kWhiteoutMeta = ".wh..wh.";
+
+// "./a/b/" -> "a/b"; "." and "./" -> "". Leading "/" is kept so absolute names can be refused.
+std::string clean_name(std::string p) {
+  while (p.starts_with("./")) p.erase(0, 2);
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  if (p == ".") p.clear();
+  // Collapse "a//b" and "a/./b".
+  std::string out;
+  std::size_t i = 0;
+  bool absolute = p.starts_with("/");
+  while (i <= p.size()) {
+    std::size_t j = p.find('/', i);
+    if (j == std::string::npos) j = p.size();
+    std::string comp = p.substr(i, j - i);
+    if (!comp.empty() && comp != ".") {
+      if (!out.empty()) out += '/';
+      out += comp;
+    }
+    i = j + 1;
+  }
+  return absolute ? "/" + out : out;
+}
+
+bool has_dotdot(const std::string& p) {
+  std::size_t i = 0;
+  while (i <= p.size()) {
+    std::size_t j = p.find('/', i);
+    if (j == std::string::npos) j = p.size();
+    if (p.compare(i, j - i, "..") == 0 && j - i == 2) return true;
+    i = j + 1;
+  }
+  return false;
+}
+
+std::string base_name(const std::string& p) {
+  auto s = p.rfind('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+std::string dir_name(const std::string& p) {
+  auto s = p.rfind('/');
+  return s == std::string::npos ? std::string() : p.substr(0, s);
+}
+
+class Unpacker {
+ public:
+  Unpacker(const fs::path& rootfs, std::string_view what) : rootfs_(rootfs), what_(what) {
+    root_fd_ = ::open(rootfs.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd_ < 0) throw Error(what_ + ": cannot open " + rootfs.string() + ": " + std::strerror(errno));
+    cwd_fd_ = ::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (cwd_fd_ < 0) {
+      ::close(root_fd_);
+      throw Error(what_ + ": cannot open the current directory: " + std::strerror(errno));
+    }
+    // libarchive's SECURE_* checks work on relative names: extract from inside the rootfs.
+    if (::fchdir(root_fd_) != 0) {
+      ::close(root_fd_);
+      ::close(cwd_fd_);
+      throw Error(what_ + ": cannot enter " + rootfs.string() + ": " + std::strerror(errno));
+    }
+  }
+  ~Unpacker() {
+    if (::fchdir(cwd_fd_) != 0) { /* nothing sensible to do */ }
+    ::close(cwd_fd_);
+    ::close(root_fd_);
+  }
+  Unpacker(const Unpacker&) = delete;
+  Unpacker& operator=(const Unpacker&) = delete;
+
+  void apply(const fs::path& blob) {
+    std::unique_ptr<struct archive, int (*)(struct archive*)> in(archive_read_new(), archive_read_free);
+    archive_read_support_filter_all(in.get());
+    archive_read_support_format_tar(in.get());
+    if (archive_read_open_filename(in.get(), blob.c_str(), 1 << 20) != ARCHIVE_OK)
+      throw Error(what_ + ": cannot read layer: " + err(in.get()), "the image is corrupt");
+
+    std::unique_ptr<struct archive, int (*)(struct archive*)> out(archive_write_disk_new(), archive_write_free);
+    const bool root = ::geteuid() == 0;
+    int flags = ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+                ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS;
+    if (root) flags |= ARCHIVE_EXTRACT_OWNER | ARCHIVE_EXTRACT_XATTR;
+    archive_write_disk_set_options(out.get(), flags);
+    // Numeric ids only: the host's user database says nothing about the image's.
+    archive_write_disk_set_user_lookup(out.get(), nullptr, nullptr, nullptr);
+    archive_write_disk_set_group_lookup(out.get(), nullptr, nullptr, nullptr);
+
+    written_.clear();
+    struct archive_entry* e;
+    int rc;
+    std::size_t count = 0;
+    while ((rc = archive_read_next_header(in.get(), &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
+      ++count;
+      entry(in.get(), out.get(), e, root);
+    }
+    const char* msg = archive_error_string(in.get());
+    bool truncated_tail = rc == ARCHIVE_FATAL && count > 0 && msg && std::strstr(msg, "Truncated");
+    if (rc != ARCHIVE_EOF && !truncated_tail)
+      throw Error(what_ + ": layer is not a readable tar: " + err(in.get()), "the image is corrupt");
+    // Directory modes and times are fixed up here (libarchive defers them so children can be written first).
+    if (archive_write_close(out.get()) < ARCHIVE_WARN)
+      throw Error(what_ + ": cannot finish unpacking: " + err(out.get()));
+  }
+
+ private:
+  static std::string err(struct archive* a) {
+    const char* s = archive_error_string(a);
+    return s ? s : "unknown error";
+  }
+
+  // lstat relative to the rootfs; false when missing.
+  bool lstat_rel(const std::string& rel, struct stat& st) const {
+    return ::fstatat(root_fd_, rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  }
+
+  // Every proper ancestor of `rel` that exists must be a real directory (no symlink anywhere on the way).
+  void check_parents(const std::string& rel, const std::string& name) const {
+    std::size_t pos = 0;
+    while ((pos = rel.find('/', pos)) != std::string::npos) {
+      std::string prefix = rel.substr(0, pos);
+      struct stat st;
+      if (!lstat_rel(prefix, st)) return;
+      if (S_ISLNK(st.st_mode))
+        throw Error(what_ + ": entry '" + name + "' would be written through the symlink '/" + prefix + "'",
+                    "the layer tries to write outside the image root; the image is refused");
+      if (!S_ISDIR(st.st_mode))
+        throw Error(what_ + ": entry '" + name + "' has a parent '/" + prefix + "' that is not a directory",
+                    "the image is corrupt");
+      ++pos;
+    }
+  }
+
+  std::string checked(const char* raw, const char* kind) const {
+    std::string name = raw ? raw : "";
+    std::string rel = clean_name(name);
+    if (rel.starts_with("/") || has_dotdot(rel))
+      throw Error(what_ + ": " + kind + " '" + name + "' escapes the image root",
+                  "the layer is malicious or corrupt; the image is refused");
+    return rel;
+  }
+
+  void mark_written(const std::string& rel) {
+    std::string p = rel;
+    while (!p.empty() && written_.insert(p).second) p = dir_name(p);
+  }
+
+  // Removes what lower layers left in `dir` (relative; "" is the root), keeping this layer's entries.
+  void remove_lower_children(const std::string& dir) {
+    fs::path abs = dir.empty() ? rootfs_ : rootfs_ / dir;
+    std::error_code ec;
+    std::vector<std::string> names;
+    for (auto it = fs::directory_iterator(abs, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+      names.push_back(it->path().filename().string());
+    for (const auto& n : names) {
+      std::string child = dir.empty() ? n : dir + "/" + n;
+      struct stat st;
+      if (!lstat_rel(child, st)) continue;
+      if (!written_.contains(child)) {
+        fs::remove_all(rootfs_ / child, ec);
+        if (ec) throw Error(what_ + ": cannot apply opaque whiteout of '/" + dir + "': " + ec.message());
+      } else if (S_ISDIR(st.st_mode)) {
+        remove_lower_children(child);
+      }
+    }
+  }
+
+  void entry(struct archive* in, struct archive* out, struct archive_entry* e, bool root) {
+    const char* raw = archive_entry_pathname(e);
+    std::string rel = checked(raw, "entry");
+    if (rel.empty()) return;  // the root directory itself
+    std::string base = base_name(rel), dir = dir_name(rel);
+
+    if (base.starts_with(kWhiteoutPrefix)) {
+      check_parents(rel, raw);
+      if (base == kOpaque) {
+        struct stat st;
+        if (dir.empty() || (lstat_rel(dir, st) && S_ISDIR(st.st_mode))) remove_lower_children(dir);
+        return;
+      }
+      if (base.starts_with(kWhiteoutMeta)) return;  // aufs metadata, never content
+      std::string target = dir.empty() ? base.substr(kWhiteoutPrefix.size())
+                                       : dir + "/" + base.substr(kWhiteoutPrefix.size());
+      if (target.empty() || base_name(target) == "." || base_name(target) == "..")
+        throw Error(what_ + ": whiteout '" + std::string(raw) + "' names no file", "the image is corrupt");
+      std::error_code ec;
+      fs::remove_all(rootfs_ / target, ec);
+      if (ec) throw Error(what_ + ": cannot apply whiteout '" + std::string(raw) + "': " + ec.message());
+      return;
+    }
+
+    check_parents(rel, raw);
+    const auto type = archive_entry_filetype(e);
+    if (!root && (type == AE_IFCHR || type == AE_IFBLK)) return;  // cannot mknod without privilege
+    const char* hardlink = archive_entry_hardlink(e);
+    std::string link_rel;
+    if (hardlink) {
+      link_rel = checked(hardlink, "hardlink target");
+      if (link_rel.empty()) throw Error(what_ + ": hardlink '" + std::string(raw) + "' points at the root");
+      check_parents(link_rel, hardlink);
+      struct stat lst;
+      if (lstat_rel(link_rel, lst) && S_ISDIR(lst.st_mode))
+        throw Error(what_ + ": hardlink '" + std::string(raw) + "' points at a directory", "the image is corrupt");
+    }
+
+    // A non-directory replaces whatever is there; a directory only replaces a non-directory.
+    struct stat st;
+    if (lstat_rel(rel, st)) {
+      bool new_dir = !hardlink && type == AE_IFDIR;
+      if (!(new_dir && S_ISDIR(st.st_mode)) && !(hardlink && link_rel == rel)) {
+        std::error_code ec;
+        fs::remove_all(rootfs_ / rel, ec);
+        if (ec) throw Error(what_ + ": cannot replace '/" + rel + "': " + ec.message());
+      }
+    }
+
+    archive_entry_set_pathname(e, rel.c_str());
+    if (hardlink) archive_entry_set_hardlink(e, link_rel.c_str());
+    int rc = archive_write_header(out, e);
+    if (rc < ARCHIVE_WARN) {
+      if (type == AE_IFCHR || type == AE_IFBLK) return;  // not permitted here (e.g. in a user namespace)
+      throw Error(what_ + ": cannot unpack '" + std::string(raw) + "': " + err(out));
+    }
+    mark_written(rel);
+    if (archive_entry_size(e) > 0 && !hardlink) {
+      const void* buf;
+      size_t size;
+      la_int64_t offset;
+      int r;
+      while ((r = archive_read_data_block(in, &buf, &size, &offset)) == ARCHIVE_OK) {
+        if (archive_write_data_block(out, buf, size, offset) < ARCHIVE_WARN)
+          throw Error(what_ + ": cannot write '" + std::string(raw) + "': " + err(out));
+      }
+      if (r != ARCHIVE_EOF) {
+        const char* m = archive_error_string(in);
+        // The unpadded-tail case: the data is all there, only the padding is missing.
+        if (!(r == ARCHIVE_FATAL && m && std::strstr(m, "Truncated")))
+          throw Error(what_ + ": cannot read '" + std::string(raw) + "': " + err(in), "the image is corrupt");
+      }
+    }
+    if (archive_write_finish_entry(out) < ARCHIVE_WARN)
+      throw Error(what_ + ": cannot finish '" + std::string(raw) + "': " + err(out));
+  }
+
+  fs::path rootfs_;
+  std::string what_;
+  int root_fd_ = -1;
+  int cwd_fd_ = -1;
+  std::unordered_set<std::string> written_;
+};
+
+}  // namespace
+
+void apply_layer(const fs::path& blob, const fs::path& rootfs, std::string_view what) {
+  Unpacker u(fs::absolute(rootfs), what);
+  u.apply(blob);
+}
+
+void unpack_image(const Image& image, const fs::path& rootfs) {
+  std::error_code ec;
+  if (fs::exists(rootfs, ec)) {
+    if (!fs::is_directory(rootfs, ec) || !fs::is_empty(rootfs, ec))
+      throw Error("cannot unpack " + image.describe() + " into " + rootfs.string() + ": not an empty directory");
+  } else {
+    fs::create_directories(rootfs, ec);
+    if (ec) throw Error("cannot create " + rootfs.string() + ": " + ec.message());
+  }
+  ::chmod(rootfs.c_str(), 0755);
+  Manifest m = image.manifest();
+  for (std::size_t i = 0; i < m.layers.size(); ++i) {
+    std::string what = image.describe() + " layer " + std::to_string(i + 1) + "/" + std::to_string(m.layers.size()) +
+                       " (" + m.layers[i].digest.str() + ")";
+    apply_layer(image.blob_path(m.layers[i].digest), rootfs, what);
+  }
+}
+
+}  // namespace trainpack::layers

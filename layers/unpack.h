@@ -1,0 +1,29 @@
+#pragma once
+// Unpacking an image into a root filesystem directory (for running it daemonless with runc).
+//
+// Every layer of the manifest is applied in order with libarchive (plain tar or any compression it reads):
+// - OCI whiteouts: "<dir>/.wh.<name>" removes <dir>/<name> left by lower layers; "<dir>/.wh..wh..opq" empties <dir>
+//   of lower-layer content (entries of the same layer are kept, whatever their order in the tar). Other ".wh..wh."
+//   names (aufs metadata) are skipped. Whiteout files themselves never land in the rootfs.
+// - Entries that would escape the root are refused with an Error: absolute names, ".." components, a parent that
+//   is a symlink (libarchive's SECURE_NOABSOLUTEPATHS | SECURE_NODOTDOT | SECURE_SYMLINKS are set as well, and
+//   hardlink targets are checked the same way).
+// - A non-directory over a lower directory replaces the whole directory (as Docker does); a directory over a lower
+//   directory merges.
+// - Modes and times are kept; owners (and xattrs) when running as root. Character and block devices are skipped when
+//   not root. Hardlinks are created as hardlinks.
+// - A layer whose last file is not padded to 512 bytes (umoci writes such layers; Docker accepts them) is accepted.
+#include <filesystem>
+
+#include "layers/image.h"
+
+namespace trainpack::layers {
+
+// Unpacks `image` into `rootfs`, which must be an empty directory or not exist (it is created).
+// Throws Error naming the image, the layer and the entry on failure; what was unpacked so far is left in place.
+void unpack_image(const Image& image, const std::filesystem::path& rootfs);
+
+// Applies one layer blob on top of `rootfs` (the step unpack_image repeats). `what` names the layer in errors.
+void apply_layer(const std::filesystem::path& blob, const std::filesystem::path& rootfs, std::string_view what);
+
+}  // namespace trainpack::layers

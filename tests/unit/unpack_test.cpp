@@ -1,0 +1,157 @@
+#include "layers/unpack.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "image_test_support.h"
+#include "support/error.h"
+#include "support/fs.h"
+
+using namespace trainpack;
+using namespace trainpack::layers;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Member {
+  std::string name;
+  char type = 'f';  // f file, d dir, l symlink, h hardlink
+  std::string data;  // content, or link target
+  unsigned mode = 0;
+};
+
+std::string tar_of(const std::vector<Member>& members) {
+  std::string out;
+  archive* a = archive_write_new();
+  archive_write_set_format_pax_restricted(a);
+  auto cb = [](archive*, void* c, const void* b, size_t n) -> la_ssize_t {
+    static_cast<std::string*>(c)->append(static_cast<const char*>(b), n);
+    return static_cast<la_ssize_t>(n);
+  };
+  archive_write_open(a, &out, nullptr, cb, nullptr);
+  for (const auto& m : members) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, m.name.c_str());
+    archive_entry_set_mtime(e, 1000, 0);
+    switch (m.type) {
+      case 'd':
+        archive_entry_set_filetype(e, AE_IFDIR);
+        archive_entry_set_perm(e, m.mode ? m.mode : 0755);
+        break;
+      case 'l':
+        archive_entry_set_filetype(e, AE_IFLNK);
+        archive_entry_set_perm(e, 0777);
+        archive_entry_set_symlink(e, m.data.c_str());
+        break;
+      case 'h':
+        archive_entry_set_filetype(e, AE_IFREG);
+        archive_entry_set_perm(e, 0644);
+        archive_entry_set_hardlink(e, m.data.c_str());
+        break;
+      default:
+        archive_entry_set_filetype(e, AE_IFREG);
+        archive_entry_set_perm(e, m.mode ? m.mode : 0644);
+        archive_entry_set_size(e, static_cast<la_int64_t>(m.data.size()));
+    }
+    archive_write_header(a, e);
+    if (m.type == 'f' && !m.data.empty()) archive_write_data(a, m.data.data(), m.data.size());
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+  return out;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+class Unpack : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tmp_ = make_temp_dir({}, "unpack-test");
+    rootfs_ = tmp_ / "rootfs";
+    fs::create_directories(rootfs_);
+  }
+  void TearDown() override { fs::remove_all(tmp_); }
+  void apply(const std::vector<Member>& members, bool gz = false) {
+    fs::path blob = tmp_ / ("layer" + std::to_string(n_++));
+    std::string t = tar_of(members);
+    std::ofstream(blob, std::ios::binary) << (gz ? test_support::gzip(t) : t);
+    apply_layer(blob, rootfs_, "test layer");
+  }
+  fs::path tmp_, rootfs_;
+  int n_ = 0;
+};
+
+}  // namespace
+
+TEST_F(Unpack, WhiteoutRemovesLowerPath) {
+  apply({{"etc/", 'd', ""}, {"etc/a", 'f', "A"}, {"etc/b", 'f', "B"}, {"var/", 'd', ""}, {"var/x/", 'd', ""}, {"var/x/y", 'f', "Y"}});
+  apply({{"etc/.wh.a", 'f', ""}, {"var/.wh.x", 'f', ""}, {"etc/c", 'f', "C"}}, /*gz=*/true);
+  EXPECT_FALSE(fs::exists(rootfs_ / "etc/a"));
+  EXPECT_TRUE(fs::exists(rootfs_ / "etc/b"));
+  EXPECT_EQ(slurp(rootfs_ / "etc/c"), "C");
+  EXPECT_FALSE(fs::exists(rootfs_ / "var/x"));
+  EXPECT_TRUE(fs::is_directory(rootfs_ / "var"));
+  EXPECT_FALSE(fs::exists(rootfs_ / "etc/.wh.a"));
+}
+
+TEST_F(Unpack, OpaqueDirKeepsOnlyThisLayersEntriesWhateverTheirOrder) {
+  apply({{"d/", 'd', ""}, {"d/old", 'f', "o"}, {"d/sub/", 'd', ""}, {"d/sub/old2", 'f', "o"}, {"keep", 'f', "k"}});
+  apply({{"d/", 'd', ""}, {"d/new1", 'f', "1"}, {"d/sub/new3", 'f', "3"}, {"d/.wh..wh..opq", 'f', ""}, {"d/new2", 'f', "2"}});
+  EXPECT_FALSE(fs::exists(rootfs_ / "d/old"));
+  EXPECT_FALSE(fs::exists(rootfs_ / "d/sub/old2"));
+  EXPECT_EQ(slurp(rootfs_ / "d/new1"), "1");
+  EXPECT_EQ(slurp(rootfs_ / "d/new2"), "2");
+  EXPECT_EQ(slurp(rootfs_ / "d/sub/new3"), "3");
+  EXPECT_FALSE(fs::exists(rootfs_ / "d/.wh..wh..opq"));
+  EXPECT_TRUE(fs::exists(rootfs_ / "keep"));
+}
+
+TEST_F(Unpack, HardlinksModesSymlinksAndReplacement) {
+  apply({{"bin/", 'd', "", 0750}, {"bin/tool", 'f', "T", 0755}, {"bin/alias", 'h', "bin/tool"},
+         {"lnk", 'l', "/bin/tool"}, {"dir/", 'd', ""}, {"dir/f", 'f', "x"}});
+  struct stat a {}, b {};
+  ASSERT_EQ(::stat((rootfs_ / "bin/tool").c_str(), &a), 0);
+  ASSERT_EQ(::stat((rootfs_ / "bin/alias").c_str(), &b), 0);
+  EXPECT_EQ(a.st_ino, b.st_ino);
+  EXPECT_EQ(a.st_mode & 07777, 0755u);
+  EXPECT_EQ(fs::status(rootfs_ / "bin").permissions(), static_cast<fs::perms>(0750));
+  EXPECT_EQ(fs::read_symlink(rootfs_ / "lnk"), "/bin/tool");
+  EXPECT_EQ(a.st_mtime, 1000);
+  // A file over a non-empty directory replaces it, as Docker does.
+  apply({{"dir", 'f', "now a file"}});
+  EXPECT_EQ(slurp(rootfs_ / "dir"), "now a file");
+}
+
+TEST_F(Unpack, EntriesEscapingTheRootAreRefused) {
+  fs::path outside = tmp_ / "outside";
+  fs::create_directories(outside);
+  EXPECT_THROW(apply({{"../evil", 'f', "x"}}), Error);
+  EXPECT_THROW(apply({{"a/../../evil", 'f', "x"}}), Error);
+  EXPECT_THROW(apply({{"/abs", 'f', "x"}}), Error);
+  EXPECT_THROW(apply({{"h", 'h', "../outside-file"}}), Error);
+  // A symlinked parent (from a lower layer or the same one) is never followed.
+  apply({{"esc", 'l', outside.string()}});
+  EXPECT_THROW(apply({{"esc/pwned", 'f', "x"}}), Error);
+  EXPECT_THROW(apply({{"esc/.wh.victim", 'f', ""}}), Error);
+  EXPECT_THROW(apply({{"l2", 'l', "../outside"}, {"l2/pwned", 'f', "x"}}), Error);
+  EXPECT_TRUE(fs::is_empty(outside));
+  EXPECT_FALSE(fs::exists(tmp_ / "evil"));
+}
+
+TEST_F(Unpack, UnpackImageAppliesEveryLayerIntoAnEmptyDir) {
+  auto built = test_support::make_image(tmp_ / "store", "amd64", {{"one", "1"}, {"two", "2"}});
+  fs::path r = tmp_ / "r2";
+  unpack_image(*built.image, r);
+  EXPECT_EQ(slurp(r / "app/one"), "1");
+  EXPECT_EQ(slurp(r / "app/two"), "2");
+  EXPECT_THROW(unpack_image(*built.image, r), Error);  // not empty any more
+}
