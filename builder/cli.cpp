@@ -10,6 +10,7 @@
 #include "builder/build.h"
 #include "builder/build_plan.h"
 #include "builder/image_location.h"
+#include "builder/job_spec.h"
 #include "builder/local_run_spec.h"
 #include "builder/progress.h"
 #include "registry/registries.h"
@@ -78,7 +79,8 @@ void run_dockerfile(const LocalRunFlags& flags) {
   std::cout << templates::render_dockerfile(spec.dockerfile_spec()) << std::flush;
 }
 
-void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf) {
+void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpecOptions job,
+                       const std::string& job_spec_out) {
   LocalRunSpec spec = validate_local_run(flags);
   if (!spec.builds_image())
     throw Error("nothing to build: neither --script nor --python-module was given",
@@ -125,6 +127,16 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf) {
     req.registries = registries.get();
   }
   if (bf.jobs < 1 || bf.jobs > 32) throw Error("--jobs must be between 1 and 32");
+  if (!job_spec_out.empty()) {
+    bool pushes = false;
+    for (const auto& o : req.outputs) pushes = pushes || o.kind == ImageLocation::Kind::kRegistry;
+    if (!pushes)
+      throw Error("--job-spec-out needs an image in a registry, and this build pushes none",
+                  "add --output-image-uri=REGISTRY/REPOSITORY:TAG (Vertex AI pulls the image from there)");
+    JobSpecOptions check = job;  // every job flag is validated before any work, with a placeholder digest
+    check.image_uri = "registry.invalid/check@sha256:" + std::string(64, '0');
+    make_job_spec(check);
+  }
   req.jobs = bf.jobs;
   req.steps = plan_steps(plan_input(spec));
   req.cache_dir = bf.cache_dir.empty() ? default_cache_dir() : fs::path(bf.cache_dir);
@@ -170,6 +182,11 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf) {
     j["layers"].push_back(lj);
   }
   if (!bf.digest_file.empty()) write_file_atomic(bf.digest_file, result.manifest_digest.str() + "\n");
+  if (!job_spec_out.empty()) {
+    job.image_uri = result.pushed.front();  // REGISTRY/REPOSITORY@sha256:…, pinned by digest
+    write_file_atomic(job_spec_out, job_spec_text(job));
+    j["job_spec"] = job_spec_out;
+  }
   if (bf.format == "json") std::cout << j.dump(2) << "\n";
   else if (!result.pushed.empty())
     for (const auto& ref : result.pushed) std::cout << ref << "\n";
@@ -212,6 +229,10 @@ int run_cli(int argc, char** argv) {
   build->add_option("--jobs", bf.jobs, "Parallel blob uploads (default 4)");
   build->add_flag("--dry-run", bf.dry_run,
                   "Show the layers that would be built and the paths .dockerignore excludes; write nothing");
+  JobSpecOptions job;
+  std::string job_spec_out;
+  add_job_spec_flags(*build, job, job_spec_out);
+  add_job_spec_command(app);
   // Like gcloud's flags: a repeated single-value flag takes the last value.
   for (CLI::Option* opt : build->get_options())
     if (opt->get_items_expected_max() == 1) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -219,7 +240,7 @@ int run_cli(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     if (dockerfile->parsed()) run_dockerfile(df_flags);
-    else if (build->parsed()) run_build_command(build_flags, bf);
+    else if (build->parsed()) run_build_command(build_flags, bf, job, job_spec_out);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -213,4 +213,28 @@ TEST_F(RegistryBuildTest, MissingBaseAndUnreachableRegistryAreOneLineErrors) {
   EXPECT_FALSE(fs::exists(dir_->path() / "never"));
 }
 
+TEST_F(RegistryBuildTest, JobSpecOutPinsThePushedImageByDigest) {
+  fs::path spec_file = dir_->path() / "job.json";
+  auto r = build(registry_->host() + "/trainer/app:job",
+                 {"--job-spec-out=" + spec_file.string(), "--machine-type=n1-highmem-8", "--replica-count=2",
+                  "--args=--epochs=7", "--env=MODE=full"});
+  ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build"}, r);
+  json result = json::parse(r.out);
+  json spec = json::parse(read_file(spec_file));
+  ASSERT_TRUE(spec.contains("workerPoolSpecs")) << spec.dump();
+  const json& pool = spec["workerPoolSpecs"][0];
+  EXPECT_EQ(pool["containerSpec"]["imageUri"], result["pushed"][0]);
+  EXPECT_EQ(pool["containerSpec"]["imageUri"].get<std::string>().substr(
+                pool["containerSpec"]["imageUri"].get<std::string>().find('@') + 1),
+            result["manifest_digest"]);
+  EXPECT_EQ(pool["machineSpec"]["machineType"], "n1-highmem-8");
+  EXPECT_EQ(pool["replicaCount"], 2);
+  EXPECT_EQ(pool["containerSpec"]["args"], json({"--epochs=7"}));
+  EXPECT_EQ(pool["containerSpec"]["env"], json({{{"name", "MODE"}, {"value", "full"}}}));
+  // The pinned image is really there.
+  auto inspect = run_command({"skopeo", "inspect", "--tls-verify=false",
+                              "docker://" + pool["containerSpec"]["imageUri"].get<std::string>()});
+  EXPECT_EQ(inspect.exit_code, 0) << describe({"skopeo inspect"}, inspect);
+}
+
 }  // namespace
