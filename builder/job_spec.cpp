@@ -92,7 +92,11 @@ std::string pin_image_uri(std::string_view reference, std::string_view digest) {
   return pinned;
 }
 
-json make_job_spec(const JobSpecOptions& o) {
+namespace {
+
+// Built in document order (ordered_json) so the text reads like Google's examples: machine, replicas, container.
+nlohmann::ordered_json make_ordered(const JobSpecOptions& o) {
+  using json = nlohmann::ordered_json;
   check_digest_pinned(o.image_uri);
   if (o.format == JobSpecFormat::kRest && o.display_name.empty())
     throw Error("the rest format needs a display name", "pass --display-name=NAME");
@@ -177,7 +181,11 @@ json make_job_spec(const JobSpecOptions& o) {
   return spec;
 }
 
-std::string job_spec_text(const JobSpecOptions& opts) { return make_job_spec(opts).dump(2) + "\n"; }
+}  // namespace
+
+json make_job_spec(const JobSpecOptions& opts) { return json(make_ordered(opts)); }
+
+std::string job_spec_text(const JobSpecOptions& opts) { return make_ordered(opts).dump(2) + "\n"; }
 
 namespace {
 

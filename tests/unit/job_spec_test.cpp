@@ -136,6 +136,13 @@ TEST(JobSpec, TextIsPrettyJsonWithTrailingNewline) {
   EXPECT_EQ(t.back(), '\n');
   EXPECT_NE(t.find("\n  \"workerPoolSpecs\": ["), std::string::npos) << t;
   EXPECT_EQ(json::parse(t), b::make_job_spec(base_opts()));
+  // Document order, as in Google's examples (not nlohmann's sorted keys).
+  EXPECT_LT(t.find("machineSpec"), t.find("replicaCount"));
+  EXPECT_LT(t.find("replicaCount"), t.find("containerSpec"));
+  JobSpecOptions o = base_opts();
+  o.format = JobSpecFormat::kRest;
+  std::string r = b::job_spec_text(o);
+  EXPECT_LT(r.find("displayName"), r.find("jobSpec")) << r;
 }
 
 TEST(JobSpec, RefusesImagesNotPinnedByDigest) {
