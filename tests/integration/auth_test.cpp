@@ -4,6 +4,8 @@
 // credentials it receives). Credentials come from real docker config.json / podman auth.json files, a fake
 // docker-credential helper, and Google ADC files / the metadata server.
 #include <gtest/gtest.h>
+
+#include "tests/env_guard.h"
 #include <openssl/evp.h>
 #include <sys/stat.h>
 
@@ -41,31 +43,7 @@ std::map<std::string, std::string> fixture_env() {
   return out;
 }
 
-class EnvGuard {
- public:
-  void set(const char* name, const std::string& value) {
-    remember(name);
-    ::setenv(name, value.c_str(), 1);
-  }
-  void unset(const char* name) {
-    remember(name);
-    ::unsetenv(name);
-  }
-  ~EnvGuard() {
-    for (const auto& [k, v] : saved_) {
-      if (v) ::setenv(k.c_str(), v->c_str(), 1);
-      else ::unsetenv(k.c_str());
-    }
-  }
-
- private:
-  void remember(const char* name) {
-    if (saved_.count(name)) return;
-    const char* v = std::getenv(name);
-    saved_[name] = v ? std::optional<std::string>(v) : std::nullopt;
-  }
-  std::map<std::string, std::optional<std::string>> saved_;
-};
+using trainpack::testing::EnvGuard;
 
 std::string sha256_digest(const std::string& data) {
   unsigned char md[EVP_MAX_MD_SIZE];

@@ -1,6 +1,8 @@
 // Credential sources: docker config.json (auths, legacy keys, credHelpers/credsStore with fake helper programs),
 // DOCKER_AUTH_CONFIG, podman auth.json, and the Keychain.
 #include <gtest/gtest.h>
+
+#include "tests/env_guard.h"
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -18,32 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Sets/unsets environment variables for one test and restores them afterwards.
-class EnvGuard {
- public:
-  void set(const char* name, const std::string& value) {
-    remember(name);
-    ::setenv(name, value.c_str(), 1);
-  }
-  void unset(const char* name) {
-    remember(name);
-    ::unsetenv(name);
-  }
-  ~EnvGuard() {
-    for (const auto& [k, v] : saved_) {
-      if (v) ::setenv(k.c_str(), v->c_str(), 1);
-      else ::unsetenv(k.c_str());
-    }
-  }
-
- private:
-  void remember(const char* name) {
-    if (saved_.count(name)) return;
-    const char* v = std::getenv(name);
-    saved_[name] = v ? std::optional<std::string>(v) : std::nullopt;
-  }
-  std::map<std::string, std::optional<std::string>> saved_;
-};
+using trainpack::testing::EnvGuard;
 
 void write(const fs::path& p, const std::string& text, bool executable = false) {
   fs::create_directories(p.parent_path());

@@ -1,6 +1,8 @@
 // Google Application Default Credentials against fake token endpoints and a fake metadata server (no sockets):
 // JWT signing verified with OpenSSL, each credential type, caching, discovery order and messages without secrets.
 #include <gtest/gtest.h>
+
+#include "tests/env_guard.h"
 #include <openssl/bio.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -23,31 +25,7 @@ using nlohmann::json;
 
 namespace {
 
-class EnvGuard {
- public:
-  void set(const char* name, const std::string& value) {
-    remember(name);
-    ::setenv(name, value.c_str(), 1);
-  }
-  void unset(const char* name) {
-    remember(name);
-    ::unsetenv(name);
-  }
-  ~EnvGuard() {
-    for (const auto& [k, v] : saved_) {
-      if (v) ::setenv(k.c_str(), v->c_str(), 1);
-      else ::unsetenv(k.c_str());
-    }
-  }
-
- private:
-  void remember(const char* name) {
-    if (saved_.count(name)) return;
-    const char* v = std::getenv(name);
-    saved_[name] = v ? std::optional<std::string>(v) : std::nullopt;
-  }
-  std::map<std::string, std::optional<std::string>> saved_;
-};
+using trainpack::testing::EnvGuard;
 
 struct KeyPair {
   std::string private_pem, public_pem;
