@@ -3,12 +3,15 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -371,6 +374,10 @@ json runtime_spec(const json& image_config, const RunOptions& options, const fs:
   const json caps = {"CAP_CHOWN",  "CAP_DAC_OVERRIDE", "CAP_FSETID",   "CAP_FOWNER",           "CAP_MKNOD",
                      "CAP_NET_RAW", "CAP_SETGID",      "CAP_SETUID",   "CAP_SETFCAP",          "CAP_SETPCAP",
                      "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE"};
+  struct rlimit rl {};
+  std::uint64_t nofile = 1024;
+  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY)
+    nofile = std::min<std::uint64_t>(rl.rlim_max, 1048576);
   json process = {
       {"terminal", false},
       {"user", {{"uid", user.uid}, {"gid", user.gid}}},
@@ -378,7 +385,8 @@ json runtime_spec(const json& image_config, const RunOptions& options, const fs:
       {"env", env},
       {"cwd", cwd},
       {"capabilities", {{"bounding", caps}, {"effective", caps}, {"permitted", caps}}},
-      {"rlimits", json::array({{{"type", "RLIMIT_NOFILE"}, {"hard", 1048576}, {"soft", 1048576}}})},
+      // Docker raises the open-files limit; here as far as our own hard limit goes (more is refused).
+      {"rlimits", json::array({{{"type", "RLIMIT_NOFILE"}, {"hard", nofile}, {"soft", nofile}}})},
       {"noNewPrivileges", false},
   };
   if (!user.additional_gids.empty()) process["user"]["additionalGids"] = user.additional_gids;
