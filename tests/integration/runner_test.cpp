@@ -9,6 +9,7 @@
 
 #include "layers/docker_archive.h"
 #include "layers/oci_layout.h"
+#include "layers/unpack.h"
 #include "layers/rootfs_index.h"
 #include "support/error.h"
 #include "test_support.h"
@@ -130,6 +131,51 @@ TEST(Runner, DaemonlessKeyIsReadOnlyAndExitCodesPropagate) {
   auto wd = image->config()["config"].value("WorkingDir", std::string());
   auto [out2, err2] = capture(tmp, [&] { EXPECT_EQ(builder::run_daemonless(*image, env, tmp.path() / "work"), 0); });
   EXPECT_EQ(out2, "/aip/model " + (wd.empty() ? std::string("/") : wd) + "\n") << err2;
+}
+
+TEST(Runner, DaemonlessStdinIsClosed) {
+  TempDir tmp("runner");
+  auto image = base_image();
+  auto [out, err] = capture(tmp, [&] {
+    EXPECT_EQ(builder::run_daemonless(*image, python("import sys; print(repr(sys.stdin.read()))", "runc"),
+                                      tmp.path() / "work"),
+              0);
+  });
+  EXPECT_EQ(out, "''\n") << err;
+}
+
+TEST(Runner, UnpackedBaseMatchesTheMergedLayerListing) {
+  TempDir tmp("runner");
+  auto image = base_image();
+  fs::path rootfs = tmp.path() / "rootfs";
+  layers::unpack_image(*image, rootfs);
+  layers::RootfsIndex idx;
+  for (const auto& l : image->manifest().layers)
+    idx.apply(layers::list_layer_blob(image->blob_path(l.digest), "layer"));
+  std::size_t count = 0;
+  for (auto it = fs::recursive_directory_iterator(rootfs); it != fs::recursive_directory_iterator(); ++it) {
+    ++count;
+    std::string rel = it->path().lexically_relative(rootfs).string();
+    const layers::PathInfo* info = idx.find(rel);
+    ASSERT_NE(info, nullptr) << rel;
+    auto st = it->symlink_status();
+    if (info->type == layers::PathInfo::Type::kDirectory) { EXPECT_TRUE(fs::is_directory(st)) << rel; }
+    if (info->type == layers::PathInfo::Type::kSymlink) { EXPECT_TRUE(fs::is_symlink(st)) << rel; }
+    if (info->type == layers::PathInfo::Type::kRegular) { EXPECT_TRUE(fs::is_regular_file(st)) << rel; }
+    if (info->type != layers::PathInfo::Type::kSymlink) {
+      EXPECT_EQ(static_cast<unsigned>(st.permissions()) & 07777u, info->mode & 07777u) << rel;
+    }
+  }
+  EXPECT_EQ(count, idx.size());
+  EXPECT_GT(count, 100u);
+}
+
+TEST(Runner, ChooseEngine) {
+  // ctest points DOCKER_HOST at the test daemon: auto finds docker.
+  EXPECT_EQ(builder::choose_engine("auto"), "docker");
+  EXPECT_EQ(builder::choose_engine("docker"), "docker");
+  EXPECT_EQ(builder::choose_engine("runc"), "runc");
+  EXPECT_THROW(builder::choose_engine("lxc"), Error);
 }
 
 TEST(Runner, MissingKeyFileIsRefusedBeforeRunning) {
