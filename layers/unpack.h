@@ -12,6 +12,8 @@
 //   directory merges.
 // - Modes and times are kept; owners (and xattrs) when running as root. Character and block devices are skipped when
 //   not root. Hardlinks are created as hardlinks.
+// - While a layer is applied the process's working directory is the rootfs (libarchive's SECURE_* checks work on
+//   relative names); it is restored afterwards. Do not run it concurrently with code that relies on the cwd.
 // - A layer whose last file is not padded to 512 bytes (umoci writes such layers; Docker accepts them) is accepted.
 #include <filesystem>
 

@@ -23,6 +23,7 @@ struct Member {
   char type = 'f';  // f file, d dir, l symlink, h hardlink
   std::string data;  // content, or link target
   unsigned mode = 0;
+  int uid = 0, gid = 0;
 };
 
 std::string tar_of(const std::vector<Member>& members) {
@@ -38,6 +39,8 @@ std::string tar_of(const std::vector<Member>& members) {
     archive_entry* e = archive_entry_new();
     archive_entry_set_pathname(e, m.name.c_str());
     archive_entry_set_mtime(e, 1000, 0);
+    archive_entry_set_uid(e, m.uid);
+    archive_entry_set_gid(e, m.gid);
     switch (m.type) {
       case 'd':
         archive_entry_set_filetype(e, AE_IFDIR);
@@ -47,6 +50,12 @@ std::string tar_of(const std::vector<Member>& members) {
         archive_entry_set_filetype(e, AE_IFLNK);
         archive_entry_set_perm(e, 0777);
         archive_entry_set_symlink(e, m.data.c_str());
+        break;
+      case 'c':
+        archive_entry_set_filetype(e, AE_IFCHR);
+        archive_entry_set_perm(e, 0666);
+        archive_entry_set_rdevmajor(e, 1);
+        archive_entry_set_rdevminor(e, 3);
         break;
       case 'h':
         archive_entry_set_filetype(e, AE_IFREG);
@@ -154,4 +163,23 @@ TEST_F(Unpack, UnpackImageAppliesEveryLayerIntoAnEmptyDir) {
   EXPECT_EQ(slurp(r / "app/one"), "1");
   EXPECT_EQ(slurp(r / "app/two"), "2");
   EXPECT_THROW(unpack_image(*built.image, r), Error);  // not empty any more
+}
+
+TEST_F(Unpack, OwnersAndSpecialBitsAreKeptAsRootDevicesNeverFail) {
+  apply({{"opt/", 'd', "", 0755, 1234, 2345}, {"opt/suid", 'f', "s", 04755, 1234, 2345}, {"dev/", 'd', ""},
+         {"dev/null", 'c', ""}});
+  struct stat st {};
+  ASSERT_EQ(::stat((rootfs_ / "opt/suid").c_str(), &st), 0);
+  if (::geteuid() == 0) {
+    EXPECT_EQ(st.st_uid, 1234u);
+    EXPECT_EQ(st.st_gid, 2345u);
+    EXPECT_EQ(st.st_mode & 07777, 04755u);
+    ASSERT_EQ(::stat((rootfs_ / "opt").c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, 1234u);
+  }
+  // dev/null is a device node when mknod is permitted, and silently absent otherwise.
+  struct stat dn {};
+  if (::lstat((rootfs_ / "dev/null").c_str(), &dn) == 0) {
+    EXPECT_TRUE(S_ISCHR(dn.st_mode));
+  }
 }
