@@ -147,25 +147,30 @@ registry::Registries& need_registries(const BuildRequest& req) {
   return *req.registries;
 }
 
-std::shared_ptr<const layers::Image> open_base(const BuildRequest& req, const layers::BlobStore& store) {
-  const ImageLocation& loc = req.base_location;
+}  // namespace
+
+std::shared_ptr<const layers::Image> open_image(const ImageLocation& loc, const layers::Platform& platform,
+                                                const layers::BlobStore& store, registry::Registries* registries) {
   std::error_code ec;
   switch (loc.kind) {
     case ImageLocation::Kind::kOciLayout:
       if (!fs::exists(loc.path, ec))
-        throw Error("base image " + loc.str() + " does not exist", "check the path of the OCI layout directory");
-      return layers::open_oci_layout(loc.path, loc.ref, req.platform);
+        throw Error("image " + loc.str() + " does not exist", "check the path of the OCI layout directory");
+      return layers::open_oci_layout(loc.path, loc.ref, platform);
     case ImageLocation::Kind::kDockerArchive:
       if (!fs::exists(loc.path, ec))
-        throw Error("base image " + loc.str() + " does not exist", "check the path of the docker-archive file");
-      return layers::open_docker_archive(loc.path, loc.ref, req.platform, store);
+        throw Error("image " + loc.str() + " does not exist", "check the path of the docker-archive file");
+      return layers::open_docker_archive(loc.path, loc.ref, platform, store);
     case ImageLocation::Kind::kRegistry: {
+      if (!registries) throw Error("internal: no registry access configured");
       registry::Reference ref = registry::Reference::parse(loc.ref);
-      return registry::RemoteImage::open(need_registries(req).client(ref.registry), ref, req.platform, store);
+      return registry::RemoteImage::open(registries->client(ref.registry), ref, platform, store);
     }
   }
-  throw Error("internal: unknown base location");
+  throw Error("internal: unknown image location");
 }
+
+namespace {
 
 std::string short_hex(const layers::Digest& d) { return d.hex().substr(0, 12); }
 
@@ -233,7 +238,7 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   layers::LayerCache cache(store, req.cache_dir / "layers");
   const layers::LayerOptions options{req.mtime, req.gzip_level};
 
-  std::shared_ptr<const layers::Image> base = open_base(req, store);
+  std::shared_ptr<const layers::Image> base = open_image(req.base_location, req.platform, store, req.registries);
   layers::Manifest base_manifest = base->manifest();
   json base_config = base->config();
   BuildResult result;
@@ -301,7 +306,9 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   spec.config = cfg;
   spec.manifest_annotations = {{"org.opencontainers.image.base.name", req.base_name},
                                {"org.opencontainers.image.base.digest", result.base_digest}};
-  layers::AppendedImage image(base, store, spec);
+  auto appended = std::make_shared<layers::AppendedImage>(base, store, spec);
+  const layers::AppendedImage& image = *appended;
+  result.image = appended;
   result.manifest_digest = image.manifest_digest();
   result.manifest_size = image.raw_manifest().size();
   result.config_digest = image.manifest().config.digest;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,9 @@
 #include "layers/digest.h"
 #include "layers/image.h"
 
+namespace trainpack::layers {
+class BlobStore;
+}
 namespace trainpack::registry {
 class Registries;
 }
@@ -61,9 +65,14 @@ struct BuildResult {
   int layers_built = 0;
   int layers_cached = 0;
   std::vector<std::string> excluded;  // dry run: paths .dockerignore keeps out of the context
+  std::shared_ptr<const layers::Image> image;  // the built image (not set by a dry run), e.g. for local-run
 };
 
 BuildResult run_build(const BuildRequest& request, Progress& progress);
+
+// Opens an image from any location; `registries` is needed for registry locations.
+std::shared_ptr<const layers::Image> open_image(const ImageLocation& location, const layers::Platform& platform,
+                                                const layers::BlobStore& store, registry::Registries* registries);
 
 // The default cache directory: $TRAINPACK_CACHE_DIR, else $XDG_CACHE_HOME/trainpack, else ~/.cache/trainpack.
 std::filesystem::path default_cache_dir();

@@ -13,6 +13,7 @@
 #include "builder/job_spec.h"
 #include "builder/local_run_spec.h"
 #include "builder/progress.h"
+#include "builder/runner.h"
 #include "registry/registries.h"
 #include "layers/layer_writer.h"
 #include "support/error.h"
@@ -79,6 +80,39 @@ void run_dockerfile(const LocalRunFlags& flags) {
   std::cout << templates::render_dockerfile(spec.dockerfile_spec()) << std::flush;
 }
 
+// What every build starts from: the plan of gcloud's Dockerfile, where the base is read, the cache.
+BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
+  if (bf.jobs < 1 || bf.jobs > 32) throw Error("--jobs must be between 1 and 32");
+  BuildRequest req;
+  req.package_dir = spec.package_dir;
+  req.base_name = spec.executor_image_uri;
+  std::string base_text = bf.base_source.empty() ? spec.executor_image_uri : bf.base_source;
+  req.base_location = parse_image_location_or_throw(
+      base_text, bf.base_source.empty() ? "--executor-image-uri" : "--base-source", /*bare_is_registry=*/true);
+  if (spec.builds_image()) req.steps = plan_steps(plan_input(spec));
+  req.cache_dir = bf.cache_dir.empty() ? default_cache_dir() : fs::path(bf.cache_dir);
+  req.platform = layers::Platform::parse(bf.platform);
+  req.mtime = layers::default_layer_mtime();
+  req.gzip_level = bf.compression_level;
+  req.jobs = bf.jobs;
+  return req;
+}
+
+// Registry access for the request's base and outputs, when any of them is a registry (else nullptr).
+std::unique_ptr<registry::Registries> registries_for(BuildRequest& req, const BuildFlags& bf) {
+  bool needs_registry = req.base_location.kind == ImageLocation::Kind::kRegistry;
+  for (const auto& o : req.outputs) needs_registry = needs_registry || o.kind == ImageLocation::Kind::kRegistry;
+  if (!needs_registry) return nullptr;
+  registry::HttpOptions http;
+  http.insecure_hosts = bf.insecure_registries;
+  if (!bf.ca_file.empty()) http.ca_file = bf.ca_file;
+  http.http1_only = bf.http1_only;
+  http.user_agent = std::string("trainpack/") + TRAINPACK_VERSION;
+  auto registries = std::make_unique<registry::Registries>(std::move(http));
+  req.registries = registries.get();
+  return registries;
+}
+
 void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpecOptions job,
                        const std::string& job_spec_out) {
   LocalRunSpec spec = validate_local_run(flags);
@@ -90,12 +124,7 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
   if (bf.format != "text" && bf.format != "json")
     throw Error("--format must be text or json, not \"" + bf.format + "\"");
 
-  BuildRequest req;
-  req.package_dir = spec.package_dir;
-  req.base_name = spec.executor_image_uri;
-  std::string base_text = bf.base_source.empty() ? spec.executor_image_uri : bf.base_source;
-  req.base_location = parse_image_location_or_throw(
-      base_text, bf.base_source.empty() ? "--executor-image-uri" : "--base-source", /*bare_is_registry=*/true);
+  BuildRequest req = request_for(spec, bf);
 
   std::vector<std::string> outputs = bf.outputs;
   if (outputs.empty()) {
@@ -114,18 +143,7 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
     }
     req.outputs.push_back(loc);
   }
-  bool needs_registry = req.base_location.kind == ImageLocation::Kind::kRegistry;
-  for (const auto& o : req.outputs) needs_registry = needs_registry || o.kind == ImageLocation::Kind::kRegistry;
-  std::unique_ptr<registry::Registries> registries;
-  if (needs_registry) {
-    registry::HttpOptions http;
-    http.insecure_hosts = bf.insecure_registries;
-    if (!bf.ca_file.empty()) http.ca_file = bf.ca_file;
-    http.http1_only = bf.http1_only;
-    http.user_agent = std::string("trainpack/") + TRAINPACK_VERSION;
-    registries = std::make_unique<registry::Registries>(std::move(http));
-    req.registries = registries.get();
-  }
+  std::unique_ptr<registry::Registries> registries = registries_for(req, bf);
   if (bf.jobs < 1 || bf.jobs > 32) throw Error("--jobs must be between 1 and 32");
   if (!job_spec_out.empty()) {
     bool pushes = false;
@@ -137,12 +155,6 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
     check.image_uri = "registry.invalid/check@sha256:" + std::string(64, '0');
     make_job_spec(check);
   }
-  req.jobs = bf.jobs;
-  req.steps = plan_steps(plan_input(spec));
-  req.cache_dir = bf.cache_dir.empty() ? default_cache_dir() : fs::path(bf.cache_dir);
-  req.platform = layers::Platform::parse(bf.platform);
-  req.mtime = layers::default_layer_mtime();
-  req.gzip_level = bf.compression_level;
   req.dry_run = bf.dry_run;
 
   // A dry run's plan is the command's output (stdout); a build's progress goes to stderr.
@@ -193,6 +205,62 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
   else std::cout << result.manifest_digest.str() << "\n";
 }
 
+
+struct LocalRunOnlyFlags {
+  std::vector<std::string> args;  // after --
+  std::string engine = "auto";
+  bool aip_env = false;
+  std::string aip_dir = "aip-output";
+};
+
+// gcloud ai custom-jobs local-run: build (when --script or --python-module is given), then run the image with the
+// arguments after --, through docker or podman when one answers, else daemonless with runc.
+void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const LocalRunOnlyFlags& lf) {
+  LocalRunSpec spec = validate_local_run(flags);
+  std::cerr << "Package is set to " << spec.package_dir.string() << ".\n";
+  BuildRequest req = request_for(spec, bf);
+  std::unique_ptr<registry::Registries> registries = registries_for(req, bf);
+
+  RunOptions run;
+  run.args = lf.args;
+  run.gpu = spec.gpu;
+  run.engine = lf.engine;
+  // gcloud mounts the key it is given, else the user's ADC file; a default that does not exist is left out rather
+  // than turned into a directory by docker.
+  run.credentials_file = spec.service_account_key_file;
+  if (run.credentials_file.empty()) {
+    std::string adc = default_credentials_file();
+    std::error_code ec;
+    if (!adc.empty() && fs::is_regular_file(adc, ec)) run.credentials_file = adc;
+  }
+  if (lf.aip_env) {
+    // What Vertex AI gives a training container, as local directories mounted into it.
+    fs::path root = fs::absolute(lf.aip_dir);
+    for (auto [name, sub] : {std::pair{"AIP_MODEL_DIR", "model"}, std::pair{"AIP_CHECKPOINT_DIR", "checkpoints"},
+                             std::pair{"AIP_TENSORBOARD_LOG_DIR", "tensorboard"}}) {
+      std::error_code ec;
+      fs::create_directories(root / sub, ec);
+      if (ec) throw Error("cannot create " + (root / sub).string() + ": " + ec.message(), "pass --aip-dir=DIR");
+      std::string in_container = std::string("/tmp/aip/") + sub + "/";
+      run.extra_env[name] = in_container;
+      run.mounts.emplace_back(root / sub, in_container);
+    }
+  }
+
+  std::shared_ptr<const layers::Image> image;
+  if (spec.builds_image()) {
+    Progress progress(Progress::detect(bf.quiet), bf.verbose, std::cerr);
+    image = run_build(req, progress).image;
+    std::cerr << "A training image is built.\n";
+    run.image_name = spec.output_image;
+  } else {
+    layers::BlobStore store(req.cache_dir);
+    image = open_image(req.base_location, req.platform, store, req.registries);
+    run.image_name = spec.executor_image_uri;
+  }
+  run_image(*image, run, req.cache_dir / "run");
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -229,6 +297,28 @@ int run_cli(int argc, char** argv) {
   build->add_option("--jobs", bf.jobs, "Parallel blob uploads (default 4)");
   build->add_flag("--dry-run", bf.dry_run,
                   "Show the layers that would be built and the paths .dockerignore excludes; write nothing");
+  LocalRunFlags lr_flags;
+  BuildFlags lr_bf;
+  LocalRunOnlyFlags lr;
+  CLI::App* local_run = app.add_subcommand(
+      "local-run", "Build like gcloud ai custom-jobs local-run, then run the trainer with the arguments after --");
+  add_local_run_flags(*local_run, lr_flags);
+  local_run->add_option("--base-source", lr_bf.base_source, "Read the base image from this location instead");
+  local_run->add_option("--cache-dir", lr_bf.cache_dir, "Blob store and layer cache (default: ~/.cache/trainpack)");
+  local_run->add_option("--platform", lr_bf.platform, "Platform to pick from a multi-platform base");
+  local_run->add_option("--insecure-registry", lr_bf.insecure_registries, "Plain HTTP to this registry; repeatable");
+  local_run->add_option("--ca-file", lr_bf.ca_file, "Also trust these CA certificates for registries");
+  local_run->add_flag("--quiet,-q", lr_bf.quiet, "No build progress lines");
+  local_run->add_option("--engine", lr.engine,
+                        "auto (docker, then podman, then runc), docker, podman or runc (daemonless)");
+  local_run->add_flag("--aip-env", lr.aip_env,
+                      "Set AIP_MODEL_DIR, AIP_CHECKPOINT_DIR and AIP_TENSORBOARD_LOG_DIR to local directories "
+                      "mounted into the container, as Vertex AI sets them");
+  local_run->add_option("--aip-dir", lr.aip_dir, "Where --aip-env's directories are made (default ./aip-output)");
+  local_run->add_option("args", lr.args, "Arguments for the trainer, after --");
+  for (CLI::Option* opt : local_run->get_options())
+    if (opt->get_items_expected_max() == 1) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+
   JobSpecOptions job;
   std::string job_spec_out;
   add_job_spec_flags(*build, job, job_spec_out);
@@ -241,6 +331,7 @@ int run_cli(int argc, char** argv) {
     app.parse(argc, argv);
     if (dockerfile->parsed()) run_dockerfile(df_flags);
     else if (build->parsed()) run_build_command(build_flags, bf, job, job_spec_out);
+    else if (local_run->parsed()) run_local_run(lr_flags, lr_bf, lr);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

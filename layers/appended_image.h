@@ -46,7 +46,7 @@ class AppendedImage : public Image {
 
  private:
   std::shared_ptr<const Image> base_;
-  const BlobStore& store_;
+  BlobStore store_;  // a copy: the store is only a root path
   std::string manifest_;
   std::string config_;
 };

@@ -40,7 +40,7 @@ class RemoteImage : public layers::Image {
 
   RegistryClient& client_;
   Reference reference_;
-  const layers::BlobStore& store_;
+  layers::BlobStore store_;  // a copy: the store is only a root path
   std::string manifest_;
   std::string config_;
   layers::Digest resolved_digest_;
