@@ -471,6 +471,9 @@ struct Ran {
 
 Ran run_with_engine_impl(const std::string& cli, const layers::Image& image, const RunOptions& options,
                          const fs::path& work_dir, const std::function<void()>& before_run) {
+  if (!options.docker_archive.empty() && options.image_name.empty())
+    throw Error("no image name for the docker-archive " + options.docker_archive.string(),
+                "give RunOptions::image_name, the name:tag the archive holds");
   std::string ref = options.image_name;
   if (ref.empty()) ref = "trainpack-local-run/image:" + image.manifest_digest().hex().substr(0, 12);
   fs::path archive = options.docker_archive;
@@ -545,6 +548,14 @@ int run_image(const layers::Image& image, const RunOptions& options_in, const fs
                   "pass --service-account-key-file=FILE with a JSON key file");
     // `docker -v` takes a relative path for a volume name; runc needs an absolute source too.
     options.credentials_file = fs::absolute(key).lexically_normal().string();
+  }
+  for (auto& [host, ctr] : options.mounts) {
+    std::error_code ec;
+    if (!fs::exists(host, ec))
+      throw Error("the directory " + host.string() + " to mount at " + ctr + " does not exist",
+                  "create it first (docker would create it as root)");
+    host = fs::absolute(host).lexically_normal();
+    if (ctr.empty() || ctr[0] != '/') throw Error("mount destination '" + ctr + "' is not an absolute path");
   }
   std::string engine = choose_engine(options.engine);
   if (engine != "runc" && options.credentials_file.find(':') != std::string::npos)
