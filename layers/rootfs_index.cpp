@@ -18,22 +18,14 @@ using nlohmann::json;
 
 namespace {
 
-std::string clean_tar_path(std::string p) {
-  while (p.starts_with("./")) p.erase(0, 2);
-  while (p.starts_with("/")) p.erase(0, 1);
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  if (p == "." || p == "/") p.clear();
-  return p;
+std::string clean_tar_path(std::string_view p) {
+  std::string out;
+  for (std::string_view comp : path_components(p)) out = join_path(out, comp);
+  return out;
 }
 
-std::string base_name(const std::string& p) {
-  auto s = p.rfind('/');
-  return s == std::string::npos ? p : p.substr(s + 1);
-}
-std::string dir_name(const std::string& p) {
-  auto s = p.rfind('/');
-  return s == std::string::npos ? std::string() : p.substr(0, s);
-}
+std::string base_name(std::string_view p) { return std::string(path_base(p)); }
+std::string dir_name(std::string_view p) { return std::string(path_dir(p)); }
 
 constexpr const char* kOpaque = ".wh..wh..opq";
 constexpr std::string_view kWhiteoutPrefix = ".wh.";

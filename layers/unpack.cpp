@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "support/error.h"
+#include "support/paths.h"
 
 namespace trainpack::layers {
 namespace fs = std::filesystem;
@@ -24,47 +25,21 @@ constexpr std::string_view kOpaque = ".wh..wh..opq";
 constexpr std::string_view kWhiteoutPrefix = ".wh.";
 constexpr std::string_view kWhiteoutMeta = ".wh..wh.";
 
-// "./a/b/" -> "a/b"; "." and "./" -> "". Leading "/" is kept so absolute names can be refused.
-std::string clean_name(std::string p) {
-  while (p.starts_with("./")) p.erase(0, 2);
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  if (p == ".") p.clear();
-  // Collapse "a//b" and "a/./b".
+// "./a//b/." -> "a/b"; "." and "./" -> "". A leading "/" is kept so absolute names can be refused.
+std::string clean_name(std::string_view p) {
   std::string out;
-  std::size_t i = 0;
-  bool absolute = p.starts_with("/");
-  while (i <= p.size()) {
-    std::size_t j = p.find('/', i);
-    if (j == std::string::npos) j = p.size();
-    std::string comp = p.substr(i, j - i);
-    if (!comp.empty() && comp != ".") {
-      if (!out.empty()) out += '/';
-      out += comp;
-    }
-    i = j + 1;
-  }
-  return absolute ? "/" + out : out;
+  for (std::string_view comp : path_components(p)) out = join_path(out, comp);
+  return p.starts_with('/') ? "/" + out : out;
 }
 
-bool has_dotdot(const std::string& p) {
-  std::size_t i = 0;
-  while (i <= p.size()) {
-    std::size_t j = p.find('/', i);
-    if (j == std::string::npos) j = p.size();
-    if (p.compare(i, j - i, "..") == 0 && j - i == 2) return true;
-    i = j + 1;
-  }
+bool has_dotdot(std::string_view p) {
+  for (std::string_view comp : path_components(p))
+    if (comp == "..") return true;
   return false;
 }
 
-std::string base_name(const std::string& p) {
-  auto s = p.rfind('/');
-  return s == std::string::npos ? p : p.substr(s + 1);
-}
-std::string dir_name(const std::string& p) {
-  auto s = p.rfind('/');
-  return s == std::string::npos ? std::string() : p.substr(0, s);
-}
+std::string base_name(std::string_view p) { return std::string(path_base(p)); }
+std::string dir_name(std::string_view p) { return std::string(path_dir(p)); }
 
 class Unpacker {
  public:

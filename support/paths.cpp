@@ -24,4 +24,14 @@ std::string join_path(std::string_view a, std::string_view b) {
   return out;
 }
 
+std::string_view path_base(std::string_view path) {
+  auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string_view path_dir(std::string_view path) {
+  auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+}
+
 }  // namespace trainpack

@@ -12,4 +12,8 @@ std::vector<std::string_view> path_components(std::string_view path);
 // "a" + "/" + "b", where an empty side yields the other.
 std::string join_path(std::string_view a, std::string_view b);
 
+// The last component ("a/b" → "b", "b" → "b") and everything before it ("a/b" → "a", "b" → "").
+std::string_view path_base(std::string_view path);
+std::string_view path_dir(std::string_view path);
+
 }  // namespace trainpack
