@@ -249,8 +249,8 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   RootfsIndex index;
   for (std::size_t i = 0; i < base_manifest.layers.size(); ++i) {
     const auto& l = base_manifest.layers[i];
-    index.apply(layers::list_layer_cached(base->blob_path(l.digest), l.digest, req.cache_dir / "listings",
-                                          base->describe() + " layer " + l.digest.str()));
+    index.apply(layers::list_layer_cached([&] { return base->blob_path(l.digest); }, l.digest,
+                                          req.cache_dir / "listings", base->describe() + " layer " + l.digest.str()));
     result.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type, 0});
   }
 

@@ -76,7 +76,7 @@ LayerListing list_layer_blob(const fs::path& blob, std::string_view what) {
   return out;
 }
 
-LayerListing list_layer_cached(const fs::path& blob, const Digest& digest, const fs::path& cache_dir,
+LayerListing list_layer_cached(const std::function<fs::path()>& blob, const Digest& digest, const fs::path& cache_dir,
                                std::string_view what) {
   fs::path cached = cache_dir / (digest.hex() + ".json");
   std::error_code ec;
@@ -102,7 +102,7 @@ LayerListing list_layer_cached(const fs::path& blob, const Digest& digest, const
       if (ok) return out;
     }
   }
-  LayerListing out = list_layer_blob(blob, what);
+  LayerListing out = list_layer_blob(blob(), what);
   json j = json::array();
   for (const auto& [path, info] : out.entries)
     j.push_back({path, std::string(1, static_cast<char>(info.type)), info.mode, info.uid, info.gid, info.link_target});

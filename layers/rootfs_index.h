@@ -5,6 +5,7 @@
 // Listing a base layer means reading it once; listings are cached per layer digest.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,8 +34,9 @@ struct LayerListing {
 // Reads a layer blob (plain tar or any compression libarchive knows) and lists it.
 LayerListing list_layer_blob(const std::filesystem::path& blob, std::string_view what);
 
-// list_layer_blob with a per-digest cache under `cache_dir` (written atomically).
-LayerListing list_layer_cached(const std::filesystem::path& blob, const Digest& digest,
+// list_layer_blob with a per-digest cache under `cache_dir` (written atomically). `blob` is asked for the layer's
+// file only on a cache miss, so a cached listing never fetches or re-hashes the layer.
+LayerListing list_layer_cached(const std::function<std::filesystem::path()>& blob, const Digest& digest,
                                const std::filesystem::path& cache_dir, std::string_view what);
 
 class RootfsIndex {

@@ -68,12 +68,18 @@ TEST(RootfsIndex, ListsARealLayerBlobAndCachesTheListing) {
   trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "rootfs-"));
   BlobStore store(dir.path() / "store");
   LayerBlob blob = write_layer(store, {FileEntry::directory("home", 0700), FileEntry::inline_file("home/f", "x")}, {});
-  auto first = list_layer_cached(store.path_of(blob.digest), blob.digest, dir.path() / "listings", "test layer");
+  int fetched = 0;
+  auto path = [&] {
+    ++fetched;
+    return store.path_of(blob.digest);
+  };
+  auto first = list_layer_cached(path, blob.digest, dir.path() / "listings", "test layer");
   ASSERT_EQ(first.entries.size(), 2u);
   EXPECT_EQ(first.entries[0].first, "home");
   EXPECT_EQ(first.entries[0].second.mode, 0700u);
   fs::remove(store.path_of(blob.digest));  // the cached listing must not need the blob again
-  auto second = list_layer_cached(store.path_of(blob.digest), blob.digest, dir.path() / "listings", "test layer");
+  auto second = list_layer_cached(path, blob.digest, dir.path() / "listings", "test layer");
+  EXPECT_EQ(fetched, 1) << "a cached listing must not ask for the layer";
   ASSERT_EQ(second.entries.size(), 2u);
   EXPECT_EQ(second.entries[1].first, "home/f");
 }
