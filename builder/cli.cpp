@@ -276,13 +276,14 @@ int run_cli(int argc, char** argv) {
   LocalRunFlags build_flags;
   BuildFlags bf;
   CLI::App* build = app.add_subcommand(
-      "build", "Build the image gcloud's Dockerfile describes, without Docker, and write it to --output");
+      "build", "Build the image gcloud's Dockerfile describes, without Docker; push it or write it to --output");
   add_local_run_flags(*build, build_flags);
   build->add_option("--output", bf.outputs,
-                    "Where the image goes: oci:DIR[:TAG] or docker-archive:FILE[:NAME:TAG] (repeatable)");
+                    "Where the image goes: docker://REF, oci:DIR[:TAG] or docker-archive:FILE[:NAME:TAG] (repeatable; "
+                    "default: push to --output-image-uri when it names a registry)");
   build->add_option("--base-source", bf.base_source,
-                    "Read the base image from oci:DIR[:TAG] or docker-archive:FILE[:NAME:TAG] "
-                    "(default: --executor-image-uri when it is such a location)");
+                    "Read the base image from docker://REF, oci:DIR[:TAG] or docker-archive:FILE[:NAME:TAG] "
+                    "(default: --executor-image-uri, a registry reference or such a location)");
   build->add_option("--cache-dir", bf.cache_dir, "Blob store and layer cache (default: ~/.cache/trainpack)");
   build->add_option("--platform", bf.platform, "Platform to pick from a multi-platform base (default linux/amd64)");
   build->add_option("--format", bf.format, "Result on stdout: text (the manifest digest) or json");
