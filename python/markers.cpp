@@ -1,0 +1,508 @@
+#include "python/markers.h"
+
+#include <array>
+#include <regex>
+
+#include "support/error.h"
+
+namespace trainpack::python {
+
+namespace {
+
+// Python's \w for our purposes: ASCII word characters, and any non-ASCII byte (letters in UTF-8 text).
+bool is_word(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+}
+bool is_ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+         c == '-';
+}
+bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+bool boundary(std::string_view s, size_t i) {
+  bool before = i > 0 && is_word(static_cast<unsigned char>(s[i - 1]));
+  bool after = i < s.size() && is_word(static_cast<unsigned char>(s[i]));
+  return before != after;
+}
+
+// \b(word)\b at position.
+std::optional<size_t> keyword(std::string_view s, size_t pos, std::string_view word) {
+  if (s.substr(pos, word.size()) != word) return std::nullopt;
+  if (!boundary(s, pos) || !boundary(s, pos + word.size())) return std::nullopt;
+  return word.size();
+}
+
+const std::array<std::string_view, 17> kVariables = {
+    "python_version", "python_full_version", "os_name", "os.name", "sys_platform", "sys.platform",
+    "platform_release", "platform_system", "platform_version", "platform.version", "platform_machine",
+    "platform.machine", "platform_python_implementation", "platform.python_implementation",
+    "python_implementation", "implementation_name", "implementation_version"};
+
+// The version part of packaging's Specifier regex, by operator (the lookbehinds pick the branch).
+const std::regex& version_regex(std::string_view op) {
+  static const std::string pre = R"((?:[-_\.]?(alpha|beta|preview|pre|a|b|c|rc)[-_\.]?[0-9]*)?)";
+  static const std::string post = R"((?:(?:-[0-9]+)|(?:[-_\.]?(post|rev|r)[-_\.]?[0-9]*))?)";
+  static const std::string dev = R"((?:[-_\.]?dev[-_\.]?[0-9]*)?)";
+  static const auto flags = std::regex::ECMAScript | std::regex::icase;
+  static const std::regex arbitrary(R"([ \t\n\r\f\v]*[^ \t\n\r\f\v;)]*)", flags);
+  static const std::regex equality(R"([ \t\n\r\f\v]*v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:\.\*|)" + pre + post + dev +
+                                       R"((?:\+[a-z0-9]+(?:[-_\.][a-z0-9]+)*)?)?)",
+                                   flags);
+  static const std::regex compatible(
+      R"([ \t\n\r\f\v]*v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)+)" + pre + post + dev, flags);
+  static const std::regex other(R"([ \t\n\r\f\v]*v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*)" + pre + post + dev, flags);
+  if (op == "===") return arbitrary;
+  if (op == "==" || op == "!=") return equality;
+  if (op == "~=") return compatible;
+  return other;
+}
+
+std::optional<size_t> match_specifier(std::string_view s, size_t pos) {
+  static const std::array<std::string_view, 8> ops = {"~=", "==", "!=", "<=", ">=", "<", ">", "==="};
+  for (auto op : ops) {
+    if (s.substr(pos, op.size()) != op) continue;
+    size_t vstart = pos + op.size();
+    std::cmatch m;
+    const char* b = s.data() + vstart;
+    const char* e = s.data() + s.size();
+    if (std::regex_search(b, e, m, version_regex(op), std::regex_constants::match_continuous)) {
+      return op.size() + static_cast<size_t>(m.length(0));
+    }
+  }
+  return std::nullopt;
+}
+
+// ast.literal_eval of a quoted string token (no prefixes, no triple quotes: the tokenizer guarantees that).
+std::string decode_python_string(std::string_view token, detail::Tokenizer& t, size_t at) {
+  std::string_view body = token.substr(1, token.size() - 2);
+  std::string out;
+  auto append_utf8 = [&](uint32_t cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  };
+  auto bad = [&]() { t.fail("Invalid string literal " + std::string(token), at, at + token.size()); };
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c == '\n') bad();  // a single-quoted Python string cannot span lines
+    if (c != '\\') {
+      out += c;
+      continue;
+    }
+    if (++i >= body.size()) bad();
+    char n = body[i];
+    auto hex = [&](size_t digits) {
+      uint32_t v = 0;
+      for (size_t k = 1; k <= digits; ++k) {
+        if (i + k >= body.size()) bad();
+        char h = body[i + k];
+        v <<= 4;
+        if (h >= '0' && h <= '9') v |= h - '0';
+        else if (h >= 'a' && h <= 'f') v |= h - 'a' + 10;
+        else if (h >= 'A' && h <= 'F') v |= h - 'A' + 10;
+        else bad();
+      }
+      i += digits;
+      if (v > 0x10FFFF) bad();
+      append_utf8(v);
+    };
+    switch (n) {
+      case '\n': break;
+      case '\\': out += '\\'; break;
+      case '\'': out += '\''; break;
+      case '"': out += '"'; break;
+      case 'a': out += '\a'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'v': out += '\v'; break;
+      case 'x': hex(2); break;
+      case 'u': hex(4); break;
+      case 'U': hex(8); break;
+      case 'N': bad(); break;  // \N{NAME}: not supported here
+      default:
+        if (n >= '0' && n <= '7') {
+          uint32_t v = 0;
+          size_t k = 0;
+          while (k < 3 && i < body.size() && body[i] >= '0' && body[i] <= '7') v = v * 8 + (body[i++] - '0'), ++k;
+          --i;
+          append_utf8(v);
+        } else {
+          out += '\\';
+          out += n;
+        }
+    }
+  }
+  return out;
+}
+
+Marker::Operand parse_marker_var(detail::Tokenizer& t) {
+  if (t.check("VARIABLE")) {
+    std::string name = t.read();
+    for (auto& c : name)
+      if (c == '.') c = '_';
+    if (name == "python_implementation") name = "platform_python_implementation";
+    return {true, name};
+  }
+  if (t.check("QUOTED_STRING")) {
+    size_t at = t.position();
+    std::string tok = t.read();
+    return {false, decode_python_string(tok, t, at)};
+  }
+  t.fail("Expected a marker variable or quoted string");
+}
+
+std::string parse_marker_op(detail::Tokenizer& t) {
+  if (t.check("IN")) {
+    t.read();
+    return "in";
+  }
+  if (t.check("NOT")) {
+    t.read();
+    t.expect("WS", "whitespace after 'not'");
+    t.expect("IN", "'in' after 'not'");
+    return "not in";
+  }
+  if (t.check("OP")) return t.read();
+  t.fail("Expected marker operator, one of <=, <, !=, ==, >=, >, ~=, ===, in, not in");
+}
+
+Marker::Item parse_marker_item(detail::Tokenizer& t) {
+  t.consume("WS");
+  Marker::Item item;
+  item.lhs = parse_marker_var(t);
+  t.consume("WS");
+  item.op = parse_marker_op(t);
+  t.consume("WS");
+  item.rhs = parse_marker_var(t);
+  t.consume("WS");
+  return item;
+}
+
+Marker::Element parse_marker_atom(detail::Tokenizer& t) {
+  t.consume("WS");
+  Marker::Element result;
+  if (t.peek("LEFT_PARENTHESIS")) {
+    size_t open = t.position();
+    t.check("LEFT_PARENTHESIS");
+    t.read();
+    t.consume("WS");
+    result = std::make_shared<Marker::List>(detail::parse_marker_list(t));
+    t.consume("WS");
+    if (!t.check("RIGHT_PARENTHESIS")) t.fail("Expected closing RIGHT_PARENTHESIS", open);
+    t.read();
+  } else {
+    result = parse_marker_item(t);
+  }
+  t.consume("WS");
+  return result;
+}
+
+std::string format_list(const Marker::List& list, bool first);
+
+std::string format_item(const Marker::Item& item) {
+  auto ser = [](const Marker::Operand& o) { return o.is_variable ? o.value : "\"" + o.value + "\""; };
+  return ser(item.lhs) + " " + item.op + " " + ser(item.rhs);
+}
+
+std::string format_list(const Marker::List& list, bool first) {
+  if (list.elements.size() == 1) {
+    const auto& only = list.elements.front();
+    if (auto* item = std::get_if<Marker::Item>(&only)) return format_item(*item);
+    if (auto* sub = std::get_if<std::shared_ptr<Marker::List>>(&only)) return format_list(**sub, true);
+  }
+  std::string out;
+  for (size_t i = 0; i < list.elements.size(); ++i) {
+    if (i) out += ' ';
+    const auto& el = list.elements[i];
+    if (auto* item = std::get_if<Marker::Item>(&el)) out += format_item(*item);
+    else if (auto* sub = std::get_if<std::shared_ptr<Marker::List>>(&el)) out += format_list(**sub, false);
+    else out += std::get<std::string>(el);
+  }
+  return first ? out : "(" + out + ")";
+}
+
+// Python's str comparison operators (code-point order == UTF-8 byte order).
+bool string_op(std::string_view op, std::string_view lhs, std::string_view rhs) {
+  if (op == "in") return rhs.find(lhs) != std::string_view::npos;
+  if (op == "not in") return rhs.find(lhs) == std::string_view::npos;
+  if (op == "<") return lhs < rhs;
+  if (op == "<=") return lhs <= rhs;
+  if (op == "==") return lhs == rhs;
+  if (op == "!=") return lhs != rhs;
+  if (op == ">=") return lhs >= rhs;
+  if (op == ">") return lhs > rhs;
+  throw Error("undefined comparison in marker: '" + std::string(op) + "' on '" + std::string(lhs) + "' and '" +
+                  std::string(rhs) + "' (neither side is a usable version)",
+              "'~=' and '===' need PEP 440 versions on both sides");
+}
+
+bool evaluate_list(const Marker::List& list, const MarkerEnvironment& env, const VersionCompare& compare) {
+  std::vector<std::vector<bool>> groups(1);
+  for (const auto& el : list.elements) {
+    if (auto* sub = std::get_if<std::shared_ptr<Marker::List>>(&el)) {
+      groups.back().push_back(evaluate_list(**sub, env, compare));
+    } else if (auto* item = std::get_if<Marker::Item>(&el)) {
+      std::string key, lhs, rhs;
+      auto value_of = [&](const std::string& name) {
+        const std::string* v = env.lookup(name);
+        if (!v) throw Error("marker compares two literals: '" + name + "' is not an environment variable");
+        return *v;
+      };
+      if (item->lhs.is_variable) {
+        key = item->lhs.value;
+        lhs = value_of(key);
+        rhs = item->rhs.value;
+      } else {
+        lhs = item->lhs.value;
+        key = item->rhs.value;
+        rhs = value_of(key);
+      }
+      if (key == "extra") {
+        lhs = canonicalize_name(lhs);
+        rhs = canonicalize_name(rhs);
+      }
+      std::optional<bool> r = compare ? compare(item->op, lhs, rhs) : std::nullopt;
+      groups.back().push_back(r ? *r : string_op(item->op, lhs, rhs));
+    } else if (std::get<std::string>(el) == "or") {
+      groups.emplace_back();
+    }
+  }
+  for (const auto& g : groups) {
+    bool all = true;
+    for (bool b : g) all = all && b;
+    if (all) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string canonicalize_name(std::string_view name) {
+  std::string out;
+  for (size_t i = 0; i < name.size();) {
+    char c = name[i];
+    if (c == '-' || c == '_' || c == '.') {
+      while (i < name.size() && (name[i] == '-' || name[i] == '_' || name[i] == '.')) ++i;
+      out += '-';
+      continue;
+    }
+    out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    ++i;
+  }
+  return out;
+}
+
+std::optional<bool> string_only_version_compare(std::string_view op, std::string_view lhs, std::string_view rhs) {
+  if (op != "===") return std::nullopt;
+  auto lower = [](std::string_view s) {
+    std::string o(s);
+    for (auto& c : o)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return o;
+  };
+  std::string r = lower(rhs);
+  size_t b = r.find_first_not_of(" \t\n\r\f\v");
+  return lower(lhs) == (b == std::string::npos ? std::string() : r.substr(b));
+}
+
+MarkerEnvironment MarkerEnvironment::cpython_linux(std::string_view version, std::string_view machine) {
+  MarkerEnvironment env;
+  std::string full(version);
+  // X.Y from the first two components.
+  size_t d1 = full.find('.');
+  size_t d2 = d1 == std::string::npos ? std::string::npos : full.find('.', d1 + 1);
+  if (d1 == std::string::npos || d1 == 0) throw Error("not a CPython version: '" + full + "'");
+  size_t end2 = d2 == std::string::npos ? full.size() : d2;
+  env.python_version = full.substr(0, end2);
+  // platform.python_version() is X.Y.Z[{a,b,rc}N]; sys.implementation.version formats rc as "c".
+  env.python_full_version = full;
+  std::string impl = full;
+  size_t rc = impl.find("rc");
+  if (rc != std::string::npos) impl.replace(rc, 2, "c");
+  env.implementation_version = impl;
+  env.implementation_name = "cpython";
+  env.platform_python_implementation = "CPython";
+  env.os_name = "posix";
+  env.sys_platform = "linux";
+  env.platform_system = "Linux";
+  if (machine == "amd64") machine = "x86_64";
+  if (machine == "arm64") machine = "aarch64";
+  env.platform_machine = std::string(machine);
+  return env;
+}
+
+const std::string* MarkerEnvironment::lookup(std::string_view name) const {
+  if (name == "python_version") return &python_version;
+  if (name == "python_full_version") return &python_full_version;
+  if (name == "implementation_name") return &implementation_name;
+  if (name == "implementation_version") return &implementation_version;
+  if (name == "os_name") return &os_name;
+  if (name == "sys_platform") return &sys_platform;
+  if (name == "platform_system") return &platform_system;
+  if (name == "platform_release") return &platform_release;
+  if (name == "platform_version") return &platform_version;
+  if (name == "platform_machine") return &platform_machine;
+  if (name == "platform_python_implementation") return &platform_python_implementation;
+  if (name == "extra") return &extra;
+  return nullptr;
+}
+
+namespace detail {
+
+std::optional<size_t> Tokenizer::match(std::string_view name) const {
+  std::string_view s = src_;
+  size_t p = pos_;
+  auto single = [&](char c) -> std::optional<size_t> {
+    if (p < s.size() && s[p] == c) return 1;
+    return std::nullopt;
+  };
+  if (name == "LEFT_PARENTHESIS") return single('(');
+  if (name == "RIGHT_PARENTHESIS") return single(')');
+  if (name == "LEFT_BRACKET") return single('[');
+  if (name == "RIGHT_BRACKET") return single(']');
+  if (name == "SEMICOLON") return single(';');
+  if (name == "COMMA") return single(',');
+  if (name == "AT") return single('@');
+  if (name == "QUOTED_STRING") {
+    if (p >= s.size() || (s[p] != '\'' && s[p] != '"')) return std::nullopt;
+    size_t close = s.find(s[p], p + 1);
+    if (close == std::string_view::npos) return std::nullopt;
+    return close - p + 1;
+  }
+  if (name == "OP") {
+    for (std::string_view op : {"===", "==", "~=", "!=", "<=", ">=", "<", ">"})
+      if (s.substr(p, op.size()) == op) return op.size();
+    return std::nullopt;
+  }
+  if (name == "BOOLOP") {
+    if (auto n = keyword(s, p, "or")) return n;
+    return keyword(s, p, "and");
+  }
+  if (name == "IN") return keyword(s, p, "in");
+  if (name == "NOT") return keyword(s, p, "not");
+  if (name == "VARIABLE") {
+    if (auto n = keyword(s, p, "extra")) return n;
+    for (auto v : kVariables)
+      if (auto n = keyword(s, p, v)) return n;
+    return std::nullopt;
+  }
+  if (name == "SPECIFIER") return match_specifier(s, p);
+  if (name == "URL") {
+    size_t e = p;
+    while (e < s.size() && s[e] != ' ' && s[e] != '\t') ++e;
+    if (e == p) return std::nullopt;
+    return e - p;
+  }
+  if (name == "IDENTIFIER") {
+    if (p >= s.size() || !is_alnum(s[p]) || !boundary(s, p)) return std::nullopt;
+    size_t e = p + 1;
+    while (e < s.size() && is_ident_char(s[e])) ++e;
+    while (e > p && !boundary(s, e)) --e;  // regex backtracking to the last word boundary
+    if (e == p) return std::nullopt;
+    return e - p;
+  }
+  if (name == "WS") {
+    size_t e = p;
+    while (e < s.size() && (s[e] == ' ' || s[e] == '\t')) ++e;
+    if (e == p) return std::nullopt;
+    return e - p;
+  }
+  if (name == "END") {  // Python's `$`: the end, or just before a final newline
+    if (p == s.size() || (p + 1 == s.size() && s[p] == '\n')) return 0;
+    return std::nullopt;
+  }
+  throw std::logic_error("unknown token " + std::string(name));
+}
+
+bool Tokenizer::check(std::string_view name) {
+  auto n = match(name);
+  if (n) pending_ = n;
+  return n.has_value();
+}
+
+std::string Tokenizer::read() {
+  size_t n = pending_.value();
+  std::string text(src_.substr(pos_, n));
+  pos_ += n;
+  pending_.reset();
+  return text;
+}
+
+std::string Tokenizer::expect(std::string_view name, std::string_view expected) {
+  if (!check(name)) fail("Expected " + std::string(expected));
+  return read();
+}
+
+void Tokenizer::fail(std::string message, std::optional<size_t> start, std::optional<size_t> end) const {
+  throw MarkerSyntaxError{std::move(message), start.value_or(pos_), end.value_or(pos_)};
+}
+
+Marker::List parse_marker_list(Tokenizer& t) {
+  Marker::List list;
+  list.elements.push_back(parse_marker_atom(t));
+  while (t.check("BOOLOP")) {
+    list.elements.emplace_back(t.read());
+    list.elements.push_back(parse_marker_atom(t));
+  }
+  return list;
+}
+
+std::string format_syntax_error(std::string_view what, std::string_view source, const MarkerSyntaxError& e) {
+  std::string out = "invalid " + std::string(what) + " '" + std::string(source) + "': " + e.message;
+  if (e.span_end > e.span_start)
+    out += " (positions " + std::to_string(e.span_start) + "-" + std::to_string(e.span_end) + ")";
+  else
+    out += " at position " + std::to_string(e.span_start);
+  return out;
+}
+
+}  // namespace detail
+
+Marker::Marker(std::string_view text) {
+  detail::Tokenizer t(text);
+  try {
+    list_ = detail::parse_marker_list(t);
+    // packaging >= 23.1 (_parse_full_marker) refuses trailing text; 23.0 silently ignored it.
+    t.expect("END", "end of marker expression");
+  } catch (const detail::MarkerSyntaxError& e) {
+    throw Error(detail::format_syntax_error("marker", text, e),
+                "see PEP 508: e.g. python_version >= \"3.8\" and sys_platform == \"linux\"");
+  }
+  normalize_extra();
+}
+
+// packaging normalises the extra literal of the first comparison only (markers._normalize_extra_values);
+// evaluation normalises both sides of every extra comparison anyway.
+void Marker::normalize_extra() {
+  if (list_.elements.empty()) return;
+  if (auto* item = std::get_if<Item>(&list_.elements.front())) {
+    if (item->lhs.is_variable && item->lhs.value == "extra") {
+      item->rhs.value = canonicalize_name(item->rhs.value);
+    } else if (item->rhs.is_variable && item->rhs.value == "extra") {
+      item->lhs.value = canonicalize_name(item->lhs.value);
+    }
+  }
+}
+
+bool Marker::evaluate(const MarkerEnvironment& env, const VersionCompare& compare) const {
+  return evaluate_list(list_, env, compare);
+}
+
+std::string Marker::str() const { return format_list(list_, true); }
+
+}  // namespace trainpack::python
