@@ -150,6 +150,22 @@ std::string decode_python_string(std::string_view token, detail::Tokenizer& t, s
   return out;
 }
 
+// PEP 503 normalisation (packaging.utils.canonicalize_name), kept private: python/names.* owns the public one.
+std::string normalize_extra_name(std::string_view name) {
+  std::string out;
+  for (size_t i = 0; i < name.size();) {
+    char c = name[i];
+    if (c == '-' || c == '_' || c == '.') {
+      while (i < name.size() && (name[i] == '-' || name[i] == '_' || name[i] == '.')) ++i;
+      out += '-';
+      continue;
+    }
+    out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    ++i;
+  }
+  return out;
+}
+
 Marker::Operand parse_marker_var(detail::Tokenizer& t) {
   if (t.check("VARIABLE")) {
     std::string name = t.read();
@@ -273,8 +289,8 @@ bool evaluate_list(const Marker::List& list, const MarkerEnvironment& env, const
         rhs = value_of(key);
       }
       if (key == "extra") {
-        lhs = canonicalize_name(lhs);
-        rhs = canonicalize_name(rhs);
+        lhs = normalize_extra_name(lhs);
+        rhs = normalize_extra_name(rhs);
       }
       std::optional<bool> r = compare ? compare(item->op, lhs, rhs) : std::nullopt;
       groups.back().push_back(r ? *r : string_op(item->op, lhs, rhs));
@@ -291,21 +307,6 @@ bool evaluate_list(const Marker::List& list, const MarkerEnvironment& env, const
 }
 
 }  // namespace
-
-std::string canonicalize_name(std::string_view name) {
-  std::string out;
-  for (size_t i = 0; i < name.size();) {
-    char c = name[i];
-    if (c == '-' || c == '_' || c == '.') {
-      while (i < name.size() && (name[i] == '-' || name[i] == '_' || name[i] == '.')) ++i;
-      out += '-';
-      continue;
-    }
-    out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    ++i;
-  }
-  return out;
-}
 
 std::optional<bool> string_only_version_compare(std::string_view op, std::string_view lhs, std::string_view rhs) {
   if (op != "===") return std::nullopt;
@@ -492,9 +493,9 @@ void Marker::normalize_extra() {
   if (list_.elements.empty()) return;
   if (auto* item = std::get_if<Item>(&list_.elements.front())) {
     if (item->lhs.is_variable && item->lhs.value == "extra") {
-      item->rhs.value = canonicalize_name(item->rhs.value);
+      item->rhs.value = normalize_extra_name(item->rhs.value);
     } else if (item->rhs.is_variable && item->rhs.value == "extra") {
-      item->lhs.value = canonicalize_name(item->lhs.value);
+      item->lhs.value = normalize_extra_name(item->lhs.value);
     }
   }
 }

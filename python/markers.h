@@ -43,9 +43,6 @@ using VersionCompare =
     std::function<std::optional<bool>(std::string_view op, std::string_view lhs, std::string_view rhs)>;
 std::optional<bool> string_only_version_compare(std::string_view op, std::string_view lhs, std::string_view rhs);
 
-// PEP 503 name normalisation: runs of '-', '_', '.' become '-', ASCII lower-cased.
-std::string canonicalize_name(std::string_view name);
-
 class Marker {
  public:
   struct Operand {

@@ -11,7 +11,6 @@
 
 using nlohmann::json;
 using trainpack::Error;
-using trainpack::python::canonicalize_name;
 using trainpack::python::Marker;
 using trainpack::python::MarkerEnvironment;
 using trainpack::python::VersionCompare;
@@ -165,7 +164,8 @@ TEST(PythonMarkers, HandWrittenEdgeCases) {
   EXPECT_NO_THROW(Marker("os_name == 'posix'\n"));  // Python's `$` also matches before a final newline
   // Words glued to operators need boundaries.
   EXPECT_THROW(Marker("os_name == 'a' andos_name == 'b'"), Error);
-  EXPECT_EQ(canonicalize_name("Foo.._-Bar"), "foo-bar");
+  EXPECT_TRUE(Marker("extra == 'security..-tests'").evaluate(e));
+  EXPECT_THROW(Marker("sys_platform == 'it''s'"), Error);  // adjacent literals are not concatenated
 }
 
 }  // namespace
