@@ -1,0 +1,229 @@
+#include "python/requirement.h"
+
+#include <algorithm>
+
+#include "support/error.h"
+
+namespace trainpack::python {
+
+namespace {
+
+using detail::Tokenizer;
+
+std::vector<std::string> parse_extras(Tokenizer& t) {
+  std::vector<std::string> extras;
+  if (!t.peek("LEFT_BRACKET")) return extras;
+  size_t open = t.position();
+  t.check("LEFT_BRACKET");
+  t.read();
+  t.consume("WS");
+  if (t.check("IDENTIFIER")) {
+    extras.push_back(t.read());
+    while (true) {
+      t.consume("WS");
+      if (t.peek("IDENTIFIER")) t.fail("Expected comma between extra names");
+      if (!t.check("COMMA")) break;
+      t.read();
+      t.consume("WS");
+      extras.push_back(t.expect("IDENTIFIER", "extra name after comma"));
+    }
+  }
+  t.consume("WS");
+  if (!t.check("RIGHT_BRACKET")) t.fail("Expected closing RIGHT_BRACKET", open);
+  t.read();
+  return extras;
+}
+
+std::string parse_version_many(Tokenizer& t) {
+  std::string out;
+  while (t.check("SPECIFIER")) {
+    out += t.read();
+    t.consume("WS");
+    if (!t.check("COMMA")) break;
+    out += t.read();
+    t.consume("WS");
+  }
+  return out;
+}
+
+std::string parse_specifier(Tokenizer& t) {
+  std::optional<size_t> open;
+  if (t.check("LEFT_PARENTHESIS")) {
+    open = t.position();
+    t.read();
+  }
+  t.consume("WS");
+  std::string spec = parse_version_many(t);
+  t.consume("WS");
+  if (open) {
+    if (!t.check("RIGHT_PARENTHESIS")) t.fail("Expected closing RIGHT_PARENTHESIS", *open);
+    t.read();
+  }
+  return spec;
+}
+
+Marker::List parse_requirement_marker(Tokenizer& t, size_t span_start, const std::string& after) {
+  if (!t.check("SEMICOLON")) t.fail("Expected end or semicolon (after " + after + ")", span_start);
+  t.read();
+  Marker::List m = detail::parse_marker_list(t);
+  t.consume("WS");
+  return m;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+std::string strip(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && is_space(s[b])) ++b;
+  while (e > b && is_space(s[e - 1])) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+// urllib.parse's scheme and netloc rules, enough for packaging's URL checks.
+struct SplitUrl {
+  std::string scheme, netloc, path, query, fragment;
+  bool has_netloc = false;
+};
+SplitUrl split_url(std::string_view url) {
+  SplitUrl u;
+  std::string_view rest = url;
+  size_t colon = url.find(':');
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (colon != std::string_view::npos && colon > 0 && alpha(url[0])) {
+    bool ok = true;
+    for (char c : url.substr(0, colon))
+      if (!(alpha(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.')) ok = false;
+    if (ok) {
+      for (char c : url.substr(0, colon)) u.scheme += static_cast<char>((c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c);
+      rest = url.substr(colon + 1);
+    }
+  }
+  if (rest.substr(0, 2) == "//") {
+    size_t e = rest.find_first_of("/?#", 2);
+    if (e == std::string_view::npos) e = rest.size();
+    u.netloc = std::string(rest.substr(2, e - 2));
+    u.has_netloc = true;
+    rest = rest.substr(e);
+  }
+  size_t hash = rest.find('#');
+  if (hash != std::string_view::npos) {
+    u.fragment = std::string(rest.substr(hash + 1));
+    rest = rest.substr(0, hash);
+  }
+  size_t q = rest.find('?');
+  if (q != std::string_view::npos) {
+    u.query = std::string(rest.substr(q + 1));
+    rest = rest.substr(0, q);
+  }
+  u.path = std::string(rest);
+  return u;
+}
+
+// urlunparse(urlparse(url)) for a file: URL (uses_netloc scheme).
+std::string unsplit_file_url(const SplitUrl& u) {
+  std::string url = u.path;
+  if (!u.netloc.empty() || url.substr(0, 2) != "//") {
+    if (!url.empty() && url[0] != '/') url = "/" + url;
+    url = "//" + u.netloc + url;
+  }
+  url = u.scheme + ":" + url;
+  if (!u.query.empty()) url += "?" + u.query;
+  if (!u.fragment.empty()) url += "#" + u.fragment;
+  return url;
+}
+
+}  // namespace
+
+Requirement Requirement::parse(std::string_view text) {
+  Tokenizer t(text);
+  Requirement r;
+  std::string raw_specifier;
+  std::optional<Marker::List> marker;
+  try {
+    t.consume("WS");
+    r.name = t.expect("IDENTIFIER", "package name at the start of dependency specifier");
+    t.consume("WS");
+    for (auto& e : parse_extras(t)) r.extras.insert(e);
+    t.consume("WS");
+    if (t.check("AT")) {
+      t.read();
+      t.consume("WS");
+      size_t url_start = t.position();
+      r.url = t.expect("URL", "URL after @");
+      if (!t.peek("END")) {
+        t.expect("WS", "whitespace after URL");
+        if (!t.peek("END")) marker = parse_requirement_marker(t, url_start, "URL and whitespace");
+      }
+    } else {
+      size_t spec_start = t.position();
+      raw_specifier = parse_specifier(t);
+      t.consume("WS");
+      if (!t.peek("END"))
+        marker = parse_requirement_marker(
+            t, spec_start, raw_specifier.empty() ? "name and no valid version specifier" : "version specifier");
+    }
+    t.expect("END", "end of dependency specifier");
+  } catch (const detail::MarkerSyntaxError& e) {
+    throw Error(detail::format_syntax_error("requirement", text, e),
+                "see PEP 508: e.g. name[extra]>=1.0; python_version >= \"3.8\", or name @ https://host/file.whl");
+  }
+  if (!r.url.empty()) {
+    SplitUrl u = split_url(r.url);
+    if (u.scheme == "file") {
+      if (unsplit_file_url(u) != r.url)
+        throw Error("invalid requirement '" + std::string(text) + "': Invalid URL given",
+                    "file: URLs must be written as file:///absolute/path");
+    } else if (u.scheme.empty() || u.netloc.empty()) {
+      throw Error("invalid requirement '" + std::string(text) + "': Invalid URL: " + r.url,
+                  "a URL needs a scheme and a host, e.g. https://host/file.whl");
+    }
+  }
+  // SpecifierSet: split on ',', strip, drop empties; each Specifier keeps (operator, version) stripped.
+  std::set<std::pair<std::string, std::string>> unique;
+  std::vector<std::string> texts;
+  size_t b = 0;
+  while (b <= raw_specifier.size()) {
+    size_t e = raw_specifier.find(',', b);
+    if (e == std::string::npos) e = raw_specifier.size();
+    std::string part = strip(std::string_view(raw_specifier).substr(b, e - b));
+    b = e + 1;
+    if (part.empty()) continue;
+    size_t op_len = 0;
+    for (std::string_view op : {"===", "~=", "==", "!=", "<=", ">=", "<", ">"}) {
+      if (part.compare(0, op.size(), op) == 0) {
+        op_len = op.size();
+        break;
+      }
+    }
+    unique.insert({part.substr(0, op_len), strip(std::string_view(part).substr(op_len))});
+  }
+  std::vector<std::pair<std::string, std::string>> items(unique.begin(), unique.end());
+  std::sort(items.begin(), items.end(),
+            [](const auto& x, const auto& y) { return x.first + x.second < y.first + y.second; });
+  r.specifier_items = items;
+  for (size_t i = 0; i < items.size(); ++i) r.specifier += (i ? "," : "") + items[i].first + items[i].second;
+  if (marker) r.marker.emplace(std::move(*marker));
+  return r;
+}
+
+std::string Requirement::str() const {
+  std::string out = name;
+  if (!extras.empty()) {
+    out += "[";
+    bool first = true;
+    for (const auto& e : extras) {
+      out += (first ? "" : ",") + e;
+      first = false;
+    }
+    out += "]";
+  }
+  out += specifier;
+  if (!url.empty()) {
+    out += "@ " + url;
+    if (marker) out += " ";
+  }
+  if (marker) out += "; " + marker->str();
+  return out;
+}
+
+}  // namespace trainpack::python

@@ -1,0 +1,104 @@
+#include "python/requirement.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/error.h"
+
+using nlohmann::json;
+using trainpack::Error;
+using trainpack::python::MarkerEnvironment;
+using trainpack::python::Requirement;
+
+namespace {
+
+json load(const char* name) {
+  std::ifstream in(std::string(TRAINPACK_TESTDATA_DIR) + "/python/" + name);
+  EXPECT_TRUE(in.good()) << name;
+  return json::parse(in);
+}
+
+TEST(PythonRequirement, VectorsFromPackaging) {
+  json data = load("requirements.json");
+  ASSERT_GT(data.at("cases").size(), 40u);
+  for (const auto& c : data.at("cases")) {
+    std::string text = c.at("requirement");
+    SCOPED_TRACE(text);
+    Requirement r = Requirement::parse(text);
+    EXPECT_EQ(r.name, c.at("name").get<std::string>());
+    std::set<std::string> extras;
+    for (const auto& e : c.at("extras")) extras.insert(e.get<std::string>());
+    EXPECT_EQ(r.extras, extras);
+    EXPECT_EQ(r.specifier, c.at("specifier").get<std::string>());
+    std::vector<std::pair<std::string, std::string>> items;
+    for (const auto& p : c.at("specifier_items")) items.emplace_back(p[0], p[1]);
+    EXPECT_EQ(r.specifier_items, items);
+    EXPECT_EQ(r.url, c.at("url").get<std::string>());
+    if (c.at("marker").is_null()) {
+      EXPECT_FALSE(r.marker.has_value());
+    } else {
+      ASSERT_TRUE(r.marker.has_value());
+      EXPECT_EQ(r.marker->str(), c.at("marker").get<std::string>());
+    }
+    EXPECT_EQ(r.str(), c.at("str").get<std::string>());
+    EXPECT_EQ(Requirement::parse(r.str()).str(), r.str());
+  }
+}
+
+TEST(PythonRequirement, InvalidVectorsFromPackaging) {
+  json data = load("requirements.json");
+  for (const auto& c : data.at("invalid")) {
+    std::string text = c.at("requirement");
+    SCOPED_TRACE(text);
+    try {
+      Requirement r = Requirement::parse(text);
+      ADD_FAILURE() << "parsed as " << r.str();
+    } catch (const Error& e) {
+      std::string cause = e.what();
+      EXPECT_NE(cause.find(c.at("message").get<std::string>()), std::string::npos) << cause;
+      if (c.contains("column")) {
+        std::string col = std::to_string(c.at("column").get<int>());
+        EXPECT_TRUE(cause.find("position " + col) != std::string::npos ||
+                    cause.find("-" + col + ")") != std::string::npos)
+            << cause;
+      }
+      EXPECT_EQ(cause.find('\n'), std::string::npos);
+      EXPECT_FALSE(e.hint().empty());
+    }
+  }
+}
+
+TEST(PythonRequirement, HandWrittenEdgeCases) {
+  // Name, extras and specifier keep their spelling; specifiers are stripped, de-duplicated and sorted.
+  Requirement r = Requirement::parse("  Foo_Bar [ B , a ] ( <2 , >= 1.0 , <2 ) ; extra == 'X_Y'  ");
+  EXPECT_EQ(r.name, "Foo_Bar");
+  EXPECT_EQ(r.extras, (std::set<std::string>{"B", "a"}));
+  EXPECT_EQ(r.specifier, "<2,>=1.0");
+  EXPECT_EQ(r.specifier_items,
+            (std::vector<std::pair<std::string, std::string>>{{"<", "2"}, {">=", "1.0"}}));
+  EXPECT_EQ(r.str(), "Foo_Bar[B,a]<2,>=1.0; extra == \"x-y\"");
+  ASSERT_TRUE(r.marker.has_value());
+  auto env = MarkerEnvironment::cpython_linux("3.11.4", "x86_64");
+  EXPECT_FALSE(r.marker->evaluate(env));
+  env.extra = "x.y";
+  EXPECT_TRUE(r.marker->evaluate(env));
+
+  // '===' takes anything up to whitespace, ';' or ')'.
+  EXPECT_EQ(Requirement::parse("name===1.0-weird+thing").specifier_items.at(0),
+            (std::pair<std::string, std::string>{"===", "1.0-weird+thing"}));
+  // URL forms: a space is needed before ';', the marker follows.
+  Requirement u = Requirement::parse("pip @ https://github.com/pypa/pip/archive/1.3.1.zip#sha1=da9234ee ; os_name=='posix'");
+  EXPECT_EQ(u.url, "https://github.com/pypa/pip/archive/1.3.1.zip#sha1=da9234ee");
+  EXPECT_EQ(u.str(), "pip@ https://github.com/pypa/pip/archive/1.3.1.zip#sha1=da9234ee ; os_name == \"posix\"");
+  EXPECT_EQ(Requirement::parse("x @ file:///tmp/x.whl").url, "file:///tmp/x.whl");
+  EXPECT_THROW(Requirement::parse("x @ file:///tmp/x.whl?"), Error);  // urlunparse drops the empty query
+  EXPECT_THROW(Requirement::parse("x @ FILE:///tmp/x.whl"), Error);   // ... and lower-cases the scheme
+  // A trailing newline is allowed (Python's `$`), other trailing text is not.
+  EXPECT_EQ(Requirement::parse("name==1\n").str(), "name==1");
+  EXPECT_THROW(Requirement::parse("name==1\n\n"), Error);
+  EXPECT_THROW(Requirement::parse("name ; os_name == 'a' and"), Error);
+}
+
+}  // namespace
