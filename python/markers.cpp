@@ -252,19 +252,24 @@ std::string format_list(const Marker::List& list, bool first) {
   return first ? out : "(" + out + ")";
 }
 
-// Python's str comparison operators (code-point order == UTF-8 byte order).
+// packaging's _operators for values that are not compared as versions (pypa/packaging#939, packaging >= 26, as the
+// dependency-specifiers spec says): in / not in / == / !=; <= and >= mean ==; < and > are always false.
 bool string_op(std::string_view op, std::string_view lhs, std::string_view rhs) {
   if (op == "in") return rhs.find(lhs) != std::string_view::npos;
   if (op == "not in") return rhs.find(lhs) == std::string_view::npos;
-  if (op == "<") return lhs < rhs;
-  if (op == "<=") return lhs <= rhs;
-  if (op == "==") return lhs == rhs;
+  if (op == "==" || op == "<=" || op == ">=") return lhs == rhs;
   if (op == "!=") return lhs != rhs;
-  if (op == ">=") return lhs >= rhs;
-  if (op == ">") return lhs > rhs;
+  if (op == "<" || op == ">") return false;
   throw Error("undefined comparison in marker: '" + std::string(op) + "' on '" + std::string(lhs) + "' and '" +
-                  std::string(rhs) + "' (neither side is a usable version)",
-              "'~=' and '===' need PEP 440 versions on both sides");
+                  std::string(rhs) + "' (not a PEP 440 version comparison)",
+              "'~=' and '===' only work on python_version, python_full_version, implementation_version and "
+              "platform_release with valid versions");
+}
+
+// packaging's MARKERS_REQUIRING_VERSION: the only variables compared as PEP 440 versions.
+bool requires_version(std::string_view key) {
+  return key == "python_version" || key == "python_full_version" || key == "implementation_version" ||
+         key == "platform_release";
 }
 
 bool evaluate_list(const Marker::List& list, const MarkerEnvironment& env, const VersionCompare& compare) {
@@ -292,7 +297,10 @@ bool evaluate_list(const Marker::List& list, const MarkerEnvironment& env, const
         lhs = normalize_extra_name(lhs);
         rhs = normalize_extra_name(rhs);
       }
-      std::optional<bool> r = compare ? compare(item->op, lhs, rhs) : std::nullopt;
+      if (key == "python_full_version" && !lhs.empty() && lhs.back() == '+') lhs += "local";  // untagged builds
+      if (key == "python_full_version" && !rhs.empty() && rhs.back() == '+' && !item->lhs.is_variable) rhs += "local";
+      std::optional<bool> r;
+      if (requires_version(key) && compare) r = compare(item->op, lhs, rhs);
       groups.back().push_back(r ? *r : string_op(item->op, lhs, rhs));
     } else if (std::get<std::string>(el) == "or") {
       groups.emplace_back();
@@ -487,18 +495,25 @@ Marker::Marker(std::string_view text) {
   normalize_extra();
 }
 
-// packaging normalises the extra literal of the first comparison only (markers._normalize_extra_values);
-// evaluation normalises both sides of every extra comparison anyway.
-void Marker::normalize_extra() {
-  if (list_.elements.empty()) return;
-  if (auto* item = std::get_if<Item>(&list_.elements.front())) {
-    if (item->lhs.is_variable && item->lhs.value == "extra") {
-      item->rhs.value = normalize_extra_name(item->rhs.value);
-    } else if (item->rhs.is_variable && item->rhs.value == "extra") {
-      item->lhs.value = normalize_extra_name(item->lhs.value);
+// packaging (>= 26, _normalize_extras) normalises every `extra` literal compared with the variable; evaluation
+// normalises the environment's extra too.
+namespace {
+void normalize_extras(Marker::List& list) {
+  for (auto& el : list.elements) {
+    if (auto* sub = std::get_if<std::shared_ptr<Marker::List>>(&el)) {
+      normalize_extras(**sub);
+    } else if (auto* item = std::get_if<Marker::Item>(&el)) {
+      if (item->lhs.is_variable && item->lhs.value == "extra" && !item->rhs.is_variable) {
+        item->rhs.value = normalize_extra_name(item->rhs.value);
+      } else if (item->rhs.is_variable && item->rhs.value == "extra" && !item->lhs.is_variable) {
+        item->lhs.value = normalize_extra_name(item->lhs.value);
+      }
     }
   }
 }
+}  // namespace
+
+void Marker::normalize_extra() { normalize_extras(list_); }
 
 bool Marker::evaluate(const MarkerEnvironment& env, const VersionCompare& compare) const {
   return evaluate_list(list_, env, compare);

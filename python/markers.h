@@ -35,9 +35,11 @@ struct MarkerEnvironment {
   const std::string* lookup(std::string_view name) const;
 };
 
-// PEP 508's version comparison: `Specifier(op + rhs).contains(lhs, prereleases=True)`. Return nullopt when
-// `op + rhs` is not a valid PEP 440 specifier or `lhs` is not a valid version: the marker then falls back to
-// Python string comparison. Callers pass the PEP 440 implementation (python/specifier.*); the default below
+// PEP 508's version comparison: `Specifier(op + rhs).contains(lhs, prereleases=True)`. Only asked for the
+// variables packaging (>= 26) compares as versions: python_version, python_full_version, implementation_version,
+// platform_release. Return nullopt when `op + rhs` is not a valid PEP 440 specifier or `lhs` is not a valid
+// version: the marker then applies the string rules (==, !=, in, not in; <=/>= as ==; </> false; ~=/=== error).
+// Divergence: packaging 26 answers False for an invalid left-hand version instead of using the string rules. Callers pass the PEP 440 implementation (python/specifier.*); the default below
 // knows no versions at all (always nullopt, except `===`, which it treats as a case-insensitive string match).
 using VersionCompare =
     std::function<std::optional<bool>(std::string_view op, std::string_view lhs, std::string_view rhs)>;
@@ -62,6 +64,8 @@ class Marker {
     std::vector<Element> elements;
   };
 
+  // Evaluation follows packaging >= 26 (what current pip bundles); packaging <= 25 compared every variable as a
+  // version when possible and used Python's ordered string operators otherwise.
   // Throws trainpack::Error("invalid marker '...': <packaging's message> at position N").
   explicit Marker(std::string_view text);
   Marker(List parsed) : list_(std::move(parsed)) { normalize_extra(); }  // from the requirement parser

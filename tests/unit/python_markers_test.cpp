@@ -129,14 +129,25 @@ TEST(PythonMarkers, EnvironmentForCPython) {
 
 TEST(PythonMarkers, StringOnlyDefaultComparator) {
   auto e = MarkerEnvironment::cpython_linux("3.10.12", "x86_64");
-  // Without the PEP 440 comparator versions compare as Python strings: "3.10" < "3.9".
-  EXPECT_TRUE(Marker("python_version < \"3.9\"").evaluate(e));
+  // Without the PEP 440 comparator versions fall to the string rules: < is always false, >= means ==.
+  EXPECT_FALSE(Marker("python_version < \"3.11\"").evaluate(e));
+  EXPECT_TRUE(Marker("python_version >= \"3.10\"").evaluate(e));
+  EXPECT_FALSE(Marker("python_version >= \"3.9\"").evaluate(e));
   EXPECT_TRUE(Marker("python_version == \"3.10\"").evaluate(e));
   EXPECT_TRUE(Marker("python_full_version === \"3.10.12\"").evaluate(e));
   EXPECT_THROW(Marker("python_version ~= \"3.10\"").evaluate(e), Error);
   // An injected comparator wins over strings.
   VersionCompare always = [](std::string_view, std::string_view, std::string_view) { return std::optional<bool>(true); };
   EXPECT_TRUE(Marker("python_version ~= \"9.0\"").evaluate(e, always));
+  // ... but only for the version variables.
+  EXPECT_FALSE(Marker("os_name == \"9.0\"").evaluate(e, always));
+  EXPECT_THROW(Marker("os_name === \"posix\"").evaluate(e, always), Error);
+  // An untagged build's python_full_version "3.12.1+" is compared as "3.12.1+local".
+  e.python_full_version = "3.12.1+";
+  VersionCompare seen = [](std::string_view, std::string_view lhs, std::string_view) {
+    return std::optional<bool>(lhs == "3.12.1+local");
+  };
+  EXPECT_TRUE(Marker("python_full_version >= \"3.12\"").evaluate(e, seen));
 }
 
 TEST(PythonMarkers, HandWrittenEdgeCases) {
@@ -144,9 +155,10 @@ TEST(PythonMarkers, HandWrittenEdgeCases) {
   // Redundant parentheses go, needed ones stay; single quotes become double.
   EXPECT_EQ(Marker("((os_name=='posix'))").str(), "os_name == \"posix\"");
   EXPECT_EQ(Marker("(os_name=='a' or os_name=='b') and extra=='X'").str(),
-            "(os_name == \"a\" or os_name == \"b\") and extra == \"X\"");
-  // Only the first comparison's extra literal is normalised in str(), as packaging does.
-  EXPECT_EQ(Marker("extra == 'Foo_Bar' or extra == 'Foo_Bar'").str(), "extra == \"foo-bar\" or extra == \"Foo_Bar\"");
+            "(os_name == \"a\" or os_name == \"b\") and extra == \"x\"");
+  // Every extra literal is normalised in str() (packaging >= 26; 23.0 only did the first comparison).
+  EXPECT_EQ(Marker("extra == 'Foo_Bar' or (os_name == 'a' and 'X.Y' == extra)").str(),
+            "extra == \"foo-bar\" or (os_name == \"a\" and \"x-y\" == extra)");
   // Escapes in literals are Python's.
   EXPECT_EQ(Marker(R"(os_name == "p\x6fsix")").str(), "os_name == \"posix\"");
   EXPECT_TRUE(Marker(R"(os_name == "p\x6fsix")").evaluate(e));
