@@ -93,7 +93,7 @@ std::string decode_python_string(std::string_view token, detail::Tokenizer& t, s
       out += static_cast<char>(0x80 | (cp & 0x3F));
     }
   };
-  auto bad = [&]() { t.fail("Invalid string literal " + std::string(token), at, at + token.size()); };
+  auto bad = [&]() { t.fail("Invalid quoted string", at, at + token.size()); };
   for (size_t i = 0; i < body.size(); ++i) {
     char c = body[i];
     if (c == '\n') bad();  // a single-quoted Python string cannot span lines
@@ -219,7 +219,7 @@ Marker::Element parse_marker_atom(detail::Tokenizer& t) {
     t.consume("WS");
     result = std::make_shared<Marker::List>(detail::parse_marker_list(t));
     t.consume("WS");
-    if (!t.check("RIGHT_PARENTHESIS")) t.fail("Expected closing RIGHT_PARENTHESIS", open);
+    if (!t.check("RIGHT_PARENTHESIS")) t.fail("Expected matching RIGHT_PARENTHESIS for LEFT_PARENTHESIS, after marker expression", open);
     t.read();
   } else {
     result = parse_marker_item(t);
@@ -281,7 +281,7 @@ bool evaluate_list(const Marker::List& list, const MarkerEnvironment& env, const
       std::string key, lhs, rhs;
       auto value_of = [&](const std::string& name) {
         const std::string* v = env.lookup(name);
-        if (!v) throw Error("marker compares two literals: '" + name + "' is not an environment variable");
+        if (!v) throw Error("marker names no environment value: '" + name + "' (extras/dependency_groups only exist in lock files; two literals cannot be compared)");
         return *v;
       };
       if (item->lhs.is_variable) {
@@ -405,7 +405,9 @@ std::optional<size_t> Tokenizer::match(std::string_view name) const {
   if (name == "IN") return keyword(s, p, "in");
   if (name == "NOT") return keyword(s, p, "not");
   if (name == "VARIABLE") {
-    if (auto n = keyword(s, p, "extra")) return n;
+    // extras / dependency_groups exist for lock files (PEP 751); evaluating them here is an error.
+    for (std::string_view v : {"extras", "extra", "dependency_groups"})
+      if (auto n = keyword(s, p, v)) return n;
     for (auto v : kVariables)
       if (auto n = keyword(s, p, v)) return n;
     return std::nullopt;
@@ -424,6 +426,17 @@ std::optional<size_t> Tokenizer::match(std::string_view name) const {
     while (e > p && !boundary(s, e)) --e;  // regex backtracking to the last word boundary
     if (e == p) return std::nullopt;
     return e - p;
+  }
+  if (name == "VERSION_PREFIX_TRAIL") {
+    if (s.substr(p, 2) == ".*") return 2;
+    return std::nullopt;
+  }
+  if (name == "VERSION_LOCAL_LABEL_TRAIL") {  // \+[a-z0-9]+(?:[-_\.][a-z0-9]+)*
+    static const std::regex local(R"(\+[a-z0-9]+(?:[-_\.][a-z0-9]+)*)");
+    std::cmatch m;
+    if (std::regex_search(s.data() + p, s.data() + s.size(), m, local, std::regex_constants::match_continuous))
+      return static_cast<size_t>(m.length(0));
+    return std::nullopt;
   }
   if (name == "WS") {
     size_t e = p;

@@ -29,7 +29,7 @@ std::vector<std::string> parse_extras(Tokenizer& t) {
     }
   }
   t.consume("WS");
-  if (!t.check("RIGHT_BRACKET")) t.fail("Expected closing RIGHT_BRACKET", open);
+  if (!t.check("RIGHT_BRACKET")) t.fail("Expected matching RIGHT_BRACKET for LEFT_BRACKET, after extras", open);
   t.read();
   return extras;
 }
@@ -37,7 +37,20 @@ std::vector<std::string> parse_extras(Tokenizer& t) {
 std::string parse_version_many(Tokenizer& t) {
   std::string out;
   while (t.check("SPECIFIER")) {
-    out += t.read();
+    size_t span_start = t.position();
+    std::string spec = t.read();
+    out += spec;
+    if (t.peek("VERSION_PREFIX_TRAIL")) {
+      size_t b = spec.find_first_not_of(" \t\n\r\f\v");
+      std::string_view op = std::string_view(spec).substr(b == std::string::npos ? spec.size() : b, 2);
+      if (op == "==" || op == "!=")
+        t.fail(".* suffix cannot be used after pre-release, post-release, developmental release, or local version "
+               "labels",
+               span_start, t.position() + 1);
+      t.fail(".* suffix can only be used with `==` or `!=` operators", span_start, t.position() + 1);
+    }
+    if (t.peek("VERSION_LOCAL_LABEL_TRAIL"))
+      t.fail("Local version label can only be used with `==` or `!=` operators", span_start, t.position());
     t.consume("WS");
     if (!t.check("COMMA")) break;
     out += t.read();
@@ -56,14 +69,14 @@ std::string parse_specifier(Tokenizer& t) {
   std::string spec = parse_version_many(t);
   t.consume("WS");
   if (open) {
-    if (!t.check("RIGHT_PARENTHESIS")) t.fail("Expected closing RIGHT_PARENTHESIS", *open);
+    if (!t.check("RIGHT_PARENTHESIS")) t.fail("Expected matching RIGHT_PARENTHESIS for LEFT_PARENTHESIS, after version specifier", *open);
     t.read();
   }
   return spec;
 }
 
-Marker::List parse_requirement_marker(Tokenizer& t, size_t span_start, const std::string& after) {
-  if (!t.check("SEMICOLON")) t.fail("Expected end or semicolon (after " + after + ")", span_start);
+Marker::List parse_requirement_marker(Tokenizer& t, size_t span_start, const std::string& expected) {
+  if (!t.check("SEMICOLON")) t.fail("Expected " + expected + " or end", span_start);
   t.read();
   Marker::List m = detail::parse_marker_list(t);
   t.consume("WS");
@@ -152,7 +165,7 @@ Requirement Requirement::parse(std::string_view text) {
       r.url = t.expect("URL", "URL after @");
       if (!t.peek("END")) {
         t.expect("WS", "whitespace after URL");
-        if (!t.peek("END")) marker = parse_requirement_marker(t, url_start, "URL and whitespace");
+        if (!t.peek("END")) marker = parse_requirement_marker(t, url_start, "semicolon (after URL and whitespace)");
       }
     } else {
       size_t spec_start = t.position();
@@ -160,7 +173,9 @@ Requirement Requirement::parse(std::string_view text) {
       t.consume("WS");
       if (!t.peek("END"))
         marker = parse_requirement_marker(
-            t, spec_start, raw_specifier.empty() ? "name and no valid version specifier" : "version specifier");
+            t, spec_start,
+            raw_specifier.empty() ? "semicolon (after name with no version specifier)"
+                                  : "comma (within version specifier), semicolon (after version specifier)");
     }
     t.expect("END", "end of dependency specifier");
   } catch (const detail::MarkerSyntaxError& e) {

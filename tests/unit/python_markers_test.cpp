@@ -174,6 +174,17 @@ TEST(PythonMarkers, HandWrittenEdgeCases) {
   EXPECT_THROW(Marker("os_name == 'posix' garbage"), Error);
   EXPECT_THROW(Marker("os_name == 'posix'\n\n"), Error);
   EXPECT_NO_THROW(Marker("os_name == 'posix'\n"));  // Python's `$` also matches before a final newline
+  // Lock-file variables parse (packaging >= 26) but have no value in a requirement's environment.
+  EXPECT_EQ(Marker("'a' in extras").str(), "\"a\" in extras");
+  EXPECT_THROW(Marker("'a' in extras").evaluate(e), Error);
+  EXPECT_THROW(Marker("'a' in dependency_groups").evaluate(e), Error);
+  // A literal Python cannot evaluate is refused at parse time.
+  try {
+    Marker bad(R"(os_name == "\x4")");
+    ADD_FAILURE() << bad.str();
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("Invalid quoted string"), std::string::npos) << err.what();
+  }
   // Words glued to operators need boundaries.
   EXPECT_THROW(Marker("os_name == 'a' andos_name == 'b'"), Error);
   EXPECT_TRUE(Marker("extra == 'security..-tests'").evaluate(e));
