@@ -96,6 +96,7 @@ Specifier::Specifier(std::string_view text, std::optional<bool> prereleases) : p
     parsed_ = Version::try_parse(ver);
     return;
   }
+  if (version_.size() > 4096) invalid(text.substr(0, 64));  // std::regex recursion depth guard
   const std::regex& re = (op_ == "==" || op_ == "!=") ? eq_regex() : op_ == "~=" ? compat_regex() : ordered_regex();
   if (!std::regex_match(version_, re)) invalid(text);
   wildcard_ = version_.ends_with(".*");

@@ -149,6 +149,11 @@ TEST(PythonSpecifier, OperatorEdgeCases) {
     EXPECT_FALSE(e.hint().empty());
   }
   EXPECT_THROW(SpecifierSet("~=1"), trainpack::Error);
+  EXPECT_THROW(SpecifierSet("==" + std::string(5000, '1')), trainpack::Error);
+  // Pinned packaging <= 25 operator behaviour (packaging 26's range rewrite differs here).
+  EXPECT_FALSE(in("<1.0.post1", "1.0rc1"));
+  EXPECT_FALSE(in(">1.0a1", "1.0.post1"));
+  EXPECT_FALSE(in(">1.0.dev1", "1.0+local"));
   EXPECT_THROW(SpecifierSet(">=1.0.*"), trainpack::Error);
   EXPECT_THROW(SpecifierSet("<=1.0+local"), trainpack::Error);
 }
