@@ -4,27 +4,12 @@
 #include <regex>
 
 #include "support/error.h"
+#include "python/text.h"
+#include "support/text.h"
 
 namespace trainpack::python {
 
 namespace {
-
-bool is_py_space(char c) {
-  return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f');
-}
-
-std::string_view strip(std::string_view s) {
-  while (!s.empty() && is_py_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_py_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
 
 #define TP_PRE "(?:[-_.]?(?:alpha|beta|preview|pre|a|b|c|rc)[-_.]?[0-9]*)?"
 #define TP_POST "(?:(?:-[0-9]+)|(?:[-_.]?(?:post|rev|r)[-_.]?[0-9]*))?"
@@ -75,7 +60,7 @@ std::vector<Version> apply_prereleases(std::vector<Version> matches, std::option
 }  // namespace
 
 Specifier::Specifier(std::string_view text, std::optional<bool> prereleases) : prereleases_(prereleases) {
-  std::string_view s = strip(text);
+  std::string_view s = py_strip(text);
   for (char c : s)
     if (static_cast<unsigned char>(c) >= 0x80 || c == '\0') invalid(text);
   size_t oplen = 0;
@@ -88,7 +73,7 @@ Specifier::Specifier(std::string_view text, std::optional<bool> prereleases) : p
   else
     invalid(text);
   op_ = std::string(s.substr(0, oplen));
-  std::string_view ver = strip(s.substr(oplen));
+  std::string_view ver = py_strip(s.substr(oplen));
   version_ = std::string(ver);
   if (op_ == "===") {
     for (char c : ver)
@@ -113,13 +98,13 @@ std::optional<bool> Specifier::prereleases() const {
 }
 
 bool Specifier::matches(std::string_view candidate) const {
-  if (op_ == "===") return lower(candidate) == lower(version_);
+  if (op_ == "===") return ascii_lower(candidate) == ascii_lower(version_);
   auto v = Version::try_parse(candidate);
   return v && matches(*v);
 }
 
 bool Specifier::matches(const Version& c) const {
-  if (op_ == "===") return lower(c.str()) == lower(version_);
+  if (op_ == "===") return ascii_lower(c.str()) == ascii_lower(version_);
   const Version& spec = *parsed_;
   if (op_ == "==" || op_ == "!=") {
     bool eq;
@@ -175,7 +160,7 @@ SpecifierSet::SpecifierSet(std::string_view text, std::optional<bool> prerelease
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
-    std::string_view item = strip(text.substr(start, comma == text.npos ? text.npos : comma - start));
+    std::string_view item = py_strip(text.substr(start, comma == text.npos ? text.npos : comma - start));
     if (!item.empty()) specs_.emplace_back(item);
     if (comma == text.npos) break;
     start = comma + 1;

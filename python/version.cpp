@@ -3,28 +3,12 @@
 #include <regex>
 
 #include "support/error.h"
+#include "python/text.h"
+#include "support/text.h"
 
 namespace trainpack::python {
 
 namespace {
-
-// Python's str.strip()/\s for the ASCII range (includes \x1c-\x1f).
-bool is_py_space(char c) {
-  return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f');
-}
-
-std::string_view strip(std::string_view s) {
-  while (!s.empty() && is_py_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_py_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
 
 bool to_number(std::string_view digits, std::uint64_t& out) {
   std::uint64_t v = 0;
@@ -77,7 +61,7 @@ int compare_local(const std::vector<Version::LocalSegment>& a,
 }  // namespace
 
 std::optional<Version> Version::try_parse(std::string_view text) {
-  std::string_view s = strip(text);
+  std::string_view s = py_strip(text);
   if (s.empty() || s.size() > 4096) return std::nullopt;
   for (char c : s)
     if (static_cast<unsigned char>(c) >= 0x80 || c == '\0') return std::nullopt;
@@ -101,7 +85,7 @@ std::optional<Version> Version::try_parse(std::string_view text) {
     }
   }
   if (m[3].matched) {
-    std::string l = lower(group(4));
+    std::string l = ascii_lower(group(4));
     Pre p;
     if (l == "alpha" || l == "a") p.letter = "a";
     else if (l == "beta" || l == "b") p.letter = "b";
@@ -136,7 +120,7 @@ std::optional<Version> Version::try_parse(std::string_view text) {
           if (!to_number(part, n)) return std::nullopt;
           v.local_.emplace_back(n);
         } else {
-          v.local_.emplace_back(lower(part));
+          v.local_.emplace_back(ascii_lower(part));
         }
         start = i + 1;
       }

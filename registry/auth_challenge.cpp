@@ -1,4 +1,5 @@
 #include "registry/auth_challenge.h"
+#include "support/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,18 +7,6 @@
 namespace trainpack::registry {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // RFC 7230 tchar.
 bool is_tchar(char c) {
@@ -101,7 +90,7 @@ bool parse_param(Cursor& c, AuthChallenge& ch) {
     }
     value = std::string(v);
   }
-  ch.params.emplace_back(lower(name), std::move(value));
+  ch.params.emplace_back(ascii_lower(name), std::move(value));
   return true;
 }
 
@@ -140,7 +129,7 @@ void parse_line(std::string_view line, std::vector<AuthChallenge>& out) {
       continue;
     }
     AuthChallenge ch;
-    ch.scheme = lower(scheme);
+    ch.scheme = ascii_lower(scheme);
     // A scheme must be followed by space(s), a comma or the end.
     if (!c.done() && c.peek() != ' ' && c.peek() != '\t' && c.peek() != ',') {
       if (!skip_to_next_comma(c)) return;
@@ -190,13 +179,13 @@ void parse_line(std::string_view line, std::vector<AuthChallenge>& out) {
 
 std::string AuthChallenge::param(std::string_view name) const {
   for (const auto& [k, v] : params)
-    if (iequals(k, name)) return v;
+    if (ascii_iequals(k, name)) return v;
   return {};
 }
 
 bool AuthChallenge::has_param(std::string_view name) const {
   for (const auto& [k, v] : params)
-    if (iequals(k, name)) return true;
+    if (ascii_iequals(k, name)) return true;
   return false;
 }
 

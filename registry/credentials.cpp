@@ -22,6 +22,7 @@
 
 #include "registry/auth_encoding.h"
 #include "support/error.h"
+#include "support/text.h"
 
 extern char** environ;
 
@@ -62,11 +63,6 @@ fs::path home_dir() {
   return "/";
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 bool has_scheme(std::string_view key) {
   return key.rfind("http://", 0) == 0 || key.rfind("https://", 0) == 0;
 }
@@ -79,7 +75,7 @@ std::string strip_scheme(std::string_view key) {
 
 // Docker Hub's aliases all become "docker.io".
 std::string normalize_host(std::string host) {
-  host = lower(std::move(host));
+  host = ascii_lower(std::move(host));
   if (is_docker_hub_host(host)) return "docker.io";
   return host;
 }

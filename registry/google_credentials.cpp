@@ -15,6 +15,7 @@
 
 #include "registry/auth_encoding.h"
 #include "support/error.h"
+#include "support/text.h"
 
 namespace trainpack::registry {
 
@@ -28,20 +29,8 @@ std::string getenv_str(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::string header_of(const HttpResponse& r, std::string_view name) {
-  std::string n = lower(std::string(name));
-  for (const auto& [k, v] : r.headers)
-    if (lower(k) == n) return v;
-  return {};
 }
 
 std::string one_line(std::string s, size_t max = 200) {
@@ -161,7 +150,7 @@ struct BioDeleter {
 }  // namespace
 
 bool is_google_registry_host(std::string_view host_in) {
-  std::string host = lower(std::string(host_in));
+  std::string host = ascii_lower(std::string(host_in));
   if (size_t colon = host.find(':'); colon != std::string::npos) host.resize(colon);
   if (host == "gcr.io" || ends_with(host, ".gcr.io")) return true;
   if (ends_with(host, "-docker.pkg.dev")) return true;
@@ -208,7 +197,7 @@ size_t curl_header(char* data, size_t size, size_t n, void* user) {
   auto* headers = static_cast<std::vector<std::pair<std::string, std::string>>*>(user);
   std::string line(data, size * n);
   size_t colon = line.find(':');
-  if (colon != std::string::npos) headers->emplace_back(lower(trim(line.substr(0, colon))), trim(line.substr(colon + 1)));
+  if (colon != std::string::npos) headers->emplace_back(ascii_lower(trim(line.substr(0, colon))), trim(line.substr(colon + 1)));
   return size * n;
 }
 }  // namespace
@@ -283,7 +272,7 @@ HttpResponse GoogleCredentials::post_form(const std::string& url, const std::str
   req.url = url;
   req.headers = std::move(headers);
   bool has_type = std::any_of(req.headers.begin(), req.headers.end(),
-                              [](const auto& h) { return lower(h.first) == "content-type"; });
+                              [](const auto& h) { return ascii_lower(h.first) == "content-type"; });
   if (!has_type) req.headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
   req.body = body;
   req.idempotent = true;  // token grants may be repeated
@@ -545,7 +534,7 @@ class MetadataCredentials : public GoogleCredentials {
       try {
         HttpResponse r = options_.metadata_http(metadata_request(
             host_, "/computeMetadata/v1/instance/service-accounts/default/email", options_.metadata_timeout));
-        if (r.status == 200 && header_of(r, "metadata-flavor") == "Google") account_ = one_line(trim(r.body), 320);
+        if (r.status == 200 && r.header("metadata-flavor") == "Google") account_ = one_line(trim(r.body), 320);
       } catch (const std::exception&) {
         // The email is for messages only.
       }
@@ -569,7 +558,7 @@ class MetadataCredentials : public GoogleCredentials {
       if (r.status < 500 || attempt >= std::max(1, options_.metadata_tries)) break;
       std::this_thread::sleep_for(options_.retry_delay);
     }
-    if (header_of(r, "metadata-flavor") != "Google")
+    if (r.header("metadata-flavor") != "Google")
       throw Error("the metadata server at " + host_ + " did not answer as a Google metadata server",
                   "unset GCE_METADATA_HOST or point it at a real metadata server");
     if (r.status != 200)
@@ -587,7 +576,7 @@ class MetadataCredentials : public GoogleCredentials {
 };
 
 bool env_true(const char* name) {
-  std::string v = lower(getenv_str(name));
+  std::string v = ascii_lower(getenv_str(name));
   return !v.empty() && v != "0" && v != "false" && v != "no";
 }
 
@@ -664,7 +653,7 @@ std::unique_ptr<GoogleCredentials> GoogleCredentials::find_default(GoogleAdcOpti
     for (int t = 0; t < tries; ++t) {
       try {
         HttpResponse r = options.metadata_http(metadata_request(c, "/", timeout));
-        if (header_of(r, "metadata-flavor") == "Google") return from_metadata_server(host, std::move(options));
+        if (r.header("metadata-flavor") == "Google") return from_metadata_server(host, std::move(options));
         break;  // something answered, and it is not a metadata server
       } catch (const std::exception&) {
         // not reachable: try again / next candidate

@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "support/error.h"
+#include "support/text.h"
 
 #if LIBCURL_VERSION_NUM < 0x074d00
 #error "trainpack needs libcurl >= 7.77 (CURLOPT_CAINFO_BLOB)"
@@ -36,18 +37,6 @@
 
 namespace trainpack::registry {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' || s.front() == '\n')) s.remove_prefix(1);
@@ -147,7 +136,7 @@ std::optional<Origin> origin_of(const std::string& url) {
   UriParts u = split_uri(url);
   if (!u.has_scheme || !u.has_authority) return std::nullopt;
   Origin o;
-  o.scheme = lower(u.scheme);
+  o.scheme = ascii_lower(u.scheme);
   std::string auth = u.authority;
   if (std::size_t at = auth.rfind('@'); at != std::string::npos) auth.erase(0, at + 1);
   std::string host = auth, port;
@@ -164,7 +153,7 @@ std::optional<Origin> origin_of(const std::string& url) {
     port = auth.substr(colon + 1);
   }
   if (host.empty()) return std::nullopt;
-  o.host = lower(host);
+  o.host = ascii_lower(host);
   o.authority = port.empty() ? o.host : o.host + ":" + port;
   if (port.empty()) port = o.scheme == "https" ? "443" : o.scheme == "http" ? "80" : "";
   o.port = port;
@@ -188,7 +177,7 @@ std::string host_only(const std::string& host_port) {
 }
 
 bool is_loopback(const std::string& host) {
-  std::string h = lower(host);
+  std::string h = ascii_lower(host);
   if (h == "localhost" || h == "::1") return true;
   // 127.0.0.0/8 written as a dotted quad
   int parts = 0;
@@ -210,11 +199,11 @@ bool is_loopback(const std::string& host) {
 
 // The GCE metadata server: always reached directly, never through a proxy.
 bool is_metadata_host(const std::string& host) {
-  std::string h = lower(host);
+  std::string h = ascii_lower(host);
   if (h == "metadata.google.internal" || h == "metadata.google.internal." || h == "169.254.169.254") return true;
   for (const char* var : {"GCE_METADATA_HOST", "GCE_METADATA_IP"}) {
     const char* v = std::getenv(var);
-    if (v != nullptr && *v != '\0' && lower(host_only(v)) == h) return true;
+    if (v != nullptr && *v != '\0' && ascii_lower(host_only(v)) == h) return true;
   }
   return false;
 }
@@ -332,7 +321,7 @@ std::size_t header_cb(char* buffer, std::size_t size, std::size_t nitems, void* 
   }
   std::size_t colon = content.find(':');
   if (colon == std::string_view::npos) return n;
-  t->headers.emplace_back(lower(trim(content.substr(0, colon))), std::string(trim(content.substr(colon + 1))));
+  t->headers.emplace_back(ascii_lower(trim(content.substr(0, colon))), std::string(trim(content.substr(colon + 1))));
   return n;
 }
 
@@ -403,7 +392,7 @@ struct TlsConfig {
 
 std::string HttpResponse::header(std::string_view name) const {
   for (const auto& [k, v] : headers) {
-    if (iequals(k, name)) return v;
+    if (ascii_iequals(k, name)) return v;
   }
   return {};
 }
@@ -411,7 +400,7 @@ std::string HttpResponse::header(std::string_view name) const {
 std::vector<std::string> HttpResponse::header_values(std::string_view name) const {
   std::vector<std::string> out;
   for (const auto& [k, v] : headers) {
-    if (iequals(k, name)) out.push_back(v);
+    if (ascii_iequals(k, name)) out.push_back(v);
   }
   return out;
 }
@@ -656,11 +645,11 @@ HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& u
   HeaderList headers;
   bool has_content_type = false, has_accept_encoding = false;
   for (const auto& [name, value] : req.headers) {
-    if (iequals(name, "authorization") && !send_authorization) continue;
+    if (ascii_iequals(name, "authorization") && !send_authorization) continue;
     // Framing is ours: curl sets Content-Length from the body; chunked encoding is never used.
-    if (iequals(name, "content-length") || iequals(name, "transfer-encoding") || iequals(name, "expect")) continue;
-    if (iequals(name, "content-type")) has_content_type = true;
-    if (iequals(name, "accept-encoding")) has_accept_encoding = true;
+    if (ascii_iequals(name, "content-length") || ascii_iequals(name, "transfer-encoding") || ascii_iequals(name, "expect")) continue;
+    if (ascii_iequals(name, "content-type")) has_content_type = true;
+    if (ascii_iequals(name, "accept-encoding")) has_accept_encoding = true;
     headers.add(value.empty() ? name + ";" : name + ": " + value);
   }
   if (!has_accept_encoding) headers.add("Accept-Encoding: identity");
@@ -777,10 +766,10 @@ HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)), impl
 HttpClient::~HttpClient() = default;
 
 std::string HttpClient::scheme_for(const std::string& host) const {
-  std::string h = lower(host);
+  std::string h = ascii_lower(host);
   if (is_loopback(host_only(h))) return "http";
   for (const auto& entry : options_.insecure_hosts) {
-    std::string e = lower(entry);
+    std::string e = ascii_lower(entry);
     if (e == h) return "http";
     // "host" without a port covers every port of that host
     bool entry_has_port = host_only(e) != e && !(e.front() == '[' && e.back() == ']');

@@ -25,6 +25,7 @@
 
 #include "layers/digest.h"
 #include "support/error.h"
+#include "support/text.h"
 
 namespace trainpack::registry {
 namespace {
@@ -38,12 +39,6 @@ bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <=
 bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 bool is_word(char c) { return is_alnum(c) || c == '_'; }
 bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
-
-std::string to_lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // path-component: [a-z0-9]+ ((\.|_|__|-+)[a-z0-9]+)*
 bool valid_path_component(std::string_view s) {
@@ -165,7 +160,7 @@ std::pair<std::string, std::string> split_docker_domain(std::string_view name) {
   } else {
     std::string_view first = name.substr(0, slash);
     bool is_domain = first == "localhost" || first.find_first_of(".:") != std::string_view::npos ||
-                     to_lower(first) != first;
+                     ascii_lower(first) != first;
     if (is_domain) {
       domain = std::string(first);
       remainder = std::string(name.substr(slash + 1));
@@ -180,7 +175,7 @@ std::pair<std::string, std::string> split_docker_domain(std::string_view name) {
 }
 
 std::string host_without_port(std::string_view registry) {
-  std::string h = to_lower(registry);
+  std::string h = ascii_lower(registry);
   if (!h.empty() && h.front() == '[') {
     std::size_t close = h.find(']');
     return close == std::string::npos ? h : h.substr(0, close + 1);
@@ -205,9 +200,9 @@ Reference Reference::parse(std::string_view text) {
 
   auto [domain, remainder] = split_docker_domain(text);
   std::string remote_name = remainder.substr(0, remainder.find(':'));
-  if (to_lower(remote_name) != remote_name) {
+  if (ascii_lower(remote_name) != remote_name) {
     fail(text, "repository name (" + remote_name + ") must be lowercase",
-         "Docker repository names are lowercase: use " + to_lower(remote_name));
+         "Docker repository names are lowercase: use " + ascii_lower(remote_name));
   }
 
   std::string full = domain + "/" + remainder;
