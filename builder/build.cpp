@@ -49,8 +49,8 @@ std::string image_path(std::string_view absolute_or_relative_to_workdir) {
   return join_path(clean_relative(kWorkdir), clean_relative(p));
 }
 
-// Adds every ancestor directory of `path` that `entries` lacks: with the attributes it has in the image when it
-// exists (so the layer does not change it), as a new root-owned 0755 directory when it does not.
+// Adds every ancestor directory of `path` that `entries` lacks: with the attributes an earlier step of this build
+// gave it, else as a root-owned 0755 directory (what an ordinary base has there, and what Docker creates).
 void add_parent_dirs(FileEntries& entries, const RootfsIndex& index, const std::string& path) {
   std::string prefix;
   std::size_t start = 0;
@@ -72,46 +72,42 @@ void add_parent_dirs(FileEntries& entries, const RootfsIndex& index, const std::
   }
 }
 
-// RUN mkdir -m 777 -p DIR...: directories that already exist stay as they are; the named ones that are created
-// get 0777 (exactly: -m is not subject to the umask), missing parents 0755 (Docker's RUN umask is 022).
+// RUN mkdir -m 777 -p DIR...: Docker keeps the directories that exist and creates the rest, the named ones 0777
+// (exactly: -m is not subject to the umask), missing parents 0755 (RUN's umask is 022).
+//
+// trainpack computes this without reading the base's layers, so a multi-GB base is never downloaded for it. It
+// knows the directories its own earlier layers made (`index`) and assumes the base is an ordinary Linux root:
+// every top-level directory gcloud names (/home) exists and is kept as it is, as are the mount points /dev, /proc
+// and /sys that Docker's RUN would add to a base without them; deeper directories (/usr/app) are created, with
+// their parents as 0755 root:root directories, the attributes every distribution gives /usr. On such a base the
+// merged root filesystem is Docker's, entry for entry.
 FileEntries run_mkdir_entries(const RootfsIndex& index, const std::vector<std::string>& dirs) {
   FileEntries entries;
   for (const auto& dir : dirs) {
     std::string target = index.resolve(dir);
-    std::string prefix;
-    std::size_t start = 0;
-    for (;;) {
-      auto slash = target.find('/', start);
-      prefix = slash == std::string::npos ? target : target.substr(0, slash);
-      bool is_target = slash == std::string::npos;
-      const PathInfo* info = index.find(prefix);
-      bool created = false;
-      for (const auto& e : entries) created = created || e.path == prefix;
-      if (info && info->type != PathInfo::Type::kDirectory)
-        throw Error("RUN mkdir -p " + dir + " would fail: /" + prefix + " in the base image is not a directory",
-                    "the base image must not have a file at that path");
-      if (!info && !created) entries.push_back(FileEntry::directory(prefix, is_target ? 0777 : 0755));
-      if (is_target) break;
-      start = slash + 1;
+    if (target.find('/') == std::string::npos) continue;  // a top-level directory: the base has it
+    if (const PathInfo* info = index.find(target)) {
+      if (info->type != PathInfo::Type::kDirectory)
+        throw Error("RUN mkdir -p " + dir + " would fail: /" + target + " is not a directory",
+                    "an earlier step put a file at that path");
+      continue;
     }
+    bool created = false;
+    for (const auto& e : entries) created = created || e.path == target;
+    if (!created) entries.push_back(FileEntry::directory(target, 0777));
   }
-  // Running any RUN instruction leaves the runtime's mount points behind: BuildKit and the classic builder both
-  // commit /dev, /proc and /sys (0755 root) when the base lacks them. The mkdir step is the Dockerfile's first RUN.
-  for (const char* mount_point : {"dev", "proc", "sys"})
-    if (!index.find(mount_point)) entries.push_back(FileEntry::directory(mount_point, 0755));
-  if (entries.empty()) return entries;
   FileEntries created = entries;
   for (const auto& e : created) add_parent_dirs(entries, index, e.path);
   return entries;
 }
 
-// RUN rm -rf PATH: a whiteout when the path exists, nothing otherwise. rm does not follow a final symlink.
+// RUN rm -rf PATH: a whiteout. Without the base's listing trainpack cannot know whether PATH exists; a whiteout
+// of a missing path changes nothing when the image is unpacked, so the result is the same either way.
 FileEntries run_rm_entries(const RootfsIndex& index, const std::string& path) {
   std::string clean = clean_relative(path);
   auto slash = clean.rfind('/');
   std::string parent = slash == std::string::npos ? "" : index.resolve(clean.substr(0, slash));
   std::string target = join_path(parent, slash == std::string::npos ? clean : clean.substr(slash + 1));
-  if (!index.find(target)) return {};
   FileEntries entries{FileEntry::whiteout(target)};
   add_parent_dirs(entries, index, target);
   return entries;
@@ -246,13 +242,10 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   log("base " + req.base_name + " " + result.base_digest + " (" + std::to_string(base_manifest.layers.size()) +
       " layers)");
 
+  // What this build's own layers hold. The base's layers are never listed for these steps (see run_mkdir_entries),
+  // so a build that only copies code reads no base layer bytes at all.
   RootfsIndex index;
-  for (std::size_t i = 0; i < base_manifest.layers.size(); ++i) {
-    const auto& l = base_manifest.layers[i];
-    index.apply(layers::list_layer_cached([&] { return base->blob_path(l.digest); }, l.digest,
-                                          req.cache_dir / "listings", base->describe() + " layer " + l.digest.str()));
-    result.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type, 0});
-  }
+  for (const auto& l : base_manifest.layers) result.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type, 0});
 
   json cfg = base_config.contains("config") && base_config["config"].is_object() ? base_config["config"] : json::object();
   const layers::DockerIgnore ignore = layers::DockerIgnore::load(req.package_dir);

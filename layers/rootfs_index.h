@@ -1,8 +1,8 @@
 #pragma once
 // What the image's root filesystem holds, without unpacking it: the merged listing of its layers (paths, types,
-// modes, owners, link targets; no contents), whiteouts applied. Steps use it to decide what a Dockerfile
-// instruction would change (does /home exist? what are /usr's attributes? is /var/sitecustomize there?).
-// Listing a base layer means reading it once; listings are cached per layer digest.
+// modes, owners, link targets; no contents), whiteouts applied. The build keeps one over its own layers (what an
+// earlier step created); the Python steps list the base too (where is pip, what is installed). Listing a base
+// layer means reading it once; listings are cached per layer digest.
 #include <cstdint>
 #include <filesystem>
 #include <functional>

@@ -8,5 +8,8 @@ build_dir=${BUILD_DIR:-build}
 build_type=${BUILD_TYPE:-RelWithDebInfo}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type"
+launcher=()
+# ccache, when installed, makes rebuilds in other checkouts (worktrees, fresh clones) cheap.
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" "${launcher[@]}"
 cmake --build "$build_dir" -j"$jobs"

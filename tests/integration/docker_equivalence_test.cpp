@@ -141,3 +141,20 @@ TEST(DockerEquivalence, RootScriptOnAPrebuiltImageWithSitecustomize) {
   EXPECT_FALSE(fs::exists(dir.path() / "bt" / "rootfs" / "usr" / "app" / ".git"));
   run_command(docker_command({"rmi", "-f", prebuilt}));
 }
+
+// A Vertex prebuilt image name on a base WITHOUT /var/sitecustomize: Docker's `RUN rm -rf` changes nothing there,
+// trainpack (which never reads the base's layers for it) writes a whiteout of a missing path; unpacked, the two
+// images are the same.
+TEST(DockerEquivalence, PrebuiltImageNameOnABaseWithoutSitecustomize) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir(env_or("TRAINPACK_TEST_TMPDIR", ""), "tp-equiv-"));
+  const std::string prebuilt = "europe-docker.pkg.dev/vertex-ai/training/pytorch-xla.2-1.py310:latest";
+  fs::path archive = dir.path() / "prebuilt.tar";
+  run_ok({"skopeo", "copy", base_oci_ref(), "docker-archive:" + archive.string() + ":" + prebuilt});
+  fs::path pkg = dir.path() / "pkg";
+  write_file(pkg / "trainer" / "task.py", "print('task')\n");
+  expect_same_image(dir.path(),
+                    {"--executor-image-uri=" + prebuilt, "--local-package-path=" + pkg.string(),
+                     "--script=trainer/task.py"},
+                    archive, base_oci_ref());
+  run_command(docker_command({"rmi", "-f", prebuilt}));
+}
