@@ -37,6 +37,9 @@ class AppendedImage : public Image {
   const std::string& raw_manifest() const override { return manifest_; }
   const std::string& raw_config() const override { return config_; }
   std::filesystem::path blob_path(const Digest& digest) const override;
+  bool has_local_blob(const Digest& digest) const override {
+    return store_.has(digest) || base_->has_local_blob(digest);
+  }
   std::string describe() const override { return "the built image"; }
   std::optional<RemoteOrigin> remote_origin(const Digest& digest) const override {
     return base_->remote_origin(digest);  // only the base's blobs have one

@@ -78,6 +78,8 @@ class Image {
   virtual const std::string& raw_config() const = 0;
   // A local file holding the blob's exact bytes. Sources may materialise it lazily.
   virtual std::filesystem::path blob_path(const Digest& digest) const = 0;
+  // Whether blob_path() can answer without downloading (a push relays a remote blob instead of storing it).
+  virtual bool has_local_blob(const Digest& digest) const { return true; }
   // A human name for messages ("oci:/tmp/base:3.11").
   virtual std::string describe() const = 0;
 

@@ -249,13 +249,15 @@ bool debug_enabled() {
 // ---------------------------------------------------------------------------------------------------------------
 // One transfer (one hop of one attempt).
 
-enum class BodyMode { kNone, kMemory, kFile };
+enum class BodyMode { kNone, kMemory, kFile, kStream };
 
 struct Transfer {
   // request body
   BodyMode body_mode = BodyMode::kNone;
   const std::string* memory = nullptr;
   std::FILE* file = nullptr;
+  HttpRequest::BodyStream* stream = nullptr;
+  std::exception_ptr stream_error;  // what the stream threw; the request fails with it
   std::uint64_t body_size = 0;
   std::uint64_t offset = 0;
 
@@ -285,6 +287,16 @@ std::size_t read_cb(char* buffer, std::size_t size, std::size_t nitems, void* us
     std::size_t got = std::fread(buffer, 1, n, t->file);
     if (got == 0) return CURL_READFUNC_ABORT;  // the file shrank or failed: never send a short body
     n = got;
+  } else if (t->body_mode == BodyMode::kStream) {
+    std::size_t got = 0;
+    try {
+      got = t->stream->read(buffer, n);
+    } catch (...) {
+      t->stream_error = std::current_exception();
+      return CURL_READFUNC_ABORT;
+    }
+    if (got == 0 || got > n) return CURL_READFUNC_ABORT;  // never send a short (or overlong) body
+    n = got;
   } else {
     return 0;
   }
@@ -298,6 +310,8 @@ int seek_cb(void* userdata, curl_off_t offset, int origin) {
   if (t->body_mode == BodyMode::kFile && ::fseeko(t->file, static_cast<off_t>(offset), SEEK_SET) != 0) {
     return CURL_SEEKFUNC_FAIL;
   }
+  // A stream cannot go back; libcurl then fails the hop and the next attempt opens a new stream.
+  if (t->body_mode == BodyMode::kStream && static_cast<std::uint64_t>(offset) != t->offset) return CURL_SEEKFUNC_CANTSEEK;
   t->offset = static_cast<std::uint64_t>(offset);
   return CURL_SEEKFUNC_OK;
 }
@@ -617,8 +631,14 @@ HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& u
   t.follow_redirects = req.follow_redirects;
 
   std::unique_ptr<std::FILE, FileCloser> file;
+  std::unique_ptr<HttpRequest::BodyStream> stream;
   if (send_body) {
-    if (req.body_file) {
+    if (req.body_stream) {
+      stream = req.body_stream();
+      t.body_mode = BodyMode::kStream;
+      t.stream = stream.get();
+      t.body_size = req.body_stream_size;
+    } else if (req.body_file) {
       std::error_code ec;
       auto size = std::filesystem::file_size(*req.body_file, ec);
       if (ec) throw Error("cannot read request body " + req.body_file->string() + ": " + ec.message());
@@ -721,6 +741,7 @@ HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& u
 
   CURLcode code = curl_easy_perform(h);
   if (t.sink_error) std::rethrow_exception(t.sink_error);
+  if (t.stream_error) std::rethrow_exception(t.stream_error);
   if (t.over_cap) {
     throw Error(method + " " + redact(url) + ": response body exceeds " + std::to_string(req.max_response_bytes) +
                     " bytes",
@@ -781,10 +802,10 @@ std::string HttpClient::scheme_for(const std::string& host) const {
 HttpResponse HttpClient::send(const HttpRequest& request) {
   std::string method = request.method.empty() ? "GET" : request.method;
   std::transform(method.begin(), method.end(), method.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  if (request.body_file && !request.body.empty()) {
-    throw Error(method + " " + redact(request.url) + ": a request has either an in-memory body or a file body, not both");
+  if (int(request.body_file.has_value()) + int(!request.body.empty()) + int(bool(request.body_stream)) > 1) {
+    throw Error(method + " " + redact(request.url) + ": a request has one body: in memory, a file or a stream");
   }
-  if ((method == "GET" || method == "HEAD") && (request.body_file || !request.body.empty())) {
+  if ((method == "GET" || method == "HEAD") && (request.body_file || request.body_stream || !request.body.empty())) {
     throw Error(method + " " + redact(request.url) + ": " + method + " requests carry no body");
   }
   for (const auto& [name, value] : request.headers) {
@@ -815,7 +836,7 @@ HttpResponse HttpClient::send(const HttpRequest& request) {
     // One attempt: the request plus the redirects it leads to.
     std::string url = request.url;
     std::string hop_method = method;
-    bool send_body = request.body_file.has_value() || !request.body.empty();
+    bool send_body = request.body_file.has_value() || bool(request.body_stream) || !request.body.empty();
     HopResult hop;
     bool network_failure = false;
     for (int redirects = 0;; ++redirects) {

@@ -59,6 +59,16 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> headers;  // "Authorization" is stripped across hosts
   std::string body;                                   // in-memory body (manifests, forms)
   std::optional<std::filesystem::path> body_file;     // or a file body (blobs): rewindable, Content-Length set
+  // Or a body streamed from elsewhere (a blob relayed from another registry), exactly body_stream_size bytes.
+  // body_stream is called to open a fresh stream for every hop and attempt, so redirects, auth resends and retries
+  // work as with a file. read() fills up to `max` bytes and returns how many; 0 only at the end. An exception from
+  // read() fails the request with that exception (no retry: the stream's source has retried already).
+  struct BodyStream {
+    virtual ~BodyStream() = default;
+    virtual std::size_t read(char* buffer, std::size_t max) = 0;
+  };
+  std::function<std::unique_ptr<BodyStream>()> body_stream;
+  std::uint64_t body_stream_size = 0;
   bool follow_redirects = true;
   bool idempotent = true;                             // retried on failures; POST should say false
   std::uint64_t max_response_bytes = 4u << 20;        // cap for in-memory bodies; exceeding it is an Error

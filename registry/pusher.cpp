@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
 
+#include "registry/blob_relay.h"
 #include "support/error.h"
 
 namespace trainpack::registry {
@@ -70,11 +72,27 @@ struct BlobPusher {
     }
 
     emit({BlobEvent::Kind::kUploading, d.digest, d.size, {}});
-    std::filesystem::path file = image.blob_path(d.digest);
+    // A remote base blob the target cannot mount goes straight from registry to registry, never to disk.
+    std::function<void(HttpRequest&)> set_body;
+    auto origin = image.remote_origin(d.digest);
+    if (origin && d.size > 0 && !image.has_local_blob(d.digest)) {
+      RegistryClient& source = clients(origin->registry);
+      set_body = [&source, origin, d](HttpRequest& r) {
+        r.body_stream = [&source, origin, d] { return open_blob_relay(source, origin->repository, d); };
+        r.body_stream_size = d.size;
+      };
+    } else {
+      std::filesystem::path file = image.blob_path(d.digest);
+      set_body = [file](HttpRequest& r) { r.body_file = file; };
+    }
     for (int attempt = 1;; ++attempt) {
       try {
-        upload(client, push_scopes, d, file, location);
+        upload(client, push_scopes, d, set_body, location);
         return {BlobEvent::Kind::kUploaded, d.digest, d.size, {}};
+      } catch (const RelayInterrupted&) {
+        // The source of a relayed blob broke off: the target discards the unfinished session; start over.
+        if (attempt >= 3) throw;
+        location.clear();
       } catch (const Error& e) {
         // A lost or expired upload session: start over from POST, a couple of times.
         if (attempt >= 3 || std::string(e.what()).find("BLOB_UPLOAD_UNKNOWN") == std::string::npos) throw;
@@ -84,7 +102,7 @@ struct BlobPusher {
   }
 
   void upload(RegistryClient& client, const std::vector<std::string>& scopes, const Descriptor& d,
-              const std::filesystem::path& file, std::string location) {
+              const std::function<void(HttpRequest&)>& set_body, std::string location) {
     if (location.empty()) {
       HttpRequest post;
       post.method = "POST";
@@ -98,7 +116,7 @@ struct BlobPusher {
     put.method = "PUT";
     put.url = with_query(location, digest_param(d.digest));
     put.headers = {{"Content-Type", "application/octet-stream"}};
-    put.body_file = file;
+    set_body(put);
     HttpResponse r = client.send(put, scopes);
     if (r.status == 405 || r.status == 415 || r.status == 501) {
       // This registry wants the bytes in a PATCH (Artifactory and the like): one streamed PATCH, then an empty PUT.
@@ -106,7 +124,7 @@ struct BlobPusher {
       patch.method = "PATCH";
       patch.url = location;
       patch.headers = {{"Content-Type", "application/octet-stream"}};
-      patch.body_file = file;
+      set_body(patch);
       HttpResponse p = client.send(patch, scopes);
       if (p.status != 202 && p.status != 204)
         throw Error("cannot upload " + where(d.digest) + ": " + describe_registry_error(p));

@@ -2,7 +2,8 @@
 // Pushes an image to a registry (registry.md §4), the way the fast builders do: every blob once, in parallel with a
 // bounded number of workers — HEAD first (present: nothing to move), then a cross-repository mount when the blob's
 // origin is another repository of the same registry (or, between Google registries, another host with origin=),
-// else a monolithic upload (POST, then one PUT with Content-Length streamed from the file). Registries that refuse
+// else a monolithic upload (POST, then one PUT with Content-Length streamed from the file, or, for a base blob not
+// in the local store, relayed straight from its origin registry: registry/blob_relay.h). Registries that refuse
 // a body on PUT get one streamed PATCH and an empty PUT. The config and the manifest go last, the manifest by tag,
 // so a tag never points at a manifest whose blobs are missing.
 #include <cstdint>
@@ -38,7 +39,8 @@ struct PushResult {
   std::uint64_t bytes_uploaded = 0;
 };
 
-// `clients` gives the RegistryClient for a registry name (the target's, and the origin's for cross-registry mounts).
+// `clients` gives the RegistryClient for a registry name (the target's, and the origin's for cross-registry mounts
+// and relays).
 PushResult push_image(const layers::Image& image, const Reference& target,
                       const std::function<RegistryClient&(const std::string& registry)>& clients,
                       const PushOptions& options);

@@ -26,6 +26,7 @@ class RemoteImage : public layers::Image {
   const std::string& raw_manifest() const override { return manifest_; }
   const std::string& raw_config() const override { return config_; }
   std::filesystem::path blob_path(const layers::Digest& digest) const override;
+  bool has_local_blob(const layers::Digest& digest) const override { return store_.has(digest); }
   std::string describe() const override { return reference_.str(); }
   std::optional<layers::RemoteOrigin> remote_origin(const layers::Digest& digest) const override;
 

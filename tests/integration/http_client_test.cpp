@@ -30,6 +30,7 @@ using trainpack::registry::HttpRequest;
 using trainpack::registry::HttpResponse;
 using trainpack::registry::resolve_url;
 using trainpack::testing::FaultServer;
+using trainpack::testing::free_port;
 using trainpack::testing::TempDir;
 
 namespace {
@@ -72,20 +73,6 @@ std::string write_temp(const TempDir& dir, const std::string& name, const std::s
 
 std::string blob_path(const std::string& repo, const std::string& digest) {
   return "/v2/" + repo + "/blobs/" + digest;
-}
-
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  int port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
 }
 
 std::vector<long> statuses(const std::vector<json>& entries) {

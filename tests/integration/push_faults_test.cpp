@@ -73,17 +73,24 @@ TEST_F(PushFaultsTest, ServerErrorsResetsAndRateLimitsAreRetried) {
     EXPECT_GT(f.at("hits").get<int>(), 0) << "fault never fired: " << f.dump();
 }
 
-TEST_F(PushFaultsTest, TruncatedBaseDownloadIsRetriedAndAPersistentOneFailsCleanly) {
+// With mounts refused, the base layer is relayed from the registry's blob GET into the upload. A GET truncated
+// once starts the upload over; one truncated every time fails with one line and no tag, and the local store never
+// holds the base layer.
+TEST_F(PushFaultsTest, TruncatedRelayedBaseLayerIsRetriedAndAPersistentOneFailsCleanly) {
+  server_->config({{"mount", "404"}});
   server_->fault({{"method", "GET"}, {"path", base_layer_}, {"action", "truncate"}, {"bytes", 4096}});
   auto ok = push("trainer/app");
   ASSERT_EQ(ok.exit_code, 0) << describe({"trainpack build"}, ok);
+  EXPECT_TRUE(tagged("trainer/app"));
+  EXPECT_EQ(server_->requests("GET", base_layer_).size(), 2u) << "the truncated relay was not retried once";
 
-  fs::remove_all(dir_->path() / "cache");  // the base layer must be fetched again
   server_->fault({{"method", "GET"}, {"path", base_layer_}, {"action", "truncate"}, {"bytes", 4096}, {"times", -1}});
   auto bad = push("trainer/other");
   expect_one_line_error(bad);
+  EXPECT_NE(bad.err.find(base_layer_), std::string::npos) << bad.err;
   EXPECT_FALSE(tagged("trainer/other"));
   EXPECT_TRUE(server_->requests("PUT", "/v2/trainer/other/manifests/").empty());
+  EXPECT_FALSE(fs::exists(dir_->path() / "cache" / "blobs" / "sha256" / base_layer_.substr(7)));
 }
 
 TEST_F(PushFaultsTest, RefusedMountsFallBackToUploads) {

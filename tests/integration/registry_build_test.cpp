@@ -24,7 +24,7 @@ class AccessLoggedRegistry {
  public:
   explicit AccessLoggedRegistry(const fs::path& dir) : dir_(dir) {
     for (int attempt = 0; attempt < 20 && pid_ <= 0; ++attempt) {
-      port_ = 20000 + static_cast<int>((::getpid() * 7 + attempt * 131) % 20000);
+      port_ = free_port();
       write_file(dir_ / "config.yml", "version: 0.1\n"
                                       "log: {level: info, accesslog: {disabled: false}}\n"
                                       "storage: {filesystem: {rootdirectory: " + (dir_ / "data").string() +
@@ -167,6 +167,37 @@ TEST_F(RegistryBuildTest, PushToTheBasesRegistryMountsBaseLayersAndRebuildsMoveO
   EXPECT_EQ(blob_puts, 2);
   for (const auto& layer : base_layers_) EXPECT_EQ(count(log, "GET", hex_of(layer)), 0) << "base layer read again";
   EXPECT_EQ(count(log, "PUT", "/v2/trainer/app/manifests/v2"), 1);
+}
+
+// A target in another registry cannot mount the base's blobs: they are relayed from the base's registry to the
+// target's, each GET once, without ever landing in the local blob store; the image then pulls and runs.
+TEST_F(RegistryBuildTest, PushToAnotherRegistryRelaysBaseLayersWithoutStoringThem) {
+  AccessLoggedRegistry other(dir_->path() / "other");
+  registry_->clear_log();
+  const std::string target = other.host() + "/trainer/relayed:v1";
+  auto r = build(target);
+  ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build"}, r);
+  json result = json::parse(r.out);
+  auto source_log = registry_->requests();
+  auto target_log = other.requests();
+  for (const auto& layer : base_layers_) {
+    EXPECT_EQ(count(source_log, "GET", "/blobs/sha256:" + hex_of(layer)), 1) << "base layer not read exactly once";
+    EXPECT_EQ(count(target_log, "PUT", hex_of(layer)), 1) << "base layer not uploaded to the other registry";
+    EXPECT_FALSE(fs::exists(dir_->path() / "cache" / "blobs" / "sha256" / hex_of(layer)))
+        << "a relayed base layer was written to the local store";
+  }
+  auto inspect = run_command({"skopeo", "inspect", "--tls-verify=false", "docker://" + target});
+  ASSERT_EQ(inspect.exit_code, 0) << describe({"skopeo inspect"}, inspect);
+  EXPECT_EQ(json::parse(inspect.out).at("Digest"), result.at("manifest_digest"));
+  // Every blob is really there with the right bytes: skopeo verifies digests while copying them back.
+  auto back = run_command({"skopeo", "copy", "--src-tls-verify=false", "docker://" + target,
+                           "oci:" + (dir_->path() / "back").string() + ":x"});
+  EXPECT_EQ(back.exit_code, 0) << describe({"skopeo copy"}, back);
+  auto pull = run_command(docker_command({"pull", target}));
+  ASSERT_EQ(pull.exit_code, 0) << describe({"docker pull"}, pull);
+  auto run = run_command(docker_command({"run", "--rm", "--network", "none", target, "--epochs", "1"}));
+  EXPECT_EQ(run.exit_code, 0) << describe({"docker run"}, run);
+  run_command(docker_command({"rmi", "-f", target}));
 }
 
 TEST_F(RegistryBuildTest, RegistryBaseToLocalOutputsAndPullBackRunsUnderRunc) {

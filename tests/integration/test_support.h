@@ -12,8 +12,10 @@
 //   TRAINPACK_TEST_REGISTRY    127.0.0.1:PORT of a plain-HTTP, no-auth registry (empty storage at first)
 //   TRAINPACK_TEST_TMPDIR      where TempDir creates directories (inside the build tree)
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,6 +43,21 @@ struct CommandResult {
   std::string out;  // everything written to stdout
   std::string err;  // everything written to stderr (or the exec failure)
 };
+
+// A TCP port on 127.0.0.1 that was free a moment ago (the kernel's pick for port 0).
+inline int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  int port = ntohs(a.sin_port);
+  ::close(fd);
+  return port;
+}
 
 namespace detail {
 

@@ -172,7 +172,7 @@ TEST(HttpClientValidation, RejectsBadRequestsBeforeAnyNetwork) {
   HttpRequest both = req("PUT", "https://registry.example.com/v2/");
   both.body = "x";
   both.body_file = "/dev/null";
-  expect_error(both, "not both");
+  expect_error(both, "one body");
   HttpRequest injected = req("GET", "https://registry.example.com/v2/");
   injected.headers = {{"X-Test", "a\r\nAuthorization: Bearer secret"}};
   expect_error(injected, "invalid request header");
