@@ -187,6 +187,9 @@ registry::PushResult push_output(const BuildRequest& req, const layers::Image& i
         progress.row(key, "mounted   " + short_hex(e.digest) + "  " + size + "  from " + e.from, true);
         break;
       case K::kUploading: progress.row(key, "uploading " + short_hex(e.digest) + "  " + size, false); break;
+      case K::kUploadProgress:
+        progress.row(key, "uploading " + short_hex(e.digest) + "  " + human_bytes(e.sent) + " / " + size, false);
+        break;
       case K::kUploaded: progress.row(key, "uploaded  " + short_hex(e.digest) + "  " + size, true); break;
     }
   };

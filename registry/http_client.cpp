@@ -304,6 +304,12 @@ std::size_t read_cb(char* buffer, std::size_t size, std::size_t nitems, void* us
   return n;
 }
 
+int upload_progress_cb(void* userdata, curl_off_t, curl_off_t, curl_off_t, curl_off_t ulnow) {
+  const auto& report = *static_cast<const std::function<void(std::uint64_t)>*>(userdata);
+  report(static_cast<std::uint64_t>(ulnow));
+  return 0;
+}
+
 int seek_cb(void* userdata, curl_off_t offset, int origin) {
   auto* t = static_cast<Transfer*>(userdata);
   if (origin != SEEK_SET || offset < 0 || static_cast<std::uint64_t>(offset) > t->body_size) return CURL_SEEKFUNC_FAIL;
@@ -736,6 +742,13 @@ HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& u
     curl_easy_setopt(h, CURLOPT_READDATA, &t);
     curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, seek_cb);
     curl_easy_setopt(h, CURLOPT_SEEKDATA, &t);
+  }
+  if (uploads && send_body && req.on_upload_progress) {
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, upload_progress_cb);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &req.on_upload_progress);
+  } else {
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 1L);
   }
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.list);
 

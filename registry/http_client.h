@@ -77,6 +77,8 @@ struct HttpRequest {
   // received bytes, so the receiver can start over. An exception thrown by the sink aborts send() and propagates.
   std::function<void(const char* data, std::size_t size)> sink;
   std::function<void()> on_restart;
+  // Called now and then while a body goes out, with the bytes of it sent so far in this attempt (progress display).
+  std::function<void(std::uint64_t sent)> on_upload_progress;
   std::optional<std::chrono::seconds> total_timeout;  // token and metadata calls; none for blobs
 };
 

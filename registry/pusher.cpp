@@ -1,8 +1,10 @@
 #include "registry/pusher.h"
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -32,6 +34,17 @@ struct BlobPusher {
   RegistryClient& dst() const { return clients(target.registry); }
   std::string blobs_url() const { return "/v2/" + target.repository + "/blobs/"; }
   std::string where(const Digest& d) const { return d.str() + " to " + target.name(); }
+
+  // Reports the bytes sent of `d`, at most every 200 ms (libcurl calls far more often).
+  std::function<void(std::uint64_t)> progress_reporter(const Descriptor& d) const {
+    auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+    return [this, d, last](std::uint64_t sent) {
+      auto now = std::chrono::steady_clock::now();
+      if (sent == 0 || now - *last < std::chrono::milliseconds(200)) return;
+      *last = now;
+      emit({BlobEvent::Kind::kUploadProgress, d.digest, d.size, {}, sent});
+    };
+  }
 
   // Returns the event describing what was done.
   BlobEvent push(const Descriptor& d) {
@@ -117,6 +130,7 @@ struct BlobPusher {
     put.url = with_query(location, digest_param(d.digest));
     put.headers = {{"Content-Type", "application/octet-stream"}};
     set_body(put);
+    put.on_upload_progress = progress_reporter(d);
     HttpResponse r = client.send(put, scopes);
     if (r.status == 405 || r.status == 415 || r.status == 501) {
       // This registry wants the bytes in a PATCH (Artifactory and the like): one streamed PATCH, then an empty PUT.
@@ -125,6 +139,7 @@ struct BlobPusher {
       patch.url = location;
       patch.headers = {{"Content-Type", "application/octet-stream"}};
       set_body(patch);
+      patch.on_upload_progress = progress_reporter(d);
       HttpResponse p = client.send(patch, scopes);
       if (p.status != 202 && p.status != 204)
         throw Error("cannot upload " + where(d.digest) + ": " + describe_registry_error(p));
@@ -170,7 +185,8 @@ PushResult push_image(const layers::Image& image, const Reference& target,
         result.blobs_uploaded++;
         result.bytes_uploaded += e.size;
         break;
-      case BlobEvent::Kind::kUploading: break;
+      case BlobEvent::Kind::kUploading:
+      case BlobEvent::Kind::kUploadProgress: break;
     }
     if (options.on_blob) options.on_blob(e);
   };

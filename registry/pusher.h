@@ -18,11 +18,12 @@
 namespace trainpack::registry {
 
 struct BlobEvent {
-  enum class Kind { kExists, kMounted, kUploading, kUploaded };
+  enum class Kind { kExists, kMounted, kUploading, kUploadProgress, kUploaded };
   Kind kind;
   layers::Digest digest;
   std::uint64_t size = 0;
-  std::string from;  // kMounted: the source repository
+  std::string from;        // kMounted: the source repository
+  std::uint64_t sent = 0;  // kUploadProgress: bytes of this blob sent so far (a few times a second at most)
 };
 
 struct PushOptions {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -497,6 +498,48 @@ TEST_F(HttpClientFaults, TooManyRedirects) {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Uploads: framing, Locations
+
+// A streamed body (a relayed blob) goes out with Content-Length, is opened afresh when an attempt is retried, and
+// reports upload progress up to its full size.
+TEST_F(HttpClientFaults, StreamBodiesAreReopenedOnRetryAndReportProgress) {
+  std::string data = random_bytes(2 << 20, 9);
+  std::string digest = sha256_of(data).str();
+  struct StringStream : HttpRequest::BodyStream {
+    explicit StringStream(const std::string& d) : data(d) {}
+    std::size_t read(char* buffer, std::size_t max) override {
+      std::size_t n = std::min(max, data.size() - offset);
+      std::memcpy(buffer, data.data() + offset, n);
+      offset += n;
+      return n;
+    }
+    const std::string& data;
+    std::size_t offset = 0;
+  };
+  HttpClient c(fast_options());
+  auto post = make("POST", server.url("/v2/test/app/blobs/uploads/"));
+  post.idempotent = false;
+  auto r = c.send(post);
+  ASSERT_EQ(r.status, 202);
+  server.fault({{"method", "PUT"}, {"path", "/blobs/uploads/"}, {"action", "status"}, {"status", 503}});
+  int opened = 0;
+  std::uint64_t most_sent = 0;
+  auto put = make("PUT", resolve_url(r.url, r.header("Location")) + "&digest=" + digest);
+  put.body_stream = [&] {
+    ++opened;
+    return std::make_unique<StringStream>(data);
+  };
+  put.body_stream_size = data.size();
+  put.on_upload_progress = [&](std::uint64_t sent) { most_sent = std::max(most_sent, sent); };
+  r = c.send(put);
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(r.header("Docker-Content-Digest"), digest);
+  EXPECT_EQ(opened, 2) << "the retry must open a new stream";
+  EXPECT_EQ(most_sent, data.size());
+  auto puts = server.requests("PUT", "/blobs/uploads/");
+  ASSERT_FALSE(puts.empty());
+  EXPECT_EQ(puts.back()["content_length"], data.size()) << puts.back().dump();
+  EXPECT_FALSE(puts.back()["chunked"].get<bool>());
+}
 
 TEST_F(HttpClientFaults, FileBodiesHaveContentLengthAndAreNeverChunked) {
   TempDir dir("http-upload");
