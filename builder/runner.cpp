@@ -25,6 +25,7 @@
 #include "layers/docker_archive.h"
 #include "layers/unpack.h"
 #include "support/fs.h"
+#include "support/process.h"
 
 namespace trainpack::builder {
 namespace fs = std::filesystem;
@@ -122,22 +123,9 @@ int spawn(const std::vector<std::string>& argv, Output output, std::chrono::mill
   return 1;
 }
 
-std::string find_on_path(const std::string& name) {
-  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : std::string();
-  const char* path = std::getenv("PATH");
-  std::string p = path ? path : "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
-  std::stringstream ss(p);
-  std::string dir;
-  while (std::getline(ss, dir, ':')) {
-    if (dir.empty()) dir = ".";
-    fs::path cand = fs::path(dir) / name;
-    if (::access(cand.c_str(), X_OK) == 0 && !fs::is_directory(cand)) return cand.string();
-  }
-  return {};
-}
 
 bool engine_answers(const std::string& cli) {
-  if (find_on_path(cli).empty()) return false;
+  if (find_program(cli).empty()) return false;
   return spawn({cli, "info"}, Output::kDiscard, std::chrono::seconds(30)) == 0;
 }
 
@@ -446,7 +434,7 @@ json runtime_spec(const json& image_config, const RunOptions& options, const fs:
 std::string choose_engine(const std::string& engine) {
   if (engine == "runc") return "runc";
   if (engine == "docker" || engine == "podman") {
-    if (find_on_path(engine).empty())
+    if (find_program(engine).empty())
       throw Error("--engine=" + engine + ": '" + engine + "' is not on PATH",
                   "install it, or use --engine=runc (daemonless, as root)");
     if (!engine_answers(engine))
@@ -501,7 +489,7 @@ Ran run_daemonless_impl(const layers::Image& image, const RunOptions& options, c
     throw Error("running without docker or podman needs root (runc, rootful): run as root, or install docker",
                 "no container engine answered `info`; trainpack then runs the image with runc, which needs root");
   if (options.gpu) runtime_spec(json::object(), options, "/");  // throws the --gpu message before any work
-  std::string runc = find_on_path("runc");
+  std::string runc = find_program("runc");
   if (runc.empty() && ::access("/usr/sbin/runc", X_OK) == 0) runc = "/usr/sbin/runc";
   if (runc.empty()) throw Error("runc is not installed", "apt-get install runc, or install docker or podman");
 

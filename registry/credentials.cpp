@@ -1,13 +1,8 @@
 #include "registry/credentials.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
 #include <pwd.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +17,7 @@
 
 #include "registry/auth_encoding.h"
 #include "support/error.h"
+#include "support/process.h"
 #include "support/text.h"
 
 extern char** environ;
@@ -150,144 +146,6 @@ namespace {
 std::mutex g_helper_mutex;
 std::map<std::pair<std::string, std::string>, std::optional<Credential>> g_helper_cache;
 
-std::optional<std::string> find_on_path(const std::string& name) {
-  std::string path = getenv_str("PATH");
-  if (path.empty()) path = "/usr/local/bin:/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find(':', start);
-    if (end == std::string::npos) end = path.size();
-    std::string dir = path.substr(start, end - start);
-    if (dir.empty()) dir = ".";
-    std::string candidate = dir + "/" + name;
-    struct stat st {};
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
-      return candidate;
-    start = end + 1;
-  }
-  return std::nullopt;
-}
-
-struct HelperRun {
-  int exit_code = -1;  // -1: killed by a signal
-  std::string out, err;
-  bool timed_out = false;
-};
-
-void close_fd(int& fd) {
-  if (fd >= 0) {
-    ::close(fd);
-    fd = -1;
-  }
-}
-
-HelperRun run_helper_process(const std::string& exe, const std::string& input, std::chrono::milliseconds timeout) {
-  int in[2], out[2], err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
-  if (::pipe2(out, O_CLOEXEC) != 0) {
-    ::close(in[0]);
-    ::close(in[1]);
-    throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
-  }
-  if (::pipe2(err, O_CLOEXEC) != 0) {
-    for (int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
-    throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
-  }
-  std::string arg0 = exe;
-  std::string arg1 = "get";
-  char* argv[] = {arg0.data(), arg1.data(), nullptr};
-
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    int e = errno;
-    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) ::close(fd);
-    throw Error(std::string("cannot start ") + exe + ": " + std::strerror(e));
-  }
-  if (pid == 0) {
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::dup2(in[0], 0);
-    ::dup2(out[1], 1);
-    ::dup2(err[1], 2);
-    ::execve(exe.c_str(), argv, environ);
-    static const char msg[] = "cannot execute the credential helper\n";
-    ssize_t ignored = ::write(2, msg, sizeof msg - 1);
-    (void)ignored;
-    ::_exit(127);
-  }
-  ::close(in[0]);
-  ::close(out[1]);
-  ::close(err[1]);
-  int in_fd = in[1], out_fd = out[0], err_fd = err[0];
-
-  // Writing to a helper that exited early must not kill us: block SIGPIPE in this thread, then swallow it.
-  sigset_t pipe_set, old_set;
-  sigemptyset(&pipe_set);
-  sigaddset(&pipe_set, SIGPIPE);
-  ::pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
-
-  HelperRun run;
-  size_t written = 0;
-  if (input.empty()) close_fd(in_fd);
-  else ::fcntl(in_fd, F_SETFL, ::fcntl(in_fd, F_GETFL) | O_NONBLOCK);
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  constexpr size_t kCap = 1u << 20;
-  char buf[16384];
-  while (in_fd >= 0 || out_fd >= 0 || err_fd >= 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      run.timed_out = true;
-      break;
-    }
-    pollfd fds[3];
-    nfds_t n = 0;
-    if (in_fd >= 0) fds[n++] = {in_fd, POLLOUT, 0};
-    if (out_fd >= 0) fds[n++] = {out_fd, POLLIN, 0};
-    if (err_fd >= 0) fds[n++] = {err_fd, POLLIN, 0};
-    int pr = ::poll(fds, n, static_cast<int>(std::min<long long>(left.count(), 1000)));
-    if (pr < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (nfds_t i = 0; i < n; ++i) {
-      if (fds[i].revents == 0) continue;
-      int fd = fds[i].fd;
-      if (fd == in_fd) {
-        ssize_t w = ::write(in_fd, input.data() + written, input.size() - written);
-        if (w > 0) written += static_cast<size_t>(w);
-        if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == input.size()) close_fd(in_fd);
-      } else {
-        ssize_t r = ::read(fd, buf, sizeof buf);
-        if (r > 0) {
-          std::string& dst = fd == out_fd ? run.out : run.err;
-          if (dst.size() < kCap) dst.append(buf, static_cast<size_t>(r));
-        } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
-          if (fd == out_fd) close_fd(out_fd);
-          else close_fd(err_fd);
-        }
-      }
-    }
-  }
-  close_fd(in_fd);
-  close_fd(out_fd);
-  close_fd(err_fd);
-  if (run.timed_out) ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  // Swallow a SIGPIPE raised by our write, then restore the mask.
-  sigset_t pending;
-  sigpending(&pending);
-  if (sigismember(&pending, SIGPIPE)) {
-    struct timespec zero {0, 0};
-    sigtimedwait(&pipe_set, nullptr, &zero);
-  }
-  ::pthread_sigmask(SIG_SETMASK, &old_set, nullptr);
-  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-  return run;
-}
 
 }  // namespace
 
@@ -304,11 +162,11 @@ std::optional<Credential> run_credential_helper(const std::string& suffix, const
   if (suffix.empty() || suffix.find('/') != std::string::npos)
     throw Error("invalid credential helper name \"" + suffix + "\"" + where,
                 "credsStore/credHelpers values name a program docker-credential-<value> on PATH");
-  auto exe = find_on_path(program);
-  if (!exe)
+  const std::string exe = find_program(program);
+  if (exe.empty())
     throw Error("credential helper " + program + " is not on PATH" + where,
                 "install " + program + " or remove it from the configuration that names it");
-  HelperRun run = run_helper_process(*exe, server_address, timeout);
+  ProcessResult run = run_process({exe, "get"}, server_address, timeout);
   if (run.timed_out)
     throw Error(program + " get for " + server_address + " did not answer within " +
                     std::to_string(std::chrono::duration_cast<std::chrono::seconds>(timeout).count()) + " s" + where,

@@ -1,0 +1,176 @@
+#include "support/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "support/error.h"
+
+namespace trainpack {
+namespace {
+
+void close_fd(int& fd) {
+  if (fd >= 0) {
+    ::close(fd);
+    fd = -1;
+  }
+}
+
+}  // namespace
+
+std::string find_program(const std::string& name) {
+  auto runnable = [](const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+  };
+  if (name.empty()) return {};
+  if (name.find('/') != std::string::npos) return runnable(name) ? name : std::string();
+  const char* env = std::getenv("PATH");
+  std::string path = env && *env ? env : "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
+    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (runnable(candidate)) return candidate;
+    start = end + 1;
+  }
+  return {};
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input,
+                          std::chrono::milliseconds timeout, const ProcessOptions& options) {
+  if (argv.empty()) throw Error("internal: run_process without a program");
+  // Resolved before fork(): only async-signal-safe calls may follow it in a threaded program.
+  const std::string exe = find_program(argv[0]);
+  if (exe.empty()) {
+    ProcessResult missing;
+    missing.exit_code = 127;
+    missing.err = argv[0] + ": not found";
+    return missing;
+  }
+  int in[2], out[2], err[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    ::close(in[0]);
+    ::close(in[1]);
+    throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  }
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    for (int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
+    throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  }
+  std::vector<std::string> args_storage = argv;
+  std::vector<char*> args;
+  for (auto& a : args_storage) args.push_back(a.data());
+  args.push_back(nullptr);
+  std::vector<std::string> env_storage = options.env;
+  std::vector<char*> envp;
+  for (auto& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    int e = errno;
+    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) ::close(fd);
+    throw Error(std::string("cannot start ") + exe + ": " + std::strerror(e));
+  }
+  if (pid == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ::_exit(126);
+    ::execve(exe.c_str(), args.data(), options.env.empty() ? environ : envp.data());
+    static const char msg[] = "cannot execute the program\n";
+    ssize_t ignored = ::write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    ::_exit(127);
+  }
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  int in_fd = in[1], out_fd = out[0], err_fd = err[0];
+
+  // Writing to a helper that exited early must not kill us: block SIGPIPE in this thread, then swallow it.
+  sigset_t pipe_set, old_set;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
+
+  ProcessResult run;
+  size_t written = 0;
+  if (input.empty()) close_fd(in_fd);
+  else ::fcntl(in_fd, F_SETFL, ::fcntl(in_fd, F_GETFL) | O_NONBLOCK);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  const size_t kCap = options.output_cap;
+  char buf[16384];
+  while (in_fd >= 0 || out_fd >= 0 || err_fd >= 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      run.timed_out = true;
+      break;
+    }
+    pollfd fds[3];
+    nfds_t n = 0;
+    if (in_fd >= 0) fds[n++] = {in_fd, POLLOUT, 0};
+    if (out_fd >= 0) fds[n++] = {out_fd, POLLIN, 0};
+    if (err_fd >= 0) fds[n++] = {err_fd, POLLIN, 0};
+    int pr = ::poll(fds, n, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (pr < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (nfds_t i = 0; i < n; ++i) {
+      if (fds[i].revents == 0) continue;
+      int fd = fds[i].fd;
+      if (fd == in_fd) {
+        ssize_t w = ::write(in_fd, input.data() + written, input.size() - written);
+        if (w > 0) written += static_cast<size_t>(w);
+        if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == input.size()) close_fd(in_fd);
+      } else {
+        ssize_t r = ::read(fd, buf, sizeof buf);
+        if (r > 0) {
+          std::string& dst = fd == out_fd ? run.out : run.err;
+          if (dst.size() < kCap) dst.append(buf, static_cast<size_t>(r));
+        } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+          if (fd == out_fd) close_fd(out_fd);
+          else close_fd(err_fd);
+        }
+      }
+    }
+  }
+  close_fd(in_fd);
+  close_fd(out_fd);
+  close_fd(err_fd);
+  if (run.timed_out) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  // Swallow a SIGPIPE raised by our write, then restore the mask.
+  sigset_t pending;
+  sigpending(&pending);
+  if (sigismember(&pending, SIGPIPE)) {
+    struct timespec zero {0, 0};
+    sigtimedwait(&pipe_set, nullptr, &zero);
+  }
+  ::pthread_sigmask(SIG_SETMASK, &old_set, nullptr);
+  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
+  return run;
+}
+
+
+}  // namespace trainpack

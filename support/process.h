@@ -1,0 +1,32 @@
+#pragma once
+// Running a helper program and collecting what it says: credential helpers (docker-credential-*) and the host
+// Python (PEP 517 builds, bytecode). Never a program from an image.
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace trainpack {
+
+struct ProcessResult {
+  int exit_code = -1;  // -1: killed by a signal
+  std::string out, err;  // each capped at `output_cap` bytes
+  bool timed_out = false;  // then the program was killed
+};
+
+struct ProcessOptions {
+  std::filesystem::path cwd;               // empty: ours
+  std::vector<std::string> env;            // "K=V" items; empty: our environment
+  std::size_t output_cap = 1u << 20;
+};
+
+// The executable `name` would run: itself when it contains a '/', else the first match in $PATH (a default PATH
+// when unset). Empty when there is none.
+std::string find_program(const std::string& name);
+
+// Runs argv[0] (a path, or a name looked up with find_program) with `input` on stdin, waits at most `timeout`.
+// Throws Error only when the program cannot be started; a missing program gives exit_code 127.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input,
+                          std::chrono::milliseconds timeout, const ProcessOptions& options = {});
+
+}  // namespace trainpack

@@ -1,0 +1,38 @@
+#include "support/process.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using trainpack::find_program;
+using trainpack::ProcessOptions;
+using trainpack::run_process;
+using namespace std::chrono_literals;
+
+TEST(Process, PassesInputAndCollectsOutputsAndStatus) {
+  auto r = run_process({"sh", "-c", "cat; echo oops >&2; exit 3"}, "hello\n", 10s);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "hello\n");
+  EXPECT_EQ(r.err, "oops\n");
+  EXPECT_FALSE(r.timed_out);
+}
+
+TEST(Process, WorkingDirectoryAndEnvironment) {
+  ProcessOptions o;
+  o.cwd = "/usr";
+  o.env = {"ONLY=this"};
+  auto r = run_process({"/bin/sh", "-c", "pwd; env | grep -c ."}, "", 10s, o);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "/usr\n2\n") << "PWD set by sh plus ONLY";
+}
+
+TEST(Process, TimeoutKillsAndMissingProgramIs127) {
+  auto slow = run_process({"sleep", "30"}, "", 300ms);
+  EXPECT_TRUE(slow.timed_out);
+  EXPECT_EQ(slow.exit_code, -1);
+  auto missing = run_process({"no-such-program-trainpack"}, "", 1s);
+  EXPECT_EQ(missing.exit_code, 127);
+  EXPECT_EQ(find_program("no-such-program-trainpack"), "");
+  EXPECT_EQ(find_program("/bin/sh"), "/bin/sh");
+  EXPECT_FALSE(find_program("sh").empty());
+}
