@@ -4,6 +4,7 @@
 #include <archive_entry.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -32,7 +33,7 @@ constexpr std::string_view kWhiteoutPrefix = ".wh.";
 
 }  // namespace
 
-LayerListing list_layer_blob(const fs::path& blob, std::string_view what) {
+LayerListing list_layer_blob(const fs::path& blob, std::string_view what, const LayerEntryVisitor& visit) {
   std::unique_ptr<struct archive, int (*)(struct archive*)> a(archive_read_new(), archive_read_free);
   archive_read_support_filter_all(a.get());
   archive_read_support_format_tar(a.get());
@@ -63,6 +64,16 @@ LayerListing list_layer_blob(const fs::path& blob, std::string_view what) {
         default: info.type = PathInfo::Type::kOther;
       }
     }
+    if (visit) {
+      struct archive* ar = a.get();
+      auto read = [ar, &what](char* buffer, std::size_t max) -> std::size_t {
+        la_ssize_t n = archive_read_data(ar, buffer, max);
+        if (n < 0) throw Error(std::string(what) + ": cannot read layer data: " + archive_error_string(ar));
+        return static_cast<std::size_t>(n);
+      };
+      std::uint64_t size = archive_entry_size_is_set(e) ? static_cast<std::uint64_t>(archive_entry_size(e)) : 0;
+      visit(path, info, size, read);
+    }
     out.entries.emplace_back(std::move(path), std::move(info));
   }
   // Some writers (umoci insert, for one) end a layer without padding the last file's data to 512 bytes. Go's tar
@@ -76,38 +87,41 @@ LayerListing list_layer_blob(const fs::path& blob, std::string_view what) {
   return out;
 }
 
+std::string serialize_listing(const LayerListing& listing) {
+  json j = json::array();
+  for (const auto& [path, info] : listing.entries)
+    j.push_back({path, std::string(1, static_cast<char>(info.type)), info.mode, info.uid, info.gid, info.link_target});
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::optional<LayerListing> parse_listing(std::string_view text) {
+  json j = json::parse(text, nullptr, false);
+  if (!j.is_array()) return std::nullopt;
+  LayerListing out;
+  out.entries.reserve(j.size());
+  for (const auto& row : j) {
+    if (!row.is_array() || row.size() != 6 || !row[0].is_string() || !row[1].is_string() || row[1].get<std::string>().empty())
+      return std::nullopt;
+    PathInfo info;
+    info.type = static_cast<PathInfo::Type>(row[1].get<std::string>().at(0));
+    info.mode = row[2].get<std::uint32_t>();
+    info.uid = row[3].get<std::uint32_t>();
+    info.gid = row[4].get<std::uint32_t>();
+    info.link_target = row[5].get<std::string>();
+    out.entries.emplace_back(row[0].get<std::string>(), std::move(info));
+  }
+  return out;
+}
+
 LayerListing list_layer_cached(const std::function<fs::path()>& blob, const Digest& digest, const fs::path& cache_dir,
                                std::string_view what) {
   fs::path cached = cache_dir / (digest.hex() + ".json");
   std::error_code ec;
-  if (fs::exists(cached, ec)) {
-    json j = json::parse(read_file(cached, 1u << 30), nullptr, false);
-    if (j.is_array()) {
-      LayerListing out;
-      out.entries.reserve(j.size());
-      bool ok = true;
-      for (const auto& row : j) {
-        if (!row.is_array() || row.size() != 6) {
-          ok = false;
-          break;
-        }
-        PathInfo info;
-        info.type = static_cast<PathInfo::Type>(row[1].get<std::string>().at(0));
-        info.mode = row[2].get<std::uint32_t>();
-        info.uid = row[3].get<std::uint32_t>();
-        info.gid = row[4].get<std::uint32_t>();
-        info.link_target = row[5].get<std::string>();
-        out.entries.emplace_back(row[0].get<std::string>(), std::move(info));
-      }
-      if (ok) return out;
-    }
-  }
+  if (fs::exists(cached, ec))
+    if (auto listing = parse_listing(read_file(cached, 1u << 30))) return *listing;
   LayerListing out = list_layer_blob(blob(), what);
-  json j = json::array();
-  for (const auto& [path, info] : out.entries)
-    j.push_back({path, std::string(1, static_cast<char>(info.type)), info.mode, info.uid, info.gid, info.link_target});
   fs::create_directories(cache_dir, ec);
-  write_file_atomic(cached, j.dump(-1, ' ', false, json::error_handler_t::replace));
+  write_file_atomic(cached, serialize_listing(out));
   return out;
 }
 
@@ -166,6 +180,29 @@ void RootfsIndex::apply(const FileEntries& layer) {
     listing.entries.emplace_back(e.path, std::move(info));
   }
   apply(listing);
+}
+
+std::vector<std::string> RootfsIndex::children(std::string_view dir) const {
+  std::string prefix = dir.empty() ? std::string() : std::string(dir) + "/";
+  std::vector<std::string> out;
+  auto it = entries_.lower_bound(prefix);
+  while (it != entries_.end() && it->first.starts_with(prefix)) {
+    std::string_view rest = std::string_view(it->first).substr(prefix.size());
+    auto slash = rest.find('/');
+    if (slash == std::string_view::npos) {
+      if (!rest.empty()) out.emplace_back(rest);
+      ++it;
+      continue;
+    }
+    // A child known only by what is under it still counts; then skip its subtree: "name/..." sorts right before
+    // "name0" ('0' follows '/').
+    std::string name(rest.substr(0, slash));
+    out.push_back(name);
+    it = entries_.lower_bound(prefix + name + "0");
+  }
+  std::sort(out.begin(), out.end());  // "a" may come before "a-b" and again, from "a/x", after it
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 const PathInfo* RootfsIndex::find(std::string_view path) const {

@@ -31,8 +31,17 @@ struct LayerListing {
   std::vector<std::pair<std::string, PathInfo>> entries;  // path without leading "./" or "/" or trailing "/"
 };
 
-// Reads a layer blob (plain tar or any compression libarchive knows) and lists it.
-LayerListing list_layer_blob(const std::filesystem::path& blob, std::string_view what);
+// Called for each entry while a layer is listed; `read` gives the entry's data (regular files), in pieces, 0 at the end.
+using LayerEntryVisitor = std::function<void(const std::string& path, const PathInfo& info, std::uint64_t size,
+                                             const std::function<std::size_t(char* buffer, std::size_t max)>& read)>;
+
+// Reads a layer blob (plain tar or any compression libarchive knows) and lists it, showing each entry to `visit`.
+LayerListing list_layer_blob(const std::filesystem::path& blob, std::string_view what,
+                             const LayerEntryVisitor& visit = {});
+
+// The listing cache's file format (one JSON array of rows); parse gives nullopt for anything else.
+std::string serialize_listing(const LayerListing& listing);
+std::optional<LayerListing> parse_listing(std::string_view text);
 
 // list_layer_blob with a per-digest cache under `cache_dir` (written atomically). `blob` is asked for the layer's
 // file only on a cache miss, so a cached listing never fetches or re-hashes the layer.
@@ -46,6 +55,8 @@ class RootfsIndex {
   void apply(const FileEntries& layer);
 
   const PathInfo* find(std::string_view path) const;  // exact path, no symlink resolution
+  // Names directly under directory `dir` ("" for the root), sorted bytewise.
+  std::vector<std::string> children(std::string_view dir) const;
   // Resolves symlinks in every component (absolute targets re-rooted at the image root), like the kernel
   // would inside the container. Missing components are kept as they are. Throws Error on symlink loops.
   std::string resolve(std::string_view path) const;

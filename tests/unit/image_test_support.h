@@ -119,23 +119,23 @@ struct BuiltImage {
   layers::Digest config_digest;
 };
 
-// A small linux image: one layer per entry of `layer_files` (each a file "app/<name>" with given content).
-inline BuiltImage make_image(const fs::path& store_root, const std::string& arch,
-                             const std::vector<std::pair<std::string, std::string>>& layer_files, bool gzip_layers = true,
-                             const std::string& name = "test-image") {
+// A linux image with one layer per member list.
+inline BuiltImage make_image_of_layers(const fs::path& store_root, const std::string& arch,
+                                       const std::vector<std::vector<TarMember>>& layer_members,
+                                       bool gzip_layers = true, const std::string& name = "test-image") {
   layers::BlobStore store(store_root);
   BuiltImage out;
   json diff_ids = json::array(), history = json::array();
   layers::Manifest m;
   m.media_type = layers::media::kOciManifest;
-  for (const auto& [file, content] : layer_files) {
+  for (const auto& members : layer_members) {
     BuiltLayer l;
-    l.tar = make_tar({{"app/", "", "", true}, {"app/" + file, content, "", false}});
+    l.tar = make_tar(members);
     l.blob = gzip_layers ? gzip(l.tar) : l.tar;
     l.diff_id = layers::sha256_of(l.tar);
     l.digest = store.put(l.blob).digest;
     diff_ids.push_back(l.diff_id.str());
-    history.push_back({{"created_by", "test layer " + file}});
+    history.push_back({{"created_by", "test layer " + std::to_string(out.layers.size())}});
     layers::Descriptor d;
     d.media_type = gzip_layers ? layers::media::kOciLayerGzip : layers::media::kOciLayerTar;
     d.digest = l.digest;
@@ -157,6 +157,16 @@ inline BuiltImage make_image(const fs::path& store_root, const std::string& arch
   store.put(raw_manifest);
   out.image = std::make_unique<MemoryImage>(store_root, raw_manifest, raw_config, name);
   return out;
+}
+
+// A small linux image: one layer per entry of `layer_files` (each a file "app/<name>" with given content).
+inline BuiltImage make_image(const fs::path& store_root, const std::string& arch,
+                             const std::vector<std::pair<std::string, std::string>>& layer_files, bool gzip_layers = true,
+                             const std::string& name = "test-image") {
+  std::vector<std::vector<TarMember>> layer_members;
+  for (const auto& [file, content] : layer_files)
+    layer_members.push_back({{"app/", "", "", true}, {"app/" + file, content, "", false}});
+  return make_image_of_layers(store_root, arch, layer_members, gzip_layers, name);
 }
 
 struct CommandResult {

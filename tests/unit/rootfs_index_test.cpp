@@ -83,3 +83,12 @@ TEST(RootfsIndex, ListsARealLayerBlobAndCachesTheListing) {
   ASSERT_EQ(second.entries.size(), 2u);
   EXPECT_EQ(second.entries[1].first, "home/f");
 }
+
+TEST(RootfsIndex, ChildrenAreTheNamesDirectlyUnderADirectory) {
+  RootfsIndex idx;
+  idx.apply(listing({{"usr", 'd'}, {"usr/lib", 'd'}, {"usr/lib/a-b", 'f'}, {"usr/lib/a", 'd'}, {"usr/lib/a.x", 'f'},
+                     {"usr/lib/a/deep/er", 'f'}, {"usr/lib/z", 'f'}, {"usr/lib/implicit/file", 'f'}, {"usr/libx", 'f'}}));
+  EXPECT_EQ(idx.children("usr/lib"), (std::vector<std::string>{"a", "a-b", "a.x", "implicit", "z"}));
+  EXPECT_EQ(idx.children(""), (std::vector<std::string>{"usr"}));
+  EXPECT_TRUE(idx.children("nothing").empty());
+}

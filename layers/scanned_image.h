@@ -1,0 +1,55 @@
+#pragma once
+// An image's root filesystem read from its layer blobs without unpacking them: each layer is listed in one pass
+// that also keeps copies of the files a caller selects (the Python steps keep pip's launcher, pyvenv.cfg,
+// sysconfigdata, dist-info metadata and the like: a few MB of a multi-GB base). Listing and copies are cached per
+// layer digest and selection, written atomically, so a base is scanned once. Reading a file nobody selected scans
+// its layer again for that one file (and keeps it).
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "layers/image.h"
+#include "layers/image_filesystem.h"
+#include "layers/rootfs_index.h"
+
+namespace trainpack::layers {
+
+struct ScanSelection {
+  std::string name;  // part of the cache key: change it whenever `keep` changes
+  std::function<bool(std::string_view path, std::uint64_t size)> keep;
+};
+
+class ScannedImage : public ImageFilesystem {
+ public:
+  // Scans every layer of `image` (downloading a layer only when its scan is not cached).
+  ScannedImage(std::shared_ptr<const Image> image, std::filesystem::path cache_dir, ScanSelection selection);
+
+  const PathInfo* find(std::string_view path) const override { return index_.find(path); }
+  std::string resolve(std::string_view path) const override { return index_.resolve(path); }
+  std::vector<std::string> children(std::string_view dir) const override { return index_.children(dir); }
+  std::optional<std::string> read(std::string_view path, std::size_t max_bytes) const override;
+
+  const RootfsIndex& index() const { return index_; }
+
+ private:
+  struct Layer {
+    Digest digest;
+    std::filesystem::path dir;  // <cache>/scans/<selection>/<hex>: listing.json, files/<path>
+  };
+  std::filesystem::path kept_file(std::size_t layer, const std::string& path) const;
+
+  std::shared_ptr<const Image> image_;
+  std::filesystem::path cache_dir_;
+  ScanSelection selection_;
+  std::vector<Layer> layers_;
+  RootfsIndex index_;
+  std::map<std::string, std::size_t, std::less<>> provider_;  // regular file path -> the layer that wrote it last
+  mutable std::mutex mutex_;
+};
+
+}  // namespace trainpack::layers
