@@ -1126,7 +1126,7 @@ bool is_pinned(const Requirement& requirement) {
 }
 
 bool is_pinned(const RequirementLine& line) {
-  if (line.kind != RequirementLine::Kind::named) return true;
+  if (line.kind != RequirementLine::Kind::named || !line.location.empty()) return true;
   return line.requirement && is_pinned(*line.requirement);
 }
 

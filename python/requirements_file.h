@@ -129,10 +129,11 @@ std::vector<std::pair<int, std::string>> preprocess_requirements(std::string_vie
                                                                  const std::map<std::string, std::string>& vars);
 
 // Pinned for hash-checking mode: exactly one specifier, `==` or `===`, without a `.*` wildcard.
+// Stricter than pip (InstallRequirement.is_pinned accepts `==1.*`, then hashes whichever 1.x it picks).
 bool is_pinned(const Requirement& requirement);
 
-// The resolver's view of a line in hash-checking mode: URL/path lines count as pinned (pip's is_pinned also
-// accepts links), named lines must satisfy is_pinned.
+// A line in hash-checking mode: URL, path, VCS and `name @ url` lines are direct (pip does not ask them to be
+// pinned); named lines must satisfy is_pinned.
 bool is_pinned(const RequirementLine& line);
 
 std::string_view to_string(RequirementLine::Kind kind);

@@ -206,6 +206,8 @@ TEST(PythonRequirementsFile, HashCheckingModeAndPins) {
   EXPECT_FALSE(is_pinned(Requirement::parse("a~=1.0")));
   auto url = parse_requirements_text("https://h/a-1.0.tar.gz --hash=sha256:00\n", "r.txt", env);
   EXPECT_TRUE(is_pinned(url.lines[0]));
+  auto direct = parse_requirements_text("a @ https://h/a-1.0.tar.gz\n", "r.txt", env);
+  EXPECT_TRUE(is_pinned(direct.lines[0]));
 }
 
 TEST(PythonRequirementsFile, PerLineOptions) {
