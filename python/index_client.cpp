@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <thread>
 
 #include "python/names.h"
@@ -326,7 +327,7 @@ IndexPage IndexClient::fetch_project_page(const std::string& index_url, std::str
   std::string canonical = canonicalize_name(project);
   std::string url = index_url.substr(0, index_url.find('#'));
   if (url.empty() || url.back() != '/') url += '/';
-  url += percent_encode_path(canonical) + "/";
+  url += registry::percent_encode(canonical) + "/";  // a stray '/' in a name must not become a path
   std::optional<IndexPage> page = fetch_page(url, /*missing_ok=*/true);
   if (!page) {
     IndexPage empty;
@@ -341,7 +342,12 @@ std::vector<IndexFile> IndexClient::fetch_find_links(const std::string& location
   std::optional<fs::path> local = is_url ? path_from_file_url(location) : std::optional<fs::path>(location);
   if (!local) {
     std::optional<IndexPage> page = fetch_page(location, /*missing_ok=*/true);
-    return page ? std::move(page->files) : std::vector<IndexFile>{};
+    if (!page) {
+      std::lock_guard lock(mutex_);
+      warnings_.push_back("find-links page " + display(location) + " was not found (HTTP 404); it is ignored");
+      return {};
+    }
+    return std::move(page->files);
   }
   std::error_code ec;
   if (fs::is_directory(*local, ec)) return find_links_directory(*local);

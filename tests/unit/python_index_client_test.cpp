@@ -218,6 +218,8 @@ TEST_F(IndexClientTest, ProjectPageListsFilesWithAbsoluteUrls) {
 TEST_F(IndexClientTest, MissingProjectIsEmpty) {
   IndexClient c(*http_, *store_, options({server_->url() + "/simple/"}));
   EXPECT_TRUE(c.project_files("no-such-project").empty());
+  EXPECT_TRUE(c.project_files("../files").empty());  // canonicalized ("-/files"), the slash encoded
+  EXPECT_EQ(count_lines(log(), "GET /simple/-%2Ffiles/ "), 1u);
   EXPECT_EQ(count_lines(log(), "GET /simple/no-such-project/ "), 1u);
 }
 
@@ -409,6 +411,9 @@ TEST_F(IndexClientTest, FindLinksComeFirstAndAreFiltered) {
   c.project_files("other");
   EXPECT_EQ(count_lines(log(), "GET /extra/demo/ "), 1u);
   EXPECT_THROW(c.fetch_find_links((tmp_ / "missing").string()), Error);
+  EXPECT_TRUE(c.fetch_find_links(server_->url() + "/nowhere/").empty());  // 404: pip ignores it, with a warning
+  ASSERT_EQ(c.warnings().size(), 1u);
+  EXPECT_NE(c.warnings()[0].find("/nowhere/"), std::string::npos);
 }
 
 TEST_F(IndexClientTest, FileIndexUrl) {
