@@ -1,0 +1,525 @@
+#include "python/index_client.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <iterator>
+#include <thread>
+
+#include "python/names.h"
+#include "registry/auth_encoding.h"
+#include "registry/google_credentials.h"
+#include "registry/http_client.h"
+#include "support/error.h"
+#include "support/fs.h"
+#include "support/text.h"
+
+namespace trainpack::python {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kAccept =
+    "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01";
+
+// The parts of an absolute URL the client needs. `url` has no userinfo and no fragment.
+struct Endpoint {
+  std::string url;
+  std::string origin;  // "scheme://host:port", lower case, default port filled in
+  std::string host;    // lower case, without port or brackets
+  std::optional<std::pair<std::string, std::string>> userinfo;  // percent-decoded user, password
+};
+
+Endpoint parse_endpoint(std::string_view url) {
+  Endpoint e;
+  url = url.substr(0, url.find('#'));
+  std::size_t sep = url.find("://");
+  if (sep == std::string_view::npos) {
+    e.url = std::string(url);
+    return e;
+  }
+  std::string scheme = ascii_lower(url.substr(0, sep));
+  std::string_view rest = url.substr(sep + 3);
+  std::size_t end = rest.find_first_of("/?");
+  std::string_view authority = rest.substr(0, end);
+  std::string_view tail = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+  if (std::size_t at = authority.rfind('@'); at != std::string_view::npos) {
+    std::string_view info = authority.substr(0, at);
+    std::size_t colon = info.find(':');
+    e.userinfo.emplace(percent_decode(info.substr(0, colon)),
+                       colon == std::string_view::npos ? std::string() : percent_decode(info.substr(colon + 1)));
+    authority = authority.substr(at + 1);
+  }
+  std::string host_port = ascii_lower(authority);
+  std::string port;
+  if (!host_port.empty() && host_port.front() == '[') {
+    std::size_t close = host_port.find(']');
+    e.host = host_port.substr(1, close == std::string::npos ? std::string::npos : close - 1);
+    if (close != std::string::npos && close + 1 < host_port.size() && host_port[close + 1] == ':') {
+      port = host_port.substr(close + 2);
+    }
+  } else {
+    std::size_t colon = host_port.rfind(':');
+    e.host = host_port.substr(0, colon);
+    if (colon != std::string::npos) port = host_port.substr(colon + 1);
+  }
+  if (port.empty()) port = scheme == "https" ? "443" : scheme == "http" ? "80" : "";
+  e.origin = scheme + "://" + (e.host.find(':') != std::string::npos ? "[" + e.host + "]" : e.host) + ":" + port;
+  e.url = scheme + "://" + std::string(authority) + std::string(tail);
+  return e;
+}
+
+// For messages: no userinfo, no query.
+std::string display(const std::string& url) {
+  std::string clean = parse_endpoint(url).url;
+  std::size_t q = clean.find('?');
+  return q == std::string::npos ? clean : clean.substr(0, q);
+}
+
+// Incremental digest of any OpenSSL-known algorithm pip accepts in links (md5 ... sha512).
+class Hasher {
+ public:
+  explicit Hasher(const std::string& algorithm) : algorithm_(algorithm) {
+    md_ = EVP_get_digestbyname(algorithm.c_str());
+    if (md_ == nullptr) throw Error("unsupported hash algorithm " + algorithm);
+    ctx_ = EVP_MD_CTX_new();
+    if (ctx_ == nullptr) throw Error("out of memory creating a hash context");
+    reset();
+  }
+  ~Hasher() { EVP_MD_CTX_free(ctx_); }
+  Hasher(const Hasher&) = delete;
+  Hasher& operator=(const Hasher&) = delete;
+  void reset() {
+    if (EVP_DigestInit_ex(ctx_, md_, nullptr) != 1) throw Error("cannot initialise " + algorithm_);
+  }
+  void update(const void* data, std::size_t size) { EVP_DigestUpdate(ctx_, data, size); }
+  std::string hex() {
+    unsigned char out[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_DigestFinal_ex(ctx_, out, &len);
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string s;
+    for (unsigned int i = 0; i < len; ++i) {
+      s.push_back(kHex[out[i] >> 4]);
+      s.push_back(kHex[out[i] & 15]);
+    }
+    return s;
+  }
+
+ private:
+  std::string algorithm_;
+  const EVP_MD* md_ = nullptr;
+  EVP_MD_CTX* ctx_ = nullptr;
+};
+
+// The hash a download is checked against: sha256 when listed, else the strongest other one pip knows.
+std::optional<std::pair<std::string, std::string>> expected_hash(const std::map<std::string, std::string>& hashes) {
+  for (const char* algo : {"sha256", "sha512", "sha384", "sha224", "sha1", "md5"}) {
+    if (auto it = hashes.find(algo); it != hashes.end()) return *it;
+  }
+  return std::nullopt;
+}
+
+bool is_ok(long status) { return status >= 200 && status < 300; }
+
+std::string http_failure_hint(long status) {
+  if (status == 401 || status == 403) {
+    return "check the index credentials (user:password in the index URL, ~/.netrc, or Google credentials for "
+           "Artifact Registry)";
+  }
+  return "check that the index URL is right and the index is reachable";
+}
+
+// Does a find-links file name belong to the project? Wheels: first '-'-field; sdists: any '-'-split prefix
+// (names may contain '-'), both compared canonicalized.
+bool filename_matches_project(const std::string& filename, const std::string& canonical) {
+  std::string lower = ascii_lower(filename);
+  if (lower.size() > 4 && lower.compare(lower.size() - 4, 4, ".whl") == 0) {
+    return canonicalize_name(filename.substr(0, filename.find('-'))) == canonical;
+  }
+  for (std::size_t dash = filename.find('-'); dash != std::string::npos; dash = filename.find('-', dash + 1)) {
+    if (canonicalize_name(filename.substr(0, dash)) == canonical) return true;
+  }
+  return false;
+}
+
+std::string default_netrc_path() {
+  if (const char* v = std::getenv("NETRC"); v != nullptr && *v != '\0') return v;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') return std::string(home) + "/.netrc";
+  return {};
+}
+
+}  // namespace
+
+// ---- Public helpers ----------------------------------------------------------------------------------------------
+
+bool is_artifact_registry_python_host(std::string_view host) {
+  std::string h = ascii_lower(host.substr(0, host.find(':')));
+  constexpr std::string_view kSuffix = "-python.pkg.dev";
+  return h.size() > kSuffix.size() && h.compare(h.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0 &&
+         h.find('.') == h.size() - kSuffix.size() + std::string_view("-python").size();
+}
+
+AccessTokenSource google_access_token_source(std::shared_ptr<registry::GoogleCredentials> credentials) {
+  return [credentials = std::move(credentials)](const std::string&) { return credentials->token().token; };
+}
+
+std::map<std::string, NetrcEntry> parse_netrc(std::string_view text) {
+  // Whitespace-separated tokens; a quoted token may hold spaces ("..." with \-escapes), as Python's netrc.
+  std::vector<std::string> tokens;
+  std::size_t i = 0;
+  bool at_line_start = true;
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == '\n') {
+      at_line_start = true;
+      ++i;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') {
+      ++i;
+      continue;
+    }
+    if (c == '#' && at_line_start) {  // comment line
+      while (i < text.size() && text[i] != '\n') ++i;
+      continue;
+    }
+    std::string tok;
+    if (c == '"') {
+      ++i;
+      while (i < text.size() && text[i] != '"') {
+        if (text[i] == '\\' && i + 1 < text.size()) ++i;
+        tok.push_back(text[i++]);
+      }
+      ++i;
+    } else {
+      while (i < text.size() && text[i] != ' ' && text[i] != '\t' && text[i] != '\r' && text[i] != '\n') tok.push_back(text[i++]);
+    }
+    if (tok == "macdef") {
+      // The macro body runs to the next empty line.
+      std::size_t blank = text.find("\n\n", i);
+      i = blank == std::string_view::npos ? text.size() : blank + 2;
+      at_line_start = true;
+      continue;
+    }
+    tokens.push_back(std::move(tok));
+    at_line_start = false;
+  }
+  std::map<std::string, NetrcEntry> out;
+  std::string* login = nullptr;
+  std::string* password = nullptr;
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    const std::string& tok = tokens[t];
+    if (tok == "machine" && t + 1 < tokens.size()) {
+      std::string host = ascii_lower(tokens[++t]);
+      auto [it, inserted] = out.try_emplace(host);
+      it->second = {};  // a repeated machine: the last entry wins, as Python's netrc
+      login = &it->second.login;
+      password = &it->second.password;
+    } else if (tok == "default") {
+      auto& e = out[""];
+      e = {};
+      login = &e.login;
+      password = &e.password;
+    } else if ((tok == "login" || tok == "user") && t + 1 < tokens.size()) {
+      ++t;
+      if (login) *login = tokens[t];
+    } else if (tok == "password" && t + 1 < tokens.size()) {
+      ++t;
+      if (password) *password = tokens[t];
+    } else if (tok == "account" && t + 1 < tokens.size()) {
+      ++t;
+    }
+  }
+  return out;
+}
+
+// ---- IndexClient -------------------------------------------------------------------------------------------------
+
+struct IndexClient::Prepared {
+  std::string url;  // without userinfo or fragment
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+IndexClient::IndexClient(registry::HttpClient& http, const layers::BlobStore& store, IndexClientOptions options)
+    : http_(http), store_(store), options_(std::move(options)) {
+  for (std::string& url : options_.index_urls) {
+    if (path_from_file_url(url)) continue;
+    Endpoint e = parse_endpoint(url);
+    if (e.userinfo) url_credentials_[e.origin] = e.userinfo->first + ":" + e.userinfo->second;
+    url = e.url;  // credentials live only in url_credentials_ from here on
+  }
+  if (options_.use_netrc) {
+    fs::path path = options_.netrc_file.empty() ? fs::path(default_netrc_path()) : options_.netrc_file;
+    std::error_code ec;
+    if (!path.empty() && fs::is_regular_file(path, ec)) netrc_ = parse_netrc(read_file(path, 1u << 20));
+  }
+}
+
+IndexClient::~IndexClient() = default;
+
+IndexClient::Prepared IndexClient::prepare(const std::string& url) const {
+  Endpoint e = parse_endpoint(url);
+  Prepared p;
+  p.url = e.url;
+  std::optional<std::string> basic;
+  if (e.userinfo) {
+    basic = e.userinfo->first + ":" + e.userinfo->second;
+  } else if (auto it = url_credentials_.find(e.origin); it != url_credentials_.end()) {
+    basic = it->second;
+  } else if (auto n = netrc_.find(e.host); n != netrc_.end()) {
+    basic = n->second.login + ":" + n->second.password;
+  } else if (auto d = netrc_.find(""); d != netrc_.end() && !e.host.empty()) {
+    basic = d->second.login + ":" + d->second.password;
+  } else if (options_.access_token &&
+             (options_.token_hosts ? options_.token_hosts(e.host) : is_artifact_registry_python_host(e.host))) {
+    basic = "oauth2accesstoken:" + options_.access_token(e.host);
+  }
+  if (basic) p.headers.emplace_back("Authorization", "Basic " + registry::base64_encode(*basic));
+  return p;
+}
+
+std::optional<IndexPage> IndexClient::fetch_page(const std::string& page_url, bool missing_ok) {
+  IndexPage page;
+  if (std::optional<fs::path> local = path_from_file_url(page_url)) {
+    // pip reads <dir>/index.html for a directory URL.
+    fs::path file = *local;
+    std::string base = page_url;
+    std::error_code ec;
+    if (fs::is_directory(file, ec)) {
+      file /= "index.html";
+      if (!base.empty() && base.back() != '/') base += '/';
+    }
+    if (!fs::is_regular_file(file, ec)) {
+      if (missing_ok) return std::nullopt;
+      throw Error("index page " + file.string() + " does not exist");
+    }
+    page = parse_html_page(read_file(file, options_.max_page_bytes), base);
+  } else {
+    Prepared p = prepare(page_url);
+    registry::HttpRequest req;
+    req.url = p.url;
+    req.headers = std::move(p.headers);
+    req.headers.emplace_back("Accept", kAccept);
+    req.headers.emplace_back("Cache-Control", "max-age=0");  // as pip: the index decides freshness
+    req.max_response_bytes = options_.max_page_bytes;
+    registry::HttpResponse resp = http_.send(req);
+    if ((resp.status == 404 || resp.status == 410) && missing_ok) return std::nullopt;
+    if (!is_ok(resp.status)) {
+      throw Error("GET " + display(page_url) + " returned HTTP " + std::to_string(resp.status),
+                  http_failure_hint(resp.status));
+    }
+    page = parse_index_page(resp.body, resp.header("content-type"), resp.url.empty() ? p.url : resp.url);
+  }
+  if (!page.warnings.empty()) {
+    std::lock_guard lock(mutex_);
+    warnings_.insert(warnings_.end(), page.warnings.begin(), page.warnings.end());
+  }
+  return page;
+}
+
+IndexPage IndexClient::fetch_project_page(const std::string& index_url, std::string_view project) {
+  std::string canonical = canonicalize_name(project);
+  std::string url = index_url.substr(0, index_url.find('#'));
+  if (url.empty() || url.back() != '/') url += '/';
+  url += registry::percent_encode(canonical) + "/";  // a stray '/' in a name must not become a path
+  std::optional<IndexPage> page = fetch_page(url, /*missing_ok=*/true);
+  if (!page) {
+    IndexPage empty;
+    empty.url = display(url);
+    return empty;
+  }
+  return std::move(*page);
+}
+
+std::vector<IndexFile> IndexClient::fetch_find_links(const std::string& location) {
+  bool is_url = location.find("://") != std::string::npos;
+  std::optional<fs::path> local = is_url ? path_from_file_url(location) : std::optional<fs::path>(location);
+  if (!local) {
+    std::optional<IndexPage> page = fetch_page(location, /*missing_ok=*/true);
+    if (!page) {
+      std::lock_guard lock(mutex_);
+      warnings_.push_back("find-links page " + display(location) + " was not found (HTTP 404); it is ignored");
+      return {};
+    }
+    return std::move(page->files);
+  }
+  std::error_code ec;
+  if (fs::is_directory(*local, ec)) return find_links_directory(*local);
+  if (fs::is_regular_file(*local, ec)) {
+    return parse_html_page(read_file(*local, options_.max_page_bytes), file_url_for(fs::absolute(*local))).files;
+  }
+  throw Error("find-links location " + local->string() + " does not exist", "check the --find-links value");
+}
+
+std::vector<IndexFile> IndexClient::project_files(std::string_view project) {
+  std::string canonical = canonicalize_name(project);
+  std::vector<IndexFile> out;
+  for (const std::string& location : options_.find_links) {
+    std::vector<IndexFile> listed;
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = find_links_cache_.find(location); it != find_links_cache_.end()) listed = it->second;
+    }
+    if (listed.empty()) {  // (an empty listing is simply asked again)
+      listed = fetch_find_links(location);
+      std::lock_guard lock(mutex_);
+      find_links_cache_[location] = listed;
+    }
+    for (IndexFile& f : listed) {
+      if (filename_matches_project(f.filename, canonical)) out.push_back(std::move(f));
+    }
+  }
+  for (const std::string& index : options_.index_urls) {
+    IndexPage page = fetch_project_page(index, canonical);
+    std::move(page.files.begin(), page.files.end(), std::back_inserter(out));
+  }
+  return out;
+}
+
+std::optional<std::string> IndexClient::fetch_metadata(const IndexFile& file) {
+  if (!file.metadata.available) return std::nullopt;
+  std::string url = file.url + ".metadata";
+  std::string body;
+  if (std::optional<fs::path> local = path_from_file_url(url)) {
+    std::error_code ec;
+    if (!fs::is_regular_file(*local, ec)) return std::nullopt;
+    body = read_file(*local, options_.max_page_bytes);
+  } else {
+    Prepared p = prepare(url);
+    registry::HttpRequest req;
+    req.url = p.url;
+    req.headers = std::move(p.headers);
+    req.max_response_bytes = options_.max_page_bytes;
+    registry::HttpResponse resp = http_.send(req);
+    if (resp.status == 404 || resp.status == 410) return std::nullopt;
+    if (!is_ok(resp.status)) {
+      throw Error("GET " + display(url) + " returned HTTP " + std::to_string(resp.status), http_failure_hint(resp.status));
+    }
+    body = std::move(resp.body);
+  }
+  for (const auto& [algo, want] : file.metadata.hashes) {
+    Hasher h(algo);
+    h.update(body.data(), body.size());
+    std::string got = h.hex();
+    if (got != want) {
+      throw Error("metadata of " + file.filename + " from " + display(url) + " has " + algo + " " + got +
+                      ", but the index lists " + want,
+                  "the index or a proxy served corrupted metadata; try again or report it to the index");
+    }
+  }
+  return body;
+}
+
+layers::StoredBlob IndexClient::download(const IndexFile& file) {
+  std::optional<std::pair<std::string, std::string>> expected = expected_hash(file.hashes);
+  if (expected && expected->first == "sha256") {
+    if (auto d = layers::Digest::parse("sha256:" + expected->second); d && store_.has(*d)) {
+      std::error_code ec;
+      auto size = fs::file_size(store_.path_of(*d), ec);
+      if (!ec) return {*d, size};
+    }
+  }
+  std::optional<Hasher> hasher;
+  if (expected) hasher.emplace(expected->first);
+  std::optional<layers::BlobStore::Writer> writer;
+  writer.emplace(store_.begin_write());
+  auto sink = [&](const char* data, std::size_t size) {
+    writer->write(data, size);
+    if (hasher) hasher->update(data, size);
+  };
+  std::string where = display(file.url);
+  if (std::optional<fs::path> local = path_from_file_url(file.url)) {
+    std::FILE* in = std::fopen(local->c_str(), "rb");
+    if (in == nullptr) throw Error("cannot read " + local->string() + ": " + std::strerror(errno));
+    std::vector<char> buf(1 << 20);
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), in)) > 0) sink(buf.data(), n);
+    bool bad = std::ferror(in) != 0;
+    std::fclose(in);
+    if (bad) throw Error("cannot read " + local->string());
+  } else {
+    Prepared p = prepare(file.url);
+    registry::HttpRequest req;
+    req.url = p.url;
+    req.headers = std::move(p.headers);
+    req.sink = sink;
+    req.on_restart = [&] {
+      writer.reset();
+      writer.emplace(store_.begin_write());
+      if (hasher) hasher->reset();
+    };
+    registry::HttpResponse resp = http_.send(req);
+    if (!is_ok(resp.status)) {
+      throw Error("downloading " + file.filename + " from " + where + " failed: HTTP " + std::to_string(resp.status),
+                  http_failure_hint(resp.status));
+    }
+  }
+  if (expected) {
+    std::string got = hasher->hex();
+    if (got != expected->second) {
+      // The writer's destructor removes the temp file: nothing reaches the store.
+      throw Error("hash mismatch for " + file.filename + " from " + where + ": expected " + expected->first + ":" +
+                      expected->second + ", got " + expected->first + ":" + got,
+                  "the file on the index differs from what its page lists; the index or a proxy may be corrupting it");
+    }
+  }
+  return writer->commit();
+}
+
+std::vector<layers::StoredBlob> IndexClient::download_all(const std::vector<IndexFile>& files, int jobs) {
+  const std::size_t n = files.size();
+  std::vector<layers::StoredBlob> results(n);
+  std::vector<std::exception_ptr> errors(n);
+  // The same file listed twice (same hash, or same URL) is fetched once.
+  std::vector<std::size_t> first_of(n);
+  std::vector<std::size_t> unique;
+  {
+    std::map<std::string, std::size_t> seen;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string key = files[i].sha256().empty() ? "url:" + files[i].url : "sha256:" + files[i].sha256();
+      auto [it, inserted] = seen.emplace(key, i);
+      first_of[i] = it->second;
+      if (inserted) unique.push_back(i);
+    }
+  }
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto worker = [&] {
+    while (!failed.load()) {
+      std::size_t k = next.fetch_add(1);
+      if (k >= unique.size()) return;
+      std::size_t i = unique[k];
+      try {
+        results[i] = download(files[i]);
+      } catch (...) {
+        errors[i] = std::current_exception();
+        failed.store(true);
+      }
+    }
+  };
+  std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(jobs, 1)), unique.size());
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (std::size_t t = 0; t + 1 < workers; ++t) threads.emplace_back(worker);
+  if (workers > 0) worker();
+  for (std::thread& t : threads) t.join();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (errors[first_of[i]]) std::rethrow_exception(errors[first_of[i]]);
+  }
+  if (failed) throw Error("download failed");  // unreachable: a failure always has its exception
+  for (std::size_t i = 0; i < n; ++i) results[i] = results[first_of[i]];
+  return results;
+}
+
+std::vector<std::string> IndexClient::warnings() const {
+  std::lock_guard lock(mutex_);
+  return warnings_;
+}
+
+}  // namespace trainpack::python
