@@ -84,17 +84,22 @@ using Criteria = std::map<std::string, CritPtr>;
 
 struct State {
   std::vector<std::pair<std::string, const Cand*>> mapping;  // insertion ordered: the last pin is at the back
+  std::map<std::string, const Cand*> pins;                   // the same pins, for lookups
   Criteria criteria;
   std::vector<Info> backtrack_causes;
 
   const Cand* pin(const std::string& name) const {
-    for (const auto& [k, c] : mapping)
-      if (k == name) return c;
-    return nullptr;
+    auto it = pins.find(name);
+    return it == pins.end() ? nullptr : it->second;
   }
   void set_pin(const std::string& name, const Cand* c) {
-    std::erase_if(mapping, [&](const auto& p) { return p.first == name; });
+    if (pins.count(name)) std::erase_if(mapping, [&](const auto& p) { return p.first == name; });
     mapping.emplace_back(name, c);
+    pins[name] = c;
+  }
+  void pop_last_pin() {
+    pins.erase(mapping.back().first);
+    mapping.pop_back();
   }
 };
 
@@ -474,9 +479,10 @@ std::vector<const Cand*> Resolver::found_candidates(const std::string& id, const
     SpecifierSet set(join(texts, ","));
     std::vector<Version> versions;
     for (const auto* i : usable) versions.push_back(i->version);
-    std::vector<Version> kept = set.filter(versions, opt_.pre ? std::optional<bool>(true) : std::nullopt);
+    std::vector<Version> filtered = set.filter(versions, opt_.pre ? std::optional<bool>(true) : std::nullopt);
+    std::set<Version> kept(filtered.begin(), filtered.end());
     for (const auto* i : usable)
-      if (std::find(kept.begin(), kept.end(), i->version) != kept.end()) applicable.push_back(i);
+      if (kept.count(i->version)) applicable.push_back(i);
   } else {
     bool allow_pre = opt_.pre || std::any_of(specs.begin(), specs.end(), spec_requests_prerelease_pip23);
     bool any_final = false;
@@ -500,11 +506,11 @@ std::vector<const Cand*> Resolver::found_candidates(const std::string& id, const
     return s.op() == "===" || (s.op() == "==" && !s.is_wildcard());
   });
   std::vector<const Cand*> index;
-  std::vector<Version> seen;
+  std::optional<Version> last;  // applicable is sorted: one file per version is the first one seen
   for (const auto* i : applicable) {
     if (i->yanked && !(all_yanked && pinned)) continue;
-    if (std::find(seen.begin(), seen.end(), i->version) != seen.end()) continue;
-    seen.push_back(i->version);
+    if (last && *last == i->version) continue;
+    last = i->version;
     index.push_back(extras_cand(base_cand(CandKind::index, name, i->version, i, tmpl, template_parent), extras));
   }
 
@@ -704,7 +710,7 @@ bool Resolver::backjump(const std::vector<Info>& causes) {
       if (broken.mapping.empty()) throw Impossible{causes};
       name = broken.mapping.back().first;
       candidate = broken.mapping.back().second;
-      broken.mapping.pop_back();
+      broken.pop_last_pin();
       bool touches = false;
       for (const Req* d : dependencies(candidate))
         if (incompatible_deps.count(d->id)) touches = true;

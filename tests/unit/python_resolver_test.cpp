@@ -354,3 +354,48 @@ TEST(PythonResolver, MarkerVersionCompare) {
 }
 
 }  // namespace
+
+namespace {
+
+// 200 projects in a chain, 40 releases each, plus a conflict at the end that forces backtracking over the last link.
+class ChainSource : public CandidateSource {
+ public:
+  std::vector<CandidateInfo> candidates(const std::string& name) override {
+    std::vector<CandidateInfo> out;
+    for (int v = 1; v <= 40; ++v) {
+      CandidateInfo c;
+      c.version = Version::parse(std::to_string(v) + ".0");
+      out.push_back(c);
+    }
+    return out;
+  }
+  CandidateMetadata metadata(const std::string& name, const CandidateInfo& c) override {
+    ++fetches;
+    int i = std::stoi(name.substr(1));
+    CandidateMetadata md;
+    if (i < 199) md.requires_dist.push_back("p" + std::to_string(i + 1) + ">=1");
+    // p198's newest releases need p199<2, which the user's p199>=39 excludes.
+    if (i == 198 && c.version.major() > 30) md.requires_dist.back() = "p199<2";
+    return md;
+  }
+  int fetches = 0;
+};
+
+TEST(PythonResolver, LongChainWithBacktrackingStaysCheap) {
+  ChainSource source;
+  ResolveOptions opt;
+  opt.python_version = "3.11.2";
+  opt.environment = MarkerEnvironment::cpython_linux("3.11.2", "x86_64");
+  std::vector<RootRequirement> roots = {{Requirement::parse("p0"), true, false},
+                                        {Requirement::parse("p199>=39"), true, false}};
+  Resolution r = trainpack::python::resolve(roots, opt, source);
+  ASSERT_EQ(r.dists.size(), 200u);
+  EXPECT_EQ(r.dists.front().name, "p199");  // the leaf installs first
+  EXPECT_EQ(r.dists.front().version.str(), "40.0");
+  EXPECT_EQ(r.dists.back().name, "p0");
+  auto p198 = std::find_if(r.dists.begin(), r.dists.end(), [](const auto& d) { return d.name == "p198"; });
+  EXPECT_EQ(p198->version.str(), "30.0");
+  EXPECT_LT(source.fetches, 260);  // one per pin plus the rejected p198 releases
+}
+
+}  // namespace
