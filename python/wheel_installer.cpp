@@ -584,6 +584,9 @@ InstalledWheel install_wheel(const WheelInstallRequest& req) {
     throw Error(where + "Wheel-Version " + std::string(py_strip(wv->second)) +
                     " is not compatible with this installer (pip supports 1.x)",
                 "use an older release of the package built as a 1.x wheel");
+  // pip: tuple(version) > (1, 0), so "1.0.0" warns too.
+  if (version_parts[0] == 1 && version_parts.size() >= 2 && (version_parts[1] > 0 || version_parts.size() > 2))
+    out.warnings.push_back(where + "installing from a newer Wheel-Version (" + std::string(py_strip(wv->second)) + ")");
   auto purelib = wheel_headers.find("root-is-purelib");
   bool root_is_purelib = purelib != wheel_headers.end() && ascii_lower(purelib->second) == "true";
   out.lib_dir = normalize_abs(root_is_purelib ? req.scheme.purelib : req.scheme.platlib);
@@ -606,6 +609,7 @@ InstalledWheel install_wheel(const WheelInstallRequest& req) {
       if (line.empty()) continue;  // csv gives [] and pip would crash on row[0]
       std::size_t fields = 0;
       old_rows.push_back(parse_record_line(line, fields));
+      if (fields > 3) out.warnings.push_back(where + "RECORD line has more than three elements: " + std::string(line));
     }
   }
 

@@ -44,6 +44,7 @@ struct InstalledWheel {
   std::string dist_info_dir;                 // as spelled in the wheel: "Demo_Pkg-1.0.dist-info"
   std::string lib_dir;                       // purelib or platlib (Root-Is-Purelib), absolute
   std::vector<RecordRow> record_rows;        // what RECORD holds, sorted
+  std::vector<std::string> warnings;         // what pip would log as warnings (newer Wheel-Version, odd RECORD rows)
 
   // The bytecode hook: adds rows with empty hash and size for files installed after the fact (compiled .pyc,
   // given relative to lib_dir like "pkg/__pycache__/m.cpython-311.pyc") and re-renders the RECORD entry.

@@ -339,6 +339,8 @@ TEST_F(WheelInstallerTest, RejectsBadWheelFiles) {
   r.scheme.platlib = "/usr/local/lib64/python3.11/site-packages";
   InstalledWheel w = install_wheel(r);
   EXPECT_EQ(w.lib_dir, "/usr/local/lib64/python3.11/site-packages");
+  ASSERT_EQ(w.warnings.size(), 1u);
+  EXPECT_NE(w.warnings[0].find("newer Wheel-Version (1.9)"), std::string::npos);
   EXPECT_NE(find(w, "usr/local/lib64/python3.11/site-packages/pkg/__init__.py"), nullptr);
 
   EXPECT_THROW(install_wheel(request(make_wheel({}), "other")), trainpack::Error);  // dist-info name mismatch
@@ -363,6 +365,7 @@ TEST_F(WheelInstallerTest, SkipsSignaturesAndDirectoriesAndMapsSymlinks) {
   r.uid = 1000;
   r.gid = 1001;
   InstalledWheel w = install_wheel(r);
+  EXPECT_TRUE(w.warnings.empty());
   EXPECT_EQ(find(w, kLib + "pkg-1.0.dist-info/RECORD.jws"), nullptr);
   EXPECT_EQ(find(w, kLib + "pkg-1.0.dist-info/RECORD.p7s"), nullptr);
   EXPECT_EQ(find(w, kLib + "pkg"), nullptr);
