@@ -1,6 +1,6 @@
 #pragma once
 // One entry of a layer to be written: what lands at `path` inside the image. Producers (COPY of the build
-// context, the mkdir step, later the wheel installer) emit these; the layer writer turns them into tar.
+// context, the mkdir step, the wheel installer) emit these; the layer writer turns them into tar.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -21,7 +21,15 @@ struct FileEntry {
   std::uint64_t size = 0;        // kRegular: byte count (of `source` when it was stat()ed, else data.size())
   std::string link_target;       // kSymlink: verbatim target
 
-  // What identifies the source for caching (e.g. "size:mtime_ns:ino"), empty for inline data.
+  // When `zip_member` is set, `source` is a zip archive (a wheel) and the bytes are that member's, decompressed
+  // while the tar is written: a 1 GB wheel is never extracted to disk nor held in memory. The member is opened
+  // by `zip_index` (stable while the archive is unchanged); its name must match, and `size` is the
+  // uncompressed size from the central directory, checked while streaming.
+  std::string zip_member;
+  std::uint64_t zip_index = 0;
+
+  // What identifies the source for caching (e.g. "size:mtime_ns:ino"; for a zip member, the archive's stamp),
+  // empty for inline data.
   std::string source_stamp;
 
   static FileEntry directory(std::string path, std::uint32_t mode, std::uint32_t uid = 0, std::uint32_t gid = 0) {
@@ -39,6 +47,17 @@ struct FileEntry {
     e.mode = mode;
     e.size = bytes.size();
     e.data = std::move(bytes);
+    return e;
+  }
+  static FileEntry zip_file(std::string path, std::filesystem::path archive, std::string member, std::uint64_t index,
+                            std::uint64_t size, std::uint32_t mode = 0644) {
+    FileEntry e;
+    e.path = std::move(path);
+    e.mode = mode;
+    e.source = std::move(archive);
+    e.zip_member = std::move(member);
+    e.zip_index = index;
+    e.size = size;
     return e;
   }
   // An OCI whiteout hiding `path` of lower layers: an empty regular file "<dir>/.wh.<name>".

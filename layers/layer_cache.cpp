@@ -1,5 +1,7 @@
 #include "layers/layer_cache.h"
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "support/error.h"
@@ -31,6 +33,7 @@ std::string LayerCache::fingerprint(const FileEntries& entries, const LayerOptio
   field(h, kFormatVersion);
   field(h, std::to_string(options.mtime));
   field(h, std::to_string(options.gzip_level));
+  std::map<std::string, std::string> archive_hashes;  // zip archives without a stamp: hash each once
   for (const FileEntry& e : entries) {
     field(h, e.path);
     field(h, std::to_string(static_cast<int>(e.type)));
@@ -38,7 +41,20 @@ std::string LayerCache::fingerprint(const FileEntries& entries, const LayerOptio
     field(h, e.link_target);
     field(h, std::to_string(e.size));
     if (e.type != FileEntry::Type::kRegular) continue;
-    if (e.source.empty()) {
+    if (!e.zip_member.empty()) {
+      // A wheel member: the archive (by stamp, else by content) plus which member.
+      field(h, "zip");
+      field(h, e.source.string());
+      if (!e.source_stamp.empty()) {
+        field(h, e.source_stamp);
+      } else {
+        auto [it, fresh] = archive_hashes.try_emplace(e.source.string());
+        if (fresh) it->second = sha256_of_file(e.source).hex();
+        field(h, it->second);
+      }
+      field(h, e.zip_member);
+      field(h, std::to_string(e.zip_index));
+    } else if (e.source.empty()) {
       field(h, "inline");
       field(h, sha256_of(e.data).hex());
     } else if (!e.source_stamp.empty()) {

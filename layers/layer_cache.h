@@ -18,7 +18,8 @@ class LayerCache {
 
   // Hash of everything that determines the layer's bytes: the writer's format version and options, and for
   // each entry its path, type, mode, owner, link target, size and either its inline bytes or its source's
-  // path and stamp (size, mtime, inode). `entries` must be sorted (sort_and_check_entries).
+  // path and stamp (size, mtime, inode); for a zip member, the archive's stamp (or content hash, computed
+  // once per archive) plus the member's name and index. `entries` must be sorted (sort_and_check_entries).
   static std::string fingerprint(const FileEntries& entries, const LayerOptions& options);
 
   std::optional<LayerBlob> lookup(const std::string& fingerprint) const;

@@ -2,13 +2,18 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <zip.h>
 #include <zlib.h>
+
+#include <locale.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <list>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -89,6 +94,94 @@ void check(struct archive* a, int rc, const std::string& what) {
   }
 }
 
+// Zip archives (wheels) whose members the layer streams. Entries are sorted by path, so members of several wheels
+// interleave: archives stay open across entries (reopening parses the central directory again, which for a
+// large wheel costs more than the member), up to a bound so a layer of hundreds of wheels does not run out of
+// file descriptors; the least recently used one is closed first.
+class ZipArchives {
+ public:
+  ~ZipArchives() {
+    for (auto& [path, za] : open_) zip_discard(za);
+  }
+
+  // Streams member `e.zip_member` of archive `e.source` through `write`, checking its name and size.
+  template <typename Write>
+  void stream(const FileEntry& e, std::vector<char>& buf, Write&& write) {
+    zip_t* za = get(e.source);
+    // ZIP_FL_ENC_STRICT decodes names like Python's zipfile: UTF-8 when flagged, else CP437.
+    const char* name = zip_get_name(za, e.zip_index, ZIP_FL_ENC_STRICT);
+    if (!name || e.zip_member != name)
+      throw Error(e.source.string() + " changed while the layer was being written: member " +
+                      std::to_string(e.zip_index) + " is not " + e.zip_member,
+                  "run the build again");
+    std::unique_ptr<zip_file_t, decltype(&zip_fclose)> file(zip_fopen_index(za, e.zip_index, 0), &zip_fclose);
+    zip_file_t* zf = file.get();
+    if (!zf) throw Error("cannot read " + e.zip_member + " from " + e.source.string() + ": " + zip_strerror(za));
+    std::uint64_t done = 0;
+    zip_int64_t n;
+    // Declared size vs actual bytes (zip bombs, lying headers): never write more than declared.
+    while ((n = zip_fread(zf, buf.data(), buf.size())) > 0) {
+      if (done + static_cast<std::uint64_t>(n) > e.size) break;
+      write(buf.data(), static_cast<std::size_t>(n));
+      done += static_cast<std::uint64_t>(n);
+    }
+    if (n < 0) throw Error("cannot read " + e.zip_member + " from " + e.source.string() + ": " + zip_file_strerror(zf));
+    if (n > 0 || done != e.size)
+      throw Error(e.zip_member + " in " + e.source.string() + " is not the size its zip directory declares (" +
+                      std::to_string(e.size) + " bytes)",
+                  "the archive is corrupt or malicious; download it again");
+  }
+
+ private:
+  static constexpr std::size_t kMaxOpen = 32;
+
+  zip_t* get(const std::filesystem::path& path) {
+    for (auto it = open_.begin(); it != open_.end(); ++it) {
+      if (it->first != path) continue;
+      open_.splice(open_.begin(), open_, it);
+      return open_.front().second;
+    }
+    int err = 0;
+    zip_t* za = zip_open(path.c_str(), ZIP_RDONLY, &err);
+    if (!za) {
+      zip_error_t ze;
+      zip_error_init_with_code(&ze, err);
+      std::string msg = zip_error_strerror(&ze);
+      zip_error_fini(&ze);
+      throw Error("cannot open " + path.string() + ": " + msg);
+    }
+    if (open_.size() >= kMaxOpen) {
+      zip_discard(open_.back().second);
+      open_.pop_back();
+    }
+    open_.emplace_front(path, za);
+    return za;
+  }
+
+  std::list<std::pair<std::filesystem::path, zip_t*>> open_;  // most recently used first
+};
+
+// Paths are UTF-8 (wheel member names are) and libarchive converts them through the thread's locale for the pax
+// header, which fails for non-ASCII names under "C". C.UTF-8 makes that conversion the identity; ASCII paths are
+// written exactly as before.
+class Utf8ThreadLocale {
+ public:
+  Utf8ThreadLocale() : utf8_(newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0))) {
+    if (utf8_) previous_ = uselocale(utf8_);
+  }
+  ~Utf8ThreadLocale() {
+    if (!utf8_) return;
+    uselocale(previous_);
+    freelocale(utf8_);
+  }
+  Utf8ThreadLocale(const Utf8ThreadLocale&) = delete;
+  Utf8ThreadLocale& operator=(const Utf8ThreadLocale&) = delete;
+
+ private:
+  locale_t utf8_;
+  locale_t previous_ = static_cast<locale_t>(0);
+};
+
 std::string parent_of(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? std::string() : path.substr(0, slash);
@@ -128,6 +221,7 @@ void sort_and_check_entries(FileEntries& entries) {
 
 LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOptions& options) {
   sort_and_check_entries(entries);
+  Utf8ThreadLocale utf8_paths;
 
   BlobStore::Writer out = store.begin_write();
   TarSink sink(out, options.gzip_level);
@@ -138,6 +232,7 @@ LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOp
   check(a.get(), archive_write_open2(a.get(), &sink, nullptr, sink_write, nullptr, nullptr), "(open)");
 
   std::vector<char> buf(kChunk);
+  ZipArchives zips;
   for (const FileEntry& e : entries) {
     std::unique_ptr<struct archive_entry, EntryDeleter> ae(archive_entry_new());
     archive_entry_set_uid(ae.get(), e.uid);
@@ -171,6 +266,12 @@ LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOp
       if (e.data.size() != e.size) throw Error("layer entry " + e.path + ": inline data size mismatch");
       if (!e.data.empty() && archive_write_data(a.get(), e.data.data(), e.data.size()) < 0)
         check(a.get(), ARCHIVE_FATAL, e.path);
+      continue;
+    }
+    if (!e.zip_member.empty()) {
+      zips.stream(e, buf, [&](const char* data, std::size_t n) {
+        if (archive_write_data(a.get(), data, n) < 0) check(a.get(), ARCHIVE_FATAL, e.path);
+      });
       continue;
     }
     std::FILE* in = std::fopen(e.source.c_str(), "rb");

@@ -31,7 +31,8 @@ struct LayerOptions {
 };
 
 // Validates and sorts `entries`, then writes the layer. Throws Error on duplicate or malformed paths, on a
-// regular file missing a parent directory entry, or when a source file cannot be read or changes size.
+// regular file missing a parent directory entry, or when a source file (or zip member) cannot be read or is not
+// the declared size.
 LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOptions& options);
 
 // Sorts entries bytewise by path and checks the invariants write_layer relies on.

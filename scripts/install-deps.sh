@@ -9,7 +9,7 @@
 # `apt-get update` runs only when something is missing. Needs root, or sudo when not root.
 set -euo pipefail
 
-BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libcurl4-openssl-dev libssl-dev zlib1g-dev
+BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libzip-dev libcurl4-openssl-dev libssl-dev zlib1g-dev
             nlohmann-json3-dev libcli11-dev libgtest-dev)
 DEMO_PKGS=(mmdebstrap umoci skopeo runc oci-image-tool)
 TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap runc bubblewrap docker.io
