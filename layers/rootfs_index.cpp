@@ -4,6 +4,7 @@
 #include <archive_entry.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -171,6 +172,28 @@ void RootfsIndex::apply(const FileEntries& layer) {
 const PathInfo* RootfsIndex::find(std::string_view path) const {
   auto it = entries_.find(path);
   return it == entries_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> RootfsIndex::children(std::string_view dir) const {
+  std::string prefix = dir.empty() ? std::string() : std::string(dir) + "/";
+  std::vector<std::string> out;
+  auto it = entries_.lower_bound(prefix);
+  while (it != entries_.end() && it->first.starts_with(prefix)) {
+    std::string_view rest = std::string_view(it->first).substr(prefix.size());
+    std::size_t slash = rest.find('/');
+    if (slash == std::string_view::npos) {
+      if (!rest.empty()) out.emplace_back(rest);
+      ++it;
+      continue;
+    }
+    // A deeper path: its first component is a child; jump past "<child>/..." ('0' follows '/' in ASCII).
+    std::string child(rest.substr(0, slash));
+    out.push_back(child);
+    it = entries_.lower_bound(prefix + child + "0");
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 std::string RootfsIndex::resolve(std::string_view path) const {

@@ -49,6 +49,9 @@ class RootfsIndex {
   // Resolves symlinks in every component (absolute targets re-rooted at the image root), like the kernel
   // would inside the container. Missing components are kept as they are. Throws Error on symlink loops.
   std::string resolve(std::string_view path) const;
+  // Names directly under `dir` (exact path, "" = the root), sorted; includes directories only implied by deeper
+  // paths. Skips each subdirectory's subtree with one lower_bound, so the cost follows the number of children.
+  std::vector<std::string> children(std::string_view dir) const;
   std::size_t size() const { return entries_.size(); }
 
  private:
