@@ -578,3 +578,28 @@ TEST(PythonBaseFacts, PipConfigFileOrder) {
   EXPECT_TRUE(p.pre);
   EXPECT_EQ(p.items.back(), (std::pair<std::string, std::string>{"pre", "yes"}));
 }
+
+TEST(PythonBaseFacts, ElfMachineAndConfigVariant) {
+  struct Case {
+    std::uint16_t machine;
+    bool is64, big;
+    const char* arch;
+    const char* variant;
+    const char* expected;
+  };
+  for (const Case& c : {Case{40, false, false, "arm", "v6", "armv6l"}, Case{40, false, false, "arm", "v7", "armv7l"},
+                        Case{22, true, true, "s390x", "", "s390x"}, Case{21, true, false, "ppc64le", "", "ppc64le"},
+                        Case{3, false, false, "386", "", "i686"}, Case{243, true, false, "", "", "riscv64"}}) {
+    SCOPED_TRACE(c.expected);
+    MemoryFilesystem fs;
+    add_official(fs);
+    fs.add_file("usr/local/bin/python3.11", make_elf(c.machine, "/lib/ld-linux.so.3", c.is64, c.big), 0755);
+    ImageConfigFacts cfg = official_config();
+    cfg.architecture = c.arch;
+    cfg.variant = c.variant;
+    PythonFacts f = read_python_facts(fs, cfg, false);
+    EXPECT_EQ(f.machine, c.expected);
+    EXPECT_EQ(f.elf_interpreter, "/lib/ld-linux.so.3");
+    EXPECT_EQ(f.libc, "glibc");
+  }
+}
