@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <fstream>
 #include <system_error>
 
 #include "support/error.h"
@@ -78,7 +79,7 @@ fs::path ScannedImage::kept_file(std::size_t layer, const std::string& path) con
   return layers_.at(layer).dir / "files" / path;
 }
 
-std::optional<std::string> ScannedImage::read(std::string_view path, std::size_t max_bytes) const {
+std::optional<fs::path> ScannedImage::local_copy(std::string_view path) const {
   std::string resolved = index_.resolve(path);
   const PathInfo* info = index_.find(resolved);
   if (info && info->type == PathInfo::Type::kHardlink) {
@@ -103,7 +104,23 @@ std::optional<std::string> ScannedImage::read(std::string_view path, std::size_t
       if (!fs::exists(file, ec)) return std::nullopt;
     }
   }
-  return read_file(file, max_bytes);
+  return file;
+}
+
+std::optional<std::string> ScannedImage::read(std::string_view path, std::size_t max_bytes) const {
+  std::optional<fs::path> file = local_copy(path);
+  if (!file) return std::nullopt;
+  return read_file(*file, max_bytes);
+}
+
+std::optional<std::string> ScannedImage::read_prefix(std::string_view path, std::size_t max_bytes) const {
+  std::optional<fs::path> file = local_copy(path);
+  if (!file) return std::nullopt;
+  std::ifstream in(*file, std::ios::binary);
+  std::string bytes(max_bytes, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(max_bytes));
+  bytes.resize(static_cast<std::size_t>(in.gcount()));
+  return bytes;
 }
 
 }  // namespace trainpack::layers

@@ -33,6 +33,8 @@ class ScannedImage : public ImageFilesystem {
   std::string resolve(std::string_view path) const override { return index_.resolve(path); }
   std::vector<std::string> children(std::string_view dir) const override { return index_.children(dir); }
   std::optional<std::string> read(std::string_view path, std::size_t max_bytes) const override;
+  // Only the first max_bytes of the kept copy (ELF headers of a multi-MB interpreter).
+  std::optional<std::string> read_prefix(std::string_view path, std::size_t max_bytes) const override;
 
   const RootfsIndex& index() const { return index_; }
 
@@ -42,6 +44,8 @@ class ScannedImage : public ImageFilesystem {
     std::filesystem::path dir;  // <cache>/scans/<selection>/<hex>: listing.json, files/<path>
   };
   std::filesystem::path kept_file(std::size_t layer, const std::string& path) const;
+  // The cached copy of a regular file (resolved, hardlinks followed), scanning its layer again when it was not kept.
+  std::optional<std::filesystem::path> local_copy(std::string_view path) const;
 
   std::shared_ptr<const Image> image_;
   std::filesystem::path cache_dir_;

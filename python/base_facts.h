@@ -1,0 +1,157 @@
+#pragma once
+// The facts `pip install` would act on inside a base image, read from the image's files without running anything:
+// which pip/python PATH finds, sys.executable (pip's shebang), the interpreter version and ABI (_sysconfigdata,
+// build-details.json, pyvenv.cfg, ENV PYTHON_VERSION, patchlevel.h, dpkg/apk/conda records), venv/conda, the
+// install scheme pip picks (CPython sysconfig plus the Debian/Fedora patches and pip's venv headers rule), the site
+// dirs in sys.path order, PEP 668 EXTERNALLY-MANAGED, installed distributions (importlib.metadata's first-on-path
+// rule), the pip version, libc and architecture (the interpreter's ELF), and the pip configuration the image sets
+// (pip's configuration.py file order and cli/parser.py option handling, PIP_* environment last).
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "layers/image_filesystem.h"
+#include "python/scheme.h"
+
+namespace trainpack::python {
+
+// What the image config contributes (config.Env, config.User, architecture/variant of the image).
+struct ImageConfigFacts {
+  std::vector<std::string> env;  // "K=V"
+  std::string user;              // "" = root; "name", "uid", "name:group", "uid:gid"
+  std::string architecture;      // "amd64", "arm64", ...
+  std::string variant;           // "v7", "v8", or ""
+};
+
+struct InstalledDist {
+  std::string name;          // METADATA / PKG-INFO Name as written
+  std::string version;       // Version as written
+  std::string metadata_dir;  // "/usr/lib/python3/dist-packages/pip-23.0.1.dist-info" (or an .egg-info file)
+  std::string record;        // RECORD (dist-info) or installed-files.txt (egg-info); "" when absent
+  std::string site_dir;      // the sys.path entry it was found in
+  bool egg_info = false;
+  bool operator==(const InstalledDist&) const = default;
+};
+
+// The pip options the image's configuration sets for `pip install`, after pip's precedence: files (global
+// /etc/xdg/pip then /etc, user ~/.pip then ~/.config/pip, site {sys.prefix}/pip.conf, PIP_CONFIG_FILE), each
+// [global] then [install], then PIP_* environment variables. Values keep pip's own semantics, quirks included:
+// a store_false option set from config stores strtobool(value) into its dest, so PIP_NO_COMPILE=1 leaves
+// `compile` true and PIP_NO_COMPILE=0 turns it off (pip 23-26 behave so).
+struct PipConfig {
+  std::vector<std::string> files;  // config files read, in load order (absolute, as named)
+  std::string index_url = "https://pypi.org/simple";
+  std::vector<std::string> extra_index_urls;
+  std::vector<std::string> find_links;
+  std::vector<std::string> trusted_hosts;
+  bool no_index = false;
+  bool pre = false;
+  bool compile = true;
+  bool break_system_packages = false;
+  bool prefer_binary = false;
+  bool require_hashes = false;
+  bool user = false;
+  bool no_deps = false;
+  bool ignore_installed = false;
+  bool upgrade = false;
+  std::string upgrade_strategy = "only-if-needed";
+  std::vector<std::string> only_binary;  // pip's FormatControl sets (canonical names, ":all:"), sorted
+  std::vector<std::string> no_binary;
+  std::string target;  // --target / --prefix / --root when configured (they change where pip installs)
+  std::string prefix;
+  std::string root;
+  // Every (option, raw value) pip applied, in application order, including options trainpack does not model.
+  std::vector<std::pair<std::string, std::string>> items;
+  bool operator==(const PipConfig&) const = default;
+};
+
+struct PythonFacts {
+  // PATH lookup.
+  std::vector<std::string> path;  // PATH entries from Env (or the default PATH)
+  std::string pip_command;        // "pip" / "pip3"
+  std::string pip_path;           // where PATH found it: "/usr/bin/pip3"
+  std::string python_command;
+  std::string python_path;        // "" when PATH has no such command
+  // The interpreter.
+  std::string executable;   // sys.executable, from pip's shebang: "/usr/bin/python3", "/opt/venv/bin/python"
+  std::string interpreter;  // executable with symlinks resolved: "/usr/bin/python3.11"
+  std::string python_version;       // "3.11"
+  std::string python_full_version;  // "3.11.2", "3.13.0rc1"
+  std::string version_source;       // which record gave the micro version (see base_facts.cpp)
+  bool free_threaded = false;       // "t" builds (3.13+)
+  std::string sysconfigdata;        // "/usr/lib/python3.11/_sysconfigdata__x86_64-linux-gnu.py" ("" if none)
+  std::string soabi;                // "cpython-311-x86_64-linux-gnu"
+  std::string ext_suffix;           // ".cpython-311-x86_64-linux-gnu.so"
+  std::string abiflags;
+  std::string multiarch;            // "x86_64-linux-gnu"
+  std::string platlibdir = "lib";
+  bool py_debug = false;
+  std::string sysconfig_prefix;     // build_time_vars['prefix']
+  std::string libdir;               // build_time_vars['LIBDIR']
+  std::string stdlib;               // "/usr/lib/python3.11"
+  std::string prefix;               // sys.prefix
+  std::string base_prefix;          // sys.base_prefix
+  // Environments.
+  bool venv = false;
+  std::string venv_home;                 // pyvenv.cfg home
+  bool include_system_site_packages = false;
+  bool conda = false;
+  // Distro (/etc/os-release).
+  std::string distro_id;
+  std::string distro_version_id;
+  std::string distro_id_like;
+  // Where pip installs (absolute, resolved through the image's own symlinks).
+  std::string scheme_name;  // "posix_prefix", "venv", "deb_posix_local", "deb_system", "rpm_posix_local", "conda"
+  std::string purelib;
+  std::string platlib;
+  std::string include;      // headers go to include + "/" + project name
+  std::string scripts;
+  std::string data;
+  std::vector<std::string> site_dirs;  // site-packages dirs in sys.path order (existing or not)
+  // PEP 668.
+  std::string externally_managed;        // path of EXTERNALLY-MANAGED, "" when absent or in a venv
+  std::string externally_managed_error;  // its [externally-managed] Error= text (pip's default when missing)
+  // Installed distributions, first occurrence on sys.path per canonical name, in path order.
+  std::vector<InstalledDist> installed;
+  std::string pip_version;  // "23.0.1"
+  // Platform.
+  std::string elf_interpreter;  // PT_INTERP: "/lib64/ld-linux-x86-64.so.2"
+  std::string libc;             // "glibc", "musl", or "" (static / unknown)
+  std::string libc_version;     // "2.36", "1.2.4", or "" when unknown
+  std::string machine;          // platform_machine: "x86_64", "aarch64", "armv7l", ...
+  // The user pip runs as.
+  std::string user;  // config User ("" = root)
+  std::string home;  // $HOME pip sees
+  PipConfig pip_config;
+  std::vector<std::pair<std::string, std::string>> env;  // the image Env in its order (pip reads PIP_* in order)
+
+  // pip's scheme for installing `project_name` (headers = include/<name as written>).
+  InstallScheme scheme_for(std::string_view project_name) const;
+  // The installed distribution pip sees for a name (any spelling); nullptr when none.
+  const InstalledDist* find_installed(std::string_view name) const;
+  bool operator==(const PythonFacts&) const = default;
+};
+
+// Reads every fact. use_python3_names: look up pip3/python3 (gcloud's Vertex prebuilt images) instead of pip/python.
+// Throws trainpack::Error (one-line cause + hint) when pip cannot be found or understood, and for a non-root User
+// that cannot write the install directories (pip would fall back to --user, which trainpack does not reproduce).
+PythonFacts read_python_facts(const layers::ImageFilesystem& fs, const ImageConfigFacts& cfg, bool use_python3_names);
+
+// Reads the PIP_* environment and the pip.conf files pip would load; exposed for tests and `trainpack` diagnostics.
+// `env` in the container's order (the order decides between PIP_ONLY_BINARY and PIP_NO_BINARY), `sys_prefix` is
+// sys.prefix (site config file), `home` the HOME pip sees.
+PipConfig read_pip_config(const layers::ImageFilesystem& fs, const std::vector<std::pair<std::string, std::string>>& env,
+                          std::string_view sys_prefix, std::string_view home);
+
+// The `build_time_vars` literal of a _sysconfigdata_*.py: str and int values (ints as decimal text); other values
+// are skipped. A small tokenizer for Python string/number literals, never eval.
+std::map<std::string, std::string> parse_sysconfigdata(std::string_view text);
+
+// JSON form for the builder's per-base-digest cache; from_json(to_json(f)) == f. from_json throws on a malformed cache.
+nlohmann::json to_json(const PythonFacts& facts);
+PythonFacts python_facts_from_json(const nlohmann::json& j);
+
+}  // namespace trainpack::python
