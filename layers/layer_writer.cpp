@@ -1,5 +1,7 @@
 #include "layers/layer_writer.h"
 
+#include <fstream>
+
 #include <archive.h>
 #include <archive_entry.h>
 #include <zip.h>
@@ -94,6 +96,35 @@ void check(struct archive* a, int rc, const std::string& what) {
   }
 }
 
+
+// Paths are UTF-8 (wheel member names are) and libarchive converts them through the thread's locale for the pax
+// header, which fails for non-ASCII names under "C". C.UTF-8 makes that conversion the identity; ASCII paths are
+// written exactly as before.
+class Utf8ThreadLocale {
+ public:
+  Utf8ThreadLocale() : utf8_(newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0))) {
+    if (utf8_) previous_ = uselocale(utf8_);
+  }
+  ~Utf8ThreadLocale() {
+    if (!utf8_) return;
+    uselocale(previous_);
+    freelocale(utf8_);
+  }
+  Utf8ThreadLocale(const Utf8ThreadLocale&) = delete;
+  Utf8ThreadLocale& operator=(const Utf8ThreadLocale&) = delete;
+
+ private:
+  locale_t utf8_;
+  locale_t previous_ = static_cast<locale_t>(0);
+};
+
+std::string parent_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+}  // namespace
+
 // Zip archives (wheels) whose members the layer streams. Entries are sorted by path, so members of several wheels
 // interleave: archives stay open across entries (reopening parses the central directory again, which for a
 // large wheel costs more than the member), up to a bound so a layer of hundreds of wheels does not run out of
@@ -161,33 +192,26 @@ class ZipArchives {
   std::list<std::pair<std::filesystem::path, zip_t*>> open_;  // most recently used first
 };
 
-// Paths are UTF-8 (wheel member names are) and libarchive converts them through the thread's locale for the pax
-// header, which fails for non-ASCII names under "C". C.UTF-8 makes that conversion the identity; ASCII paths are
-// written exactly as before.
-class Utf8ThreadLocale {
- public:
-  Utf8ThreadLocale() : utf8_(newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0))) {
-    if (utf8_) previous_ = uselocale(utf8_);
-  }
-  ~Utf8ThreadLocale() {
-    if (!utf8_) return;
-    uselocale(previous_);
-    freelocale(utf8_);
-  }
-  Utf8ThreadLocale(const Utf8ThreadLocale&) = delete;
-  Utf8ThreadLocale& operator=(const Utf8ThreadLocale&) = delete;
+EntryContentReader::EntryContentReader() : zips_(std::make_unique<ZipArchives>()) {}
+EntryContentReader::~EntryContentReader() = default;
 
- private:
-  locale_t utf8_;
-  locale_t previous_ = static_cast<locale_t>(0);
-};
-
-std::string parent_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+void EntryContentReader::copy_to(const FileEntry& e, const std::filesystem::path& destination) {
+  if (e.type != FileEntry::Type::kRegular) throw Error("layer entry " + e.path + " is not a regular file");
+  std::ofstream out(destination, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error("cannot write " + destination.string());
+  if (!e.zip_member.empty()) {
+    std::vector<char> buf(kChunk);
+    zips_->stream(e, buf, [&](const char* p, std::size_t n) { out.write(p, static_cast<std::streamsize>(n)); });
+  } else if (!e.source.empty()) {
+    std::ifstream in(e.source, std::ios::binary);
+    if (!in) throw Error("cannot read " + e.source.string());
+    out << in.rdbuf();
+  } else {
+    out.write(e.data.data(), static_cast<std::streamsize>(e.data.size()));
+  }
+  out.close();
+  if (!out) throw Error("cannot write " + destination.string());
 }
-
-}  // namespace
 
 std::int64_t default_layer_mtime() {
   const char* sde = std::getenv("SOURCE_DATE_EPOCH");

@@ -11,6 +11,8 @@
 //  - mode = permission bits plus setuid/setgid/sticky (file-type bits only in the typeflag);
 //  - gzip without a timestamp or file name, zlib at a pinned level.
 #include <cstdint>
+#include <filesystem>
+#include <memory>
 #include <string>
 
 #include "layers/blob_store.h"
@@ -37,6 +39,20 @@ LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOp
 
 // Sorts entries bytewise by path and checks the invariants write_layer relies on.
 void sort_and_check_entries(FileEntries& entries);
+
+class ZipArchives;
+
+// Copies the bytes of regular-file entries (inline, host file or wheel member) to host files, for tools that need
+// them on disk (the host Python compiling bytecode). Keeps wheels open between calls.
+class EntryContentReader {
+ public:
+  EntryContentReader();
+  ~EntryContentReader();
+  void copy_to(const FileEntry& entry, const std::filesystem::path& destination);
+
+ private:
+  std::unique_ptr<ZipArchives> zips_;
+};
 
 // The mtime every entry gets: SOURCE_DATE_EPOCH when set and valid, else 0.
 std::int64_t default_layer_mtime();
