@@ -1,0 +1,111 @@
+#include "python/uninstall.h"
+
+#include <algorithm>
+#include <set>
+
+#include "support/paths.h"
+
+namespace trainpack::python {
+namespace {
+
+// os.path.normpath of an absolute path, returned relative to "/" ("" for the root).
+std::string normalize(std::string_view absolute) {
+  std::vector<std::string> parts;
+  for (std::string_view part : path_components(absolute)) {
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (part != "." && !part.empty()) {
+      parts.emplace_back(part);
+    }
+  }
+  std::string out;
+  for (const auto& p : parts) out = join_path(out, p);
+  return out;
+}
+
+std::string parent_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+// The first field of each RECORD row (csv: a quoted field may hold commas and doubled quotes).
+std::vector<std::string> record_paths(std::string_view record) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < record.size()) {
+    std::size_t eol = record.find('\n', pos);
+    std::string_view line = record.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
+    pos = eol == std::string_view::npos ? record.size() : eol + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    std::string field;
+    if (line.front() == '"') {
+      for (std::size_t i = 1; i < line.size(); ++i) {
+        if (line[i] == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            field += '"';
+            ++i;
+          } else {
+            break;
+          }
+        } else {
+          field += line[i];
+        }
+      }
+    } else {
+      field = std::string(line.substr(0, line.find(',')));
+    }
+    if (!field.empty()) out.push_back(std::move(field));
+  }
+  return out;
+}
+
+}  // namespace
+
+UninstallPaths uninstall_paths(std::string_view record, std::string_view site_dir,
+                               const std::function<std::vector<std::string>(const std::string& dir)>& files_under,
+                               const std::function<bool(const std::string& path)>& exists) {
+  // uninstallation_paths(): each declared entry, and for x.py also x.pyc and x.pyo.
+  std::set<std::string> paths;
+  for (const std::string& entry : record_paths(record)) {
+    std::string joined = entry.starts_with('/') ? entry : std::string(site_dir) + "/" + entry;
+    std::string path = normalize(joined);
+    if (path.empty()) continue;
+    paths.insert(path);
+    if (path.ends_with(".py")) {
+      std::string stem = path.substr(0, path.size() - 3);
+      paths.insert(stem + ".pyc");
+      paths.insert(stem + ".pyo");
+    }
+  }
+  // compress_for_rename(): parents shortest first; a directory all of whose files are in the set goes as a whole.
+  std::set<std::string> remaining = paths;
+  std::vector<std::string> roots;
+  for (const auto& p : paths) roots.push_back(parent_of(p));
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  std::stable_sort(roots.begin(), roots.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  std::vector<std::string> wildcards;
+  for (const std::string& root : roots) {
+    if (root.empty()) continue;
+    bool covered = std::any_of(wildcards.begin(), wildcards.end(),
+                               [&](const std::string& w) { return root == w || root.starts_with(w + "/"); });
+    if (covered) continue;
+    std::vector<std::string> all = files_under(root);
+    if (all.empty() && !exists(root)) continue;
+    bool every = std::all_of(all.begin(), all.end(), [&](const std::string& f) { return remaining.count(f) > 0; });
+    if (!every) continue;
+    for (const auto& f : all) remaining.erase(f);
+    wildcards.push_back(root);
+  }
+  UninstallPaths out;
+  out.directories = wildcards;
+  std::sort(out.directories.begin(), out.directories.end());
+  for (const auto& f : remaining) {
+    bool under = std::any_of(wildcards.begin(), wildcards.end(), [&](const std::string& w) { return f.starts_with(w + "/"); });
+    if (!under && exists(f)) out.files.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace trainpack::python
