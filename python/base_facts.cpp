@@ -799,7 +799,7 @@ InstallScheme PythonFacts::scheme_for(std::string_view project_name) const {
   return InstallScheme{purelib, platlib, include + "/" + std::string(project_name), scripts, data};
 }
 
-const InstalledDist* PythonFacts::find_installed(std::string_view name) const {
+const SiteDistribution* PythonFacts::find_installed(std::string_view name) const {
   std::string want = canonicalize_name(name);
   for (const auto& d : installed)
     if (canonicalize_name(d.name) == want) return &d;
@@ -1025,6 +1025,27 @@ PythonFacts read_python_facts(const ImageFilesystem& fs, const ImageConfigFacts&
       try_source(rest.substr(0, rest.find('-')), "conda-meta");
     }
   }
+  if (f.python_full_version.empty() && !f.interpreter.empty()) {
+    // Last resort (no package records, e.g. an image assembled without dpkg): PY_VERSION is a NUL-terminated
+    // literal in the interpreter (or its libpython); accepted only when exactly one such string is there.
+    std::set<std::string> found;
+    std::vector<std::string> binaries{f.interpreter};
+    if (!f.libdir.empty()) binaries.push_back(join(f.libdir, "libpython" + f.python_version + f.abiflags + ".so.1.0"));
+    for (const std::string& bin : binaries) {
+      std::optional<std::string> bytes = root.read(bin, kLibcCap);
+      if (!bytes) continue;
+      const std::string needle = '\0' + f.python_version + ".";
+      for (std::size_t at = bytes->find(needle); at != std::string::npos; at = bytes->find(needle, at + 1)) {
+        std::size_t end = bytes->find('\0', at + 1);
+        if (end == std::string::npos || end - at > 16) continue;
+        std::string literal = bytes->substr(at + 1, end - at - 1);
+        std::string v = accept_version(literal, f.python_version);
+        if (!v.empty() && v == literal) found.insert(v);
+      }
+      if (!found.empty()) break;
+    }
+    if (found.size() == 1) try_source(*found.begin(), "interpreter binary");
+  }
   if (f.python_full_version.empty())
     throw Error("cannot tell the micro version of Python " + f.python_version + " in the base image",
                 "trainpack looks at build-details.json, pyvenv.cfg, ENV PYTHON_VERSION, patchlevel.h and the "
@@ -1152,7 +1173,7 @@ PythonFacts read_python_facts(const ImageFilesystem& fs, const ImageConfigFacts&
       if (fields["name"].empty()) continue;
       std::string canon = canonicalize_name(fields["name"]);
       if (!seen.insert(canon).second) continue;
-      InstalledDist d;
+      SiteDistribution d;
       d.name = fields["name"];
       d.version = fields["version"];
       d.metadata_dir = dir;
@@ -1163,7 +1184,7 @@ PythonFacts read_python_facts(const ImageFilesystem& fs, const ImageConfigFacts&
       f.installed.push_back(std::move(d));
     }
   }
-  const InstalledDist* pip = f.find_installed("pip");
+  const SiteDistribution* pip = f.find_installed("pip");
   if (!pip)
     throw Error(f.pip_path + " is there but no pip distribution is on " + f.executable + "'s sys.path",
                 "the base image's pip installation is broken; reinstall pip in the base image");
@@ -1252,7 +1273,7 @@ PythonFacts read_python_facts(const ImageFilesystem& fs, const ImageConfigFacts&
 
 // ---- JSON ----
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(InstalledDist, name, version, metadata_dir, record, site_dir, egg_info)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SiteDistribution, name, version, metadata_dir, record, site_dir, egg_info)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PipConfig, files, index_url, extra_index_urls, find_links, trusted_hosts,
                                    no_index, pre, compile, break_system_packages, prefer_binary, require_hashes,
                                    user, no_deps, ignore_installed, upgrade, upgrade_strategy, only_binary,

@@ -26,14 +26,14 @@ struct ImageConfigFacts {
   std::string variant;           // "v7", "v8", or ""
 };
 
-struct InstalledDist {
+struct SiteDistribution {
   std::string name;          // METADATA / PKG-INFO Name as written
   std::string version;       // Version as written
   std::string metadata_dir;  // "/usr/lib/python3/dist-packages/pip-23.0.1.dist-info" (or an .egg-info file)
-  std::string record;        // RECORD (dist-info) or installed-files.txt (egg-info); "" when absent
+  std::string record;        // path of RECORD (dist-info) or installed-files.txt (egg-info); "" when absent
   std::string site_dir;      // the sys.path entry it was found in
   bool egg_info = false;
-  bool operator==(const InstalledDist&) const = default;
+  bool operator==(const SiteDistribution&) const = default;
 };
 
 // The pip options the image's configuration sets for `pip install`, after pip's precedence: files (global
@@ -115,7 +115,7 @@ struct PythonFacts {
   std::string externally_managed;        // path of EXTERNALLY-MANAGED, "" when absent or in a venv
   std::string externally_managed_error;  // its [externally-managed] Error= text (pip's default when missing)
   // Installed distributions, first occurrence on sys.path per canonical name, in path order.
-  std::vector<InstalledDist> installed;
+  std::vector<SiteDistribution> installed;
   std::string pip_version;  // "23.0.1"
   // Platform.
   std::string elf_interpreter;  // PT_INTERP: "/lib64/ld-linux-x86-64.so.2"
@@ -131,7 +131,7 @@ struct PythonFacts {
   // pip's scheme for installing `project_name` (headers = include/<name as written>).
   InstallScheme scheme_for(std::string_view project_name) const;
   // The installed distribution pip sees for a name (any spelling); nullptr when none.
-  const InstalledDist* find_installed(std::string_view name) const;
+  const SiteDistribution* find_installed(std::string_view name) const;
   bool operator==(const PythonFacts&) const = default;
 };
 

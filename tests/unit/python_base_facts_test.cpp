@@ -224,17 +224,17 @@ TEST(PythonBaseFacts, Debian12SystemPythonMatchesTheLiveInterpreter) {
   EXPECT_EQ(f.externally_managed_error, expected["externally_managed_error"]);
   EXPECT_EQ(f.pip_version, expected["pip_version"]);
   for (const auto& [name, version] : expected["dists"].items()) {
-    const InstalledDist* d = f.find_installed(name);
+    const SiteDistribution* d = f.find_installed(name);
     ASSERT_NE(d, nullptr) << name;
     EXPECT_EQ(d->version, version) << name;
     EXPECT_EQ(d->site_dir, "/usr/lib/python3/dist-packages");
   }
   EXPECT_EQ(f.installed.size(), expected["dists"].size());
-  const InstalledDist* yaml = f.find_installed("pyyaml");
+  const SiteDistribution* yaml = f.find_installed("pyyaml");
   EXPECT_EQ(yaml->name, "PyYAML");
   EXPECT_EQ(yaml->record, "/usr/lib/python3/dist-packages/PyYAML-6.0.dist-info/RECORD");
   EXPECT_FALSE(yaml->egg_info);
-  const InstalledDist* six = f.find_installed("six");
+  const SiteDistribution* six = f.find_installed("six");
   EXPECT_TRUE(six->egg_info);
   EXPECT_EQ(six->metadata_dir, "/usr/lib/python3/dist-packages/six-1.16.0.egg-info");
   EXPECT_EQ(f.elf_interpreter, "/lib64/ld-linux-x86-64.so.2");
