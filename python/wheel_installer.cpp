@@ -450,6 +450,10 @@ std::string launcher_script(std::string_view sys_executable, std::string_view mo
   return launcher_shebang(sys_executable) + launcher_body(module, attr, pip_version);
 }
 
+std::string record_relative_path(std::string_view absolute_path, std::string_view lib_dir) {
+  return relpath(normalize_abs(absolute_path), normalize_abs(lib_dir));
+}
+
 std::string python_json_dumps(const nlohmann::json& value) {
   std::string out;
   dump_json(value, out);

@@ -65,6 +65,9 @@ std::string launcher_script(std::string_view sys_executable, std::string_view mo
 // distlib's shebang: "#!exe\n" when short and free of spaces, else the /bin/sh exec trick.
 std::string launcher_shebang(std::string_view sys_executable);
 
+// How RECORD names an installed file: relative to the lib dir ("../../../bin/x" for a script). Absolute paths.
+std::string record_relative_path(std::string_view absolute_path, std::string_view lib_dir);
+
 // json.dumps(value, sort_keys=True) with Python's default separators and ensure_ascii.
 std::string python_json_dumps(const nlohmann::json& value);
 
