@@ -1,5 +1,7 @@
 #include "builder/build.h"
 
+#include "builder/python_steps.h"
+
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
@@ -226,11 +228,6 @@ std::string short_digest(const layers::Digest& d) { return d.algorithm() + ":" +
 
 BuildResult run_build(const BuildRequest& req, Progress& progress) {
   auto log = [&progress](const std::string& line) { progress.line(line); };
-  for (const auto& s : req.steps)
-    if (s.kind == BuildStep::Kind::kPipInstall)
-      throw Error(unsupported_steps_message(req.steps),
-                  "trainpack dockerfile prints the Dockerfile to build with docker meanwhile");
-
   for (const ImageLocation& out : req.outputs) check_output(out);
 
   layers::BlobStore store(req.cache_dir);
@@ -245,9 +242,12 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   log("base " + req.base_name + " " + result.base_digest + " (" + std::to_string(base_manifest.layers.size()) +
       " layers)");
 
-  // What this build's own layers hold. The base's layers are never listed for these steps (see run_mkdir_entries),
-  // so a build that only copies code reads no base layer bytes at all.
+  // What this build's own layers hold. The base's layers are never listed for the non-pip steps (see
+  // run_mkdir_entries), so a build that only copies code reads no base layer bytes at all; pip steps read the
+  // base's Python installation (python_steps.h).
   RootfsIndex index;
+  std::vector<FileEntries> own_layers;
+  std::unique_ptr<PythonInstaller> python;
   for (const auto& l : base_manifest.layers) result.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type, 0});
 
   json cfg = base_config.contains("config") && base_config["config"].is_object() ? base_config["config"] : json::object();
@@ -269,7 +269,11 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
         cfg["Entrypoint"] = step.args;
         cfg.erase("Cmd");  // a Dockerfile ENTRYPOINT resets the inherited CMD
         break;
-      case BuildStep::Kind::kPipInstall: break;  // refused above
+      case BuildStep::Kind::kPipInstall:
+        if (!python)
+          python = std::make_unique<PythonInstaller>(base, store, req.cache_dir, req.python, req.mtime, log);
+        entries = python->install(step, cfg, own_layers, req.package_dir);
+        break;
     }
     if (entries.empty()) {
       spec.steps.push_back({step.instruction, std::nullopt});
@@ -279,11 +283,13 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
       result.layers.push_back({step.instruction, "planned", {}, {}, 0, "", entries.size()});
       log("would build a layer of " + std::to_string(entries.size()) + " entries  " + step.instruction);
       index.apply(entries);
+      own_layers.push_back(std::move(entries));
       continue;
     }
     FileEntries applied = entries;
     layers::BuiltLayer built = layers::build_layer(store, cache, std::move(entries), options);
     index.apply(applied);
+    own_layers.push_back(applied);
     spec.steps.push_back({step.instruction, built.blob});
     (built.from_cache ? result.layers_cached : result.layers_built)++;
     const char* origin = built.from_cache ? "cached" : "built";

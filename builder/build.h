@@ -13,6 +13,7 @@
 #include "builder/build_plan.h"
 #include "builder/image_location.h"
 #include "builder/progress.h"
+#include "builder/python_steps.h"
 #include "layers/digest.h"
 #include "layers/image.h"
 
@@ -38,6 +39,7 @@ struct BuildRequest {
   bool dry_run = false;  // plan every layer and list .dockerignore exclusions, write nothing
   registry::Registries* registries = nullptr;  // needed when the base or an output is a registry
   int jobs = 4;                                // parallel blob uploads
+  PythonOptions python;                        // pip steps: index overrides, --no-compile
 };
 
 struct BuiltLayerInfo {

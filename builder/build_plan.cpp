@@ -26,34 +26,24 @@ std::vector<BuildStep> plan_steps(const PlanInput& in) {
   const std::string pip = in.prebuilt ? "pip3" : "pip";
   if (in.has_setup_py) {
     steps.push_back(copy_step("./setup.py", "./setup.py"));
-    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir .", {"the project in setup.py"}});
+    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir .", {"the project in setup.py", "project", ".", pip}});
   }
   if (in.has_requirements_txt) {
     steps.push_back(copy_step("./requirements.txt", "./requirements.txt"));
     steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir -r ./requirements.txt",
-                     {"requirements.txt"}});
+                     {"requirements.txt", "requirements-file", "./requirements.txt", pip}});
   }
   for (const auto& p : in.extra_packages) {
     std::string base = basename_of(p);
     steps.push_back(copy_step(p, base));
-    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir " + templates::shlex_quote(base), {"--extra-packages " + p}});
+    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir " + templates::shlex_quote(base), {"--extra-packages " + p, "archive", base, pip}});
   }
   for (const auto& r : in.requirements)
-    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir --upgrade " + templates::shlex_quote(r), {"--requirements " + r}});
+    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir --upgrade " + templates::shlex_quote(r), {"--requirements " + r, "requirement", r, pip}});
   for (const auto& d : in.extra_dirs) steps.push_back(copy_step(d, d));
   steps.push_back(copy_step(in.main_dir, in.main_dir));
   steps.push_back({K::kEntrypoint, "ENTRYPOINT " + templates::json_list(in.entrypoint), in.entrypoint});
   return steps;
-}
-
-std::string unsupported_steps_message(const std::vector<BuildStep>& steps) {
-  std::string what;
-  for (const auto& s : steps) {
-    if (s.kind != BuildStep::Kind::kPipInstall) continue;
-    what += (what.empty() ? "" : ", ") + s.args.at(0);
-  }
-  if (what.empty()) return {};
-  return "installing Python packages is not supported yet (needed for " + what + ")";
 }
 
 }  // namespace trainpack::builder

@@ -23,15 +23,13 @@ struct BuildStep {
   Kind kind;
   std::string instruction;        // the Dockerfile line, recorded as history created_by
   std::vector<std::string> args;  // mkdir: dirs; workdir: dir; env: key, value; remove: path; copy: src, dest;
-                                  // entrypoint: argv; pip: what it installs
+                                  // entrypoint: argv; pip: description, kind ("project",
+                                  // "requirements-file", "archive", "requirement" (with --upgrade)), what, "pip"/"pip3"
 };
 
 inline constexpr const char* kWorkdir = "/usr/app";
 inline constexpr const char* kHome = "/home";
 
 std::vector<BuildStep> plan_steps(const PlanInput& input);
-
-// Steps that trainpack cannot carry out yet, as one message (empty when every step is supported).
-std::string unsupported_steps_message(const std::vector<BuildStep>& steps);
 
 }  // namespace trainpack::builder

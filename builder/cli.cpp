@@ -70,7 +70,19 @@ struct BuildFlags {
   std::string ca_file;
   bool http1_only = false;
   int jobs = 4;
+  std::string index_url;
+  std::vector<std::string> extra_index_urls;
+  std::vector<std::string> find_links;
+  bool no_compile = false;
 };
+
+// The pip steps' flags, shared by build and local-run.
+void add_python_flags(CLI::App& cmd, BuildFlags& bf) {
+  cmd.add_option("--index-url", bf.index_url, "Python package index for the pip steps (replaces the image's pip config)");
+  cmd.add_option("--extra-index-url", bf.extra_index_urls, "More package indexes (replace the image's); repeatable");
+  cmd.add_option("--find-links", bf.find_links, "A directory or page of distribution files; repeatable");
+  cmd.add_flag("--no-compile", bf.no_compile, "Install Python packages without .pyc files");
+}
 
 void run_dockerfile(const LocalRunFlags& flags) {
   LocalRunSpec spec = validate_local_run(flags);
@@ -95,6 +107,15 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
   req.mtime = layers::default_layer_mtime();
   req.gzip_level = bf.compression_level;
   req.jobs = bf.jobs;
+  if (!bf.index_url.empty()) req.python.index_url = bf.index_url;
+  req.python.extra_index_urls = bf.extra_index_urls;
+  for (const auto& f : bf.find_links) {
+    std::error_code ec;
+    // A local directory is read on the host: make it absolute so it does not depend on pip's /usr/app.
+    req.python.find_links.push_back(fs::exists(f, ec) ? fs::absolute(f).string() : f);
+  }
+  req.python.no_compile = bf.no_compile;
+  req.python.jobs = bf.jobs;
   return req;
 }
 
@@ -298,6 +319,7 @@ int run_cli(int argc, char** argv) {
   build->add_option("--jobs", bf.jobs, "Parallel blob uploads (default 4)");
   build->add_flag("--dry-run", bf.dry_run,
                   "Show the layers that would be built and the paths .dockerignore excludes; write nothing");
+  add_python_flags(*build, bf);
   LocalRunFlags lr_flags;
   BuildFlags lr_bf;
   LocalRunOnlyFlags lr;
@@ -310,6 +332,7 @@ int run_cli(int argc, char** argv) {
   local_run->add_option("--insecure-registry", lr_bf.insecure_registries, "Plain HTTP to this registry; repeatable");
   local_run->add_option("--ca-file", lr_bf.ca_file, "Also trust these CA certificates for registries");
   local_run->add_flag("--quiet,-q", lr_bf.quiet, "No build progress lines");
+  add_python_flags(*local_run, lr_bf);
   local_run->add_option("--engine", lr.engine,
                         "auto (docker, then podman, then runc), docker, podman or runc (daemonless)");
   local_run->add_flag("--aip-env", lr.aip_env,

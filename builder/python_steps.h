@@ -1,0 +1,55 @@
+#pragma once
+// gcloud's `RUN pip install …` steps, carried out without running the image: the base's Python facts are read from
+// its layers (python/base_facts.h over layers/scanned_image.h), requirements are resolved against the index for
+// the image's interpreter and platform (python/resolver.h), wheels are installed straight into layer entries
+// (python/wheel_installer.h), replaced distributions become whiteouts (python/uninstall.h) and bytecode is
+// compiled by a host CPython of the image's X.Y (python/bytecode.h). Nothing from the image is executed.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "builder/build_plan.h"
+#include "layers/blob_store.h"
+#include "layers/file_entry.h"
+#include "layers/image.h"
+
+namespace trainpack::builder {
+
+// Command-line settings of the pip steps; they take precedence over the image's pip configuration.
+struct PythonOptions {
+  std::optional<std::string> index_url;       // --index-url: replaces the image's index
+  std::vector<std::string> extra_index_urls;  // --extra-index-url: replaces the image's extra indexes when given
+  std::vector<std::string> find_links;        // --find-links: replaces the image's find-links when given
+  bool no_compile = false;                    // --no-compile: no .pyc, whatever the image's pip says
+  int jobs = 4;                               // parallel downloads
+};
+
+class PythonInstaller {
+ public:
+  // `base` stays alive with the installer; `store` holds downloads; `cache_dir` the layer scans and facts cache.
+  PythonInstaller(std::shared_ptr<const layers::Image> base, const layers::BlobStore& store,
+                  std::filesystem::path cache_dir, PythonOptions options, std::int64_t mtime,
+                  std::function<void(const std::string&)> log);
+  ~PythonInstaller();
+  PythonInstaller(const PythonInstaller&) = delete;
+  PythonInstaller& operator=(const PythonInstaller&) = delete;
+
+  // The entries of one pip step's layer. `config` is the image config at that step (Env, User; gcloud's ENV lines
+  // included), `own_layers` the layers this build added before it, `package_dir` the build context (the source
+  // of every file COPY put into /usr/app). Throws Error with a one-line cause and a hint.
+  layers::FileEntries install(const BuildStep& step, const nlohmann::json& config,
+                              const std::vector<layers::FileEntries>& own_layers,
+                              const std::filesystem::path& package_dir);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace trainpack::builder

@@ -1,0 +1,184 @@
+// The pip steps, both ways: docker (BuildKit, --network host) builds the Dockerfile trainpack prints against the
+// test's local package index, trainpack builds the same trainer without running anything from the image, and the
+// root filesystems must match file for file (tests/integration/image_equivalence.h). Two base flavours: Debian's
+// system Python with pip allowed by the image's pip config, and a venv first on PATH. Then the failures: each a
+// one-line cause with a hint, a non-zero exit and no output written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "support/fs.h"
+#include "tests/integration/image_equivalence.h"
+#include "tests/integration/test_support.h"
+
+using namespace trainpack::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// TRAINPACK_TEST_INDEX_URL / TRAINPACK_TEST_INDEX_DIR from the index fixture's env file.
+std::map<std::string, std::string> index_env() {
+  std::map<std::string, std::string> out;
+  std::ifstream in(fs::path(env_or_fail("TRAINPACK_TEST_INDEX_STATE")) / "env");
+  for (std::string line; std::getline(in, line);)
+    if (auto eq = line.find('='); eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
+  return out;
+}
+
+std::string index_url() { return index_env().at("TRAINPACK_TEST_INDEX_URL"); }
+fs::path index_dir() { return index_env().at("TRAINPACK_TEST_INDEX_DIR"); }
+
+std::vector<std::string> docker(std::vector<std::string> args) {
+  std::vector<std::string> argv = docker_command();
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+// Builds `dockerfile` on the test base into the test dockerd as `tag` (the --executor-image-uri of the test) and
+// exports it as an OCI layout for trainpack; returns "oci:DIR:x".
+std::string derived_base(const fs::path& work, const std::string& tag, const std::string& dockerfile) {
+  run_ok(docker({"load", "-i", base_archive()}));
+  fs::path ctx = work / "base-context";
+  fs::create_directories(ctx);
+  write_file(ctx / "Dockerfile", dockerfile);
+  std::vector<std::string> build = docker({"build", "--network", "host", "-t", tag, ctx.string()});
+  build.insert(build.begin(), {"env", "DOCKER_BUILDKIT=1"});
+  run_ok(build);
+  run_ok(docker({"save", "-o", (work / "base.tar").string(), tag}));
+  run_ok({"skopeo", "copy", "docker-archive:" + (work / "base.tar").string(), "oci:" + (work / "base-oci").string() + ":x"});
+  return "oci:" + (work / "base-oci").string() + ":x";
+}
+
+// A trainer package: trainer/task.py, requirements.txt, and the local wheel of the index fixture in dist/.
+fs::path trainer_package(const fs::path& work, const std::string& requirements) {
+  fs::path pkg = work / "pkg";
+  fs::create_directories(pkg / "trainer");
+  fs::create_directories(pkg / "dist");
+  write_file(pkg / "trainer" / "task.py", "import tp_alpha\nprint('trained')\n");
+  write_file(pkg / "requirements.txt", requirements);
+  fs::copy_file(index_dir() / "extra" / "tp_local-1.0-py3-none-any.whl", pkg / "dist" / "tp_local-1.0-py3-none-any.whl");
+  return pkg;
+}
+
+}  // namespace
+
+// Debian's python3 under /usr with EXTERNALLY-MANAGED, allowed and pointed at the index by /etc/pip.conf; tp-delta
+// preinstalled by pip in the base. Covers: extras, markers and transitive deps (tp-alpha[cli] → tp-beta, tp-tool),
+// a Requires-Python-driven pick (tp-beta 1.1 needs Python >= 3.99: 1.0), a yanked release skipped (tp-delta 1.1),
+// a preinstalled package kept (tp-delta 1.0 satisfies tp-gamma[fast]), console and gui launchers and a .data script
+// (tp-tool), namespace packages (tp-ns-one, tp-ns-two), a local wheel in --extra-packages, an upgrade of a
+// --requirements item that is already installed at the right version (kept), and .pyc compiled on the host.
+TEST(PipEquivalence, DebianSystemPythonWithPipConfigNamingTheIndex) {
+  TempDir dir("tp-pip-equiv");
+  const std::string tag = "trainpack-test/debian-pip:1";
+  std::string base = derived_base(dir.path(), tag,
+                                  "FROM " + std::string(kBaseArchiveRef) + "\n"
+                                  "RUN printf '[global]\\nbreak-system-packages = true\\nindex-url = " + index_url() +
+                                      "\\n' > /etc/pip.conf\n"
+                                  "RUN pip install --no-cache-dir tp-delta==1.0\n");
+  fs::path pkg = trainer_package(dir.path(), "tp-alpha[cli]\ntp-ns-one\ntp-ns-two\ntp-gamma[fast]\n");
+  expect_same_image(dir.path(),
+                    {"--executor-image-uri=" + tag, "--local-package-path=" + pkg.string(), "--script=trainer/task.py",
+                     "--extra-packages=dist/tp_local-1.0-py3-none-any.whl", "--requirements=tp-beta==1.0"},
+                    {}, base, EquivalenceOptions{"host", {}});
+}
+
+// A venv at /opt/venv first on PATH, its pip pointed at the index by ENV PIP_INDEX_URL, tp-beta 0.9 and tp-delta 1.0
+// preinstalled by that pip. Covers: the venv scheme and shebangs, a preinstalled package kept (tp-delta), a
+// preinstalled package upgraded by a --requirements item (tp-beta 0.9 → 1.0: its files removed by whiteouts).
+TEST(PipEquivalence, VenvPythonWithAPreinstalledPackageUpgraded) {
+  TempDir dir("tp-pip-equiv");
+  const std::string tag = "trainpack-test/venv-pip:1";
+  std::string base = derived_base(dir.path(), tag,
+                                  "FROM " + std::string(kBaseArchiveRef) + "\n"
+                                  "ENV PIP_INDEX_URL=" + index_url() + "\n"
+                                  "RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install --no-cache-dir "
+                                  "tp-beta==0.9 tp-delta==1.0\n"
+                                  "ENV PATH=/opt/venv/bin:$PATH VIRTUAL_ENV=/opt/venv\n");
+  fs::path pkg = trainer_package(dir.path(), "tp-tool\ntp-gamma[fast]\n");
+  expect_same_image(dir.path(),
+                    {"--executor-image-uri=" + tag, "--local-package-path=" + pkg.string(), "--script=trainer/task.py",
+                     "--requirements=tp-beta==1.0"},
+                    {}, base, EquivalenceOptions{"host", {}});
+}
+
+// --- Failures -------------------------------------------------------------------------------------------------------
+
+namespace {
+
+struct Failure {
+  int exit_code;
+  std::string err;
+  bool output_written;
+};
+
+// trainpack build of a small trainer with `requirements` on `base`, with `flags`.
+Failure build_fails(const TempDir& dir, const std::string& base, const std::string& requirements,
+                    std::vector<std::string> flags) {
+  fs::path pkg = dir.path() / "pkg";
+  fs::create_directories(pkg);
+  write_file(pkg / "task.py", "print('x')\n");
+  if (!requirements.empty()) write_file(pkg / "requirements.txt", requirements);
+  std::vector<std::string> argv{trainpack_bin(), "build", "--executor-image-uri=python:3.11",
+                                "--base-source=" + base, "--local-package-path=" + pkg.string(),
+                                "--script=task.py", "--output=oci:" + (dir.path() / "out").string() + ":x",
+                                "--cache-dir=" + (dir.path() / "cache").string()};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  auto r = run_command(argv);
+  return {r.exit_code, r.err, fs::exists(dir.path() / "out")};
+}
+
+// The last "trainpack: error:" line and whether a "hint:" follows.
+void expect_one_line_cause(const Failure& f, const std::string& cause_part) {
+  EXPECT_NE(f.exit_code, 0);
+  EXPECT_FALSE(f.output_written) << "a failed build must not write its output";
+  auto at = f.err.find("trainpack: error: ");
+  ASSERT_NE(at, std::string::npos) << f.err;
+  std::string rest = f.err.substr(at + 18);
+  std::string cause = rest.substr(0, rest.find('\n'));
+  EXPECT_NE(cause.find(cause_part), std::string::npos) << f.err;
+  EXPECT_NE(rest.find("\nhint: "), std::string::npos) << "no hint: " << f.err;
+}
+
+}  // namespace
+
+TEST(PipFailures, EachFailureHasACauseAHintAndWritesNothing) {
+  {
+    // The plain test base: Debian's EXTERNALLY-MANAGED, nothing in the image allows pip to install.
+    TempDir dir("tp-pip-fail");
+    expect_one_line_cause(build_fails(dir, base_oci_ref(), "tp-beta\n", {"--index-url=" + index_url()}),
+                          "externally managed");
+  }
+  struct Case {
+    std::string requirements;
+    std::vector<std::string> flags;
+    std::string cause;
+  };
+  // The other cases on a base whose /etc/pip.conf allows installing (added with umoci: no container engine needed).
+  TempDir base_dir_holder("tp-pip-fail-base");
+  fs::path base = base_dir_holder.path() / "oci";
+  fs::copy(base_oci_dir(), base, fs::copy_options::recursive);
+  fs::create_directories(base_dir_holder.path() / "conf" / "etc");
+  write_file(base_dir_holder.path() / "conf" / "etc" / "pip.conf", "[global]\nbreak-system-packages = true\n");
+  run_ok({"tar", "-cf", (base_dir_holder.path() / "conf.tar").string(), "--numeric-owner", "--owner=0", "--group=0",
+          "-C", (base_dir_holder.path() / "conf").string(), "./etc/pip.conf"});
+  run_ok({"umoci", "raw", "add-layer", "--image", base.string() + ":3.11", (base_dir_holder.path() / "conf.tar").string()});
+  std::vector<Case> cases{
+      {"tp-beta>=5\n", {}, "No matching distribution found for tp-beta>=5"},
+      {"tp-yanked\n", {}, "tp-yanked"},
+      {"tp-native\n", {}, "tp-native"},
+      {"tp-beta==1.0 --hash=sha256:" + std::string(64, '0') + "\n", {}, "tp_beta-1.0-py3-none-any.whl"},
+      {"tp-alpha\n", {"--index-url=http://127.0.0.1:9/simple/"}, "127.0.0.1:9"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.requirements);
+    TempDir dir("tp-pip-fail");
+    std::vector<std::string> flags = c.flags;
+    if (flags.empty()) flags.push_back("--index-url=" + index_url());
+    expect_one_line_cause(build_fails(dir, "oci:" + base.string() + ":3.11", c.requirements, flags), c.cause);
+  }
+}
