@@ -23,6 +23,7 @@
 #include "python/resolver.h"
 #include "python/tags.h"
 #include "python/uninstall.h"
+#include "python/wheel_builder.h"
 #include "python/wheel_installer.h"
 #include "registry/http_client.h"
 #include "support/error.h"
@@ -155,26 +156,32 @@ python::CandidateMetadata candidate_metadata(const std::string& text) {
   return out;
 }
 
-// A wheel given as a file (--extra-packages, a path line): the only candidate of its project.
+// A wheel given by the user (--extra-packages, a path line, or built from the project in setup.py or a local
+// sdist): the only candidate of its project.
 struct LocalWheel {
-  fs::path host_path;      // the file in the build context
-  std::string image_path;  // where COPY put it: "/usr/app/x.whl"
+  fs::path host_path;  // the wheel on the host
   python::WheelFilename filename;
+  json direct_url;     // PEP 610 record pip writes for it ({"archive_info": {}, "url": "file:///usr/app/x.whl"})
 };
+
+// Builds an sdist (downloaded or local) into a pure-Python wheel on the host; `display` names it in errors.
+using SdistBuilder =
+    std::function<fs::path(const fs::path& sdist, const std::string& filename, const std::string& display)>;
 
 // The index (and find-links) as the resolver's candidate source, filtered to what the image can install.
 class IndexCandidates : public python::CandidateSource {
  public:
   IndexCandidates(python::IndexClient& client, const python::TagPriority& tags, python::FormatControl formats,
-                  std::map<std::string, LocalWheel> local)
-      : client_(client), tags_(tags), formats_(std::move(formats)), local_(std::move(local)) {}
+                  std::map<std::string, LocalWheel> local, SdistBuilder build_sdist)
+      : client_(client), tags_(tags), formats_(std::move(formats)), local_(std::move(local)),
+        build_sdist_(std::move(build_sdist)) {}
 
   std::vector<python::CandidateInfo> candidates(const std::string& name) override {
     if (auto it = local_.find(name); it != local_.end()) {
       python::IndexFile f;
       f.filename = it->second.host_path.filename().string();
       f.url = python::file_url_for(it->second.host_path);
-      files_.push_back({f, &it->second, std::nullopt});
+      files_.push_back({f, &it->second, std::nullopt, {}});
       return {python::CandidateInfo{it->second.filename.version, false, "", "", true, files_.size() - 1}};
     }
     struct Ranked {
@@ -199,7 +206,7 @@ class IndexCandidates : public python::CandidateSource {
         r = Ranked{{sf->version, f.is_yanked(), f.yanked.value_or(""), f.requires_python.value_or(""), false, 0},
                    false, 0, std::nullopt};
       }
-      files_.push_back({std::move(f), nullptr, std::nullopt});
+      files_.push_back({std::move(f), nullptr, std::nullopt, {}});
       r.info.handle = files_.size() - 1;
       ranked.push_back(std::move(r));
     }
@@ -218,10 +225,7 @@ class IndexCandidates : public python::CandidateSource {
   python::CandidateMetadata metadata(const std::string& name, const python::CandidateInfo& c) override {
     const File& file = files_.at(c.handle);
     if (file.local) return candidate_metadata(read_wheel_metadata(file.local->host_path, file.index.filename));
-    if (!c.is_wheel)
-      throw Error(name + " " + c.version.str() + " is published only as a source distribution (" +
-                      file.index.filename + "), which trainpack does not build yet",
-                  "publish a wheel for it, or pass a wheel with --extra-packages");
+    if (!c.is_wheel) return candidate_metadata(read_wheel_metadata(wheel_path(c.handle), file.index.filename));
     if (auto text = client_.fetch_metadata(file.index)) return candidate_metadata(*text);
     return candidate_metadata(read_wheel_metadata(wheel_path(c.handle), file.index.filename));
   }
@@ -230,8 +234,14 @@ class IndexCandidates : public python::CandidateSource {
   fs::path wheel_path(std::size_t handle) {
     File& file = files_.at(handle);
     if (file.local) return file.local->host_path;
+    if (!file.built.empty()) return file.built;
     if (!file.blob) file.blob = client_.download(file.index);
-    return blob_path_(*file.blob);
+    if (file.index.filename.ends_with(".whl")) return blob_path_(*file.blob);
+    // An sdist: pip would build it in the image; trainpack builds it on the host when it is pure Python.
+    auto sdist = python::SdistFilename::try_parse(file.index.filename);
+    std::string display = sdist ? sdist->name + " " + sdist->version.str() : file.index.filename;
+    file.built = build_sdist_(blob_path_(*file.blob), file.index.filename, display);
+    return file.built;
   }
   const python::IndexFile& index_file(std::size_t handle) const { return files_.at(handle).index; }
   const LocalWheel* local(std::size_t handle) const { return files_.at(handle).local; }
@@ -255,11 +265,13 @@ class IndexCandidates : public python::CandidateSource {
     python::IndexFile index;
     const LocalWheel* local = nullptr;
     std::optional<layers::StoredBlob> blob;
+    fs::path built;  // the wheel built from an sdist
   };
   python::IndexClient& client_;
   const python::TagPriority& tags_;
   python::FormatControl formats_;
   std::map<std::string, LocalWheel> local_;
+  SdistBuilder build_sdist_;
   std::vector<File> files_;
 };
 
@@ -388,18 +400,15 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
   bool hash_mode = false;
   std::map<std::string, std::set<std::string>> allowed_sha256;  // hash-checking mode: canonical name → hex digests
   std::map<std::string, std::string> hash_origin;               // canonical name → the line that gave them
-  auto add_local_wheel = [&](const std::string& image_rel, const std::string& display, bool upgrade) {
-    std::optional<fs::path> host = host_path_of(image_rel);
-    if (!host) throw Error(display + " is not a file in the image at this step", "check the path");
-    auto wf = python::WheelFilename::try_parse(host->filename().string());
-    if (!wf) throw Error(display + " is not a valid wheel file name", "wheel names are NAME-VERSION-TAGS.whl");
-    LocalWheel lw{*host, "/" + image_rel, *wf};
-    roots.push_back({python::Requirement::parse(wf->name + "==" + wf->version.str()), true, upgrade});
-    local_wheels.emplace(wf->name, std::move(lw));
+  // Files and directories given by path: handled once the index settings are known (builds may need them).
+  struct LocalItem {
+    std::string image_rel;  // "usr/app/dist/x.whl", "usr/app" for the project
+    std::string display;
   };
-  auto refuse_source = [&](const std::string& what) {
-    throw Error(what + " must be built from source, which trainpack does not do yet",
-                "build a wheel (python3 -m build --wheel) and pass it with --extra-packages");
+  std::vector<LocalItem> local_items;
+  auto refuse_url = [&](const std::string& what) {
+    throw Error(what + ": direct URL requirements are not supported", "download the file and pass it with "
+                "--extra-packages, or publish it to the index");
   };
 
   if (kind == "requirements-file") {
@@ -431,7 +440,7 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
           st.log("ignoring " + line.requirement->str() + ": markers don't match this image's Python");
           continue;
         }
-        if (!line.requirement->url.empty()) refuse_source(display);
+        if (!line.requirement->url.empty()) refuse_url(display);
         roots.push_back({*line.requirement, true, false});
         std::string n = python::canonicalize_name(line.requirement->name);
         for (const auto& [algorithm, hex] : line.hashes) {
@@ -441,22 +450,20 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
           allowed_sha256[n].insert(hex);
           hash_origin[n] = line.file + ":" + std::to_string(line.line_number);
         }
-      } else if (line.location.ends_with(".whl") && line.kind == python::RequirementLine::Kind::path) {
-        add_local_wheel(image_relative(line.location, cwd), display, false);
+      } else if (line.kind == python::RequirementLine::Kind::path) {
+        local_items.push_back({image_relative(line.location, cwd), display});
       } else {
-        refuse_source(display);
+        refuse_url(display);
       }
     }
   } else if (kind == "archive") {
-    std::string rel = image_relative(value, cwd);
-    if (!value.ends_with(".whl")) refuse_source("--extra-packages " + value);
-    add_local_wheel(rel, "--extra-packages " + value, false);
+    local_items.push_back({image_relative(value, cwd), "--extra-packages " + value});
   } else if (kind == "requirement") {
     python::Requirement r = python::Requirement::parse(value);
-    if (!r.url.empty()) refuse_source("--requirements " + value);
+    if (!r.url.empty()) refuse_url("--requirements " + value);
     roots.push_back({r, true, true});
   } else if (kind == "project") {
-    refuse_source("the project in setup.py");
+    local_items.push_back({image_relative(value, cwd), "the project in setup.py"});
   } else {
     throw Error("internal: unknown pip step kind " + kind);
   }
@@ -475,12 +482,113 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
     ho.max_attempts = 3;
     st.http = std::make_unique<registry::HttpClient>(ho);
   }
+
+  // --- Local wheels, sdists and project directories -------------------------------------------------------------
+  if (!st.host_python_checked) {
+    st.host_python_checked = true;
+    st.host_python = python::find_host_python(facts.python_version, facts.python_full_version);
+  }
+  auto need_host_python = [&](const std::string& what) -> const python::HostPython& {
+    if (!st.host_python)
+      throw Error("building " + what + " needs python" + facts.python_version + " (the image's Python) on this host",
+                  "install python" + facts.python_version + " with pip and setuptools here, or publish a wheel");
+    return *st.host_python;
+  };
+  auto build_request = [&](const fs::path& source, const std::string& display, const fs::path& out) {
+    python::WheelBuildRequest b;
+    b.python = need_host_python(display);
+    b.source = source;
+    b.display = display;
+    b.index_urls = pip.no_index || file_options.no_index ? std::vector<std::string>{} : io.index_urls;
+    b.find_links = io.find_links;
+    b.out_dir = out;
+    return b;
+  };
+  // An sdist: refused before building when it carries native sources; built wheels are cached by the sdist's
+  // sha256 and the host Python's version.
+  SdistBuilder build_sdist = [&](const fs::path& file, const std::string& filename, const std::string& display) {
+    std::vector<std::string> native = python::native_sources_in_sdist(file);
+    if (!native.empty())
+      throw Error(display + " has native code (" + native.front() +
+                      (native.size() > 1 ? " and " + std::to_string(native.size() - 1) + " more" : "") +
+                      ") and no wheel for this image",
+                  "publish a wheel built for the image's platform (manylinux) to the index, or pass one with "
+                  "--extra-packages");
+    const python::HostPython& py = need_host_python(display);
+    std::string key = layers::sha256_of(layers::sha256_of_file(file).hex() + " " + py.path + " " + py.version).hex();
+    fs::path cached = st.cache_dir / "built-wheels" / key;
+    std::error_code ec;
+    if (fs::is_directory(cached, ec))
+      for (const auto& e : fs::directory_iterator(cached))
+        if (e.path().extension() == ".whl") return e.path();
+    fs::path stage = make_temp_dir(st.work.path(), "sdist-");
+    fs::path named = stage / filename;
+    fs::copy_file(file, named);
+    st.log("building " + display + " into a wheel with " + py.path);
+    fs::path wheel = python::build_wheel(build_request(named, display, stage / "out"));
+    fs::create_directories(cached.parent_path());
+    fs::rename(stage / "out", cached, ec);  // another build may have won the race: then use its result
+    for (const auto& e : fs::directory_iterator(cached))
+      if (e.path().extension() == ".whl") return e.path();
+    return wheel;
+  };
+  std::vector<FileEntry> build_artifacts;  // what an in-tree build leaves in /usr/app
+  for (const LocalItem& item : local_items) {
+    fs::path wheel;
+    json direct_url;
+    const std::string url = "file:///" + item.image_rel;
+    if (kind == "project") {
+      // pip builds the project in place, in /usr/app, where gcloud has copied only setup.py (and what COPY put
+      // there before): reproduce that tree on the host, build, and keep what the build leaves next to it.
+      fs::path tree = make_temp_dir(st.work.path(), "project-");
+      std::set<std::string> original;
+      const std::string prefix = item.image_rel + "/";
+      for (const auto& [path, entry] : own_files) {
+        if (!path.starts_with(prefix)) continue;
+        std::string rel = path.substr(prefix.size());
+        original.insert(rel);
+        if (entry->type == FileEntry::Type::kDirectory) fs::create_directories(tree / rel);
+        else if (entry->type == FileEntry::Type::kRegular) {
+          fs::create_directories((tree / rel).parent_path());
+          layers::EntryContentReader().copy_to(*entry, tree / rel);
+        }
+      }
+      st.log("building " + item.display + " into a wheel with " + need_host_python(item.display).path);
+      wheel = python::build_wheel(build_request(tree, item.display, make_temp_dir(st.work.path(), "wheel-")));
+      for (auto it = fs::recursive_directory_iterator(tree); it != fs::recursive_directory_iterator(); ++it) {
+        std::string rel = fs::relative(it->path(), tree).string();
+        if (original.count(rel)) continue;
+        std::string image = item.image_rel + "/" + rel;
+        if (it->is_directory() && !it->is_symlink()) {
+          build_artifacts.push_back(FileEntry::directory(image, 0755));
+        } else if (it->is_regular_file() && !it->is_symlink()) {
+          bool exec = (fs::status(it->path()).permissions() & fs::perms::owner_exec) != fs::perms::none;
+          build_artifacts.push_back(FileEntry::inline_file(image, read_file(it->path(), 1u << 30), exec ? 0755 : 0644));
+        }
+      }
+      direct_url = json{{"dir_info", json::object()}, {"url", url}};
+    } else {
+      std::optional<fs::path> host = host_path_of(item.image_rel);
+      if (!host) throw Error(item.display + " is not a file in the image at this step", "check the path");
+      std::string filename = host->filename().string();
+      if (filename.ends_with(".whl")) wheel = *host;
+      else if (python::is_archive_filename(filename)) wheel = build_sdist(*host, filename, item.display);
+      else throw Error(item.display + " is neither a wheel nor an sdist archive", "pass a .whl, .tar.gz or .zip");
+      direct_url = json{{"archive_info", json::object()}, {"url", url}};
+    }
+    auto wf = python::WheelFilename::try_parse(wheel.filename().string());
+    if (!wf) throw Error(item.display + ": " + wheel.filename().string() + " is not a valid wheel file name",
+                         "wheel names are NAME-VERSION-TAGS.whl");
+    roots.push_back({python::Requirement::parse(wf->name + "==" + wf->version.str()), true, false});
+    local_wheels.emplace(wf->name, LocalWheel{wheel, *wf, direct_url});
+  }
+
   python::IndexClient client(*st.http, st.store, io);
   python::FormatControl formats = file_options.format_control;
   for (const auto& n : pip.only_binary) formats.add_only_binary(n);
   for (const auto& n : pip.no_binary) formats.add_no_binary(n);
   python::TagPriority tags = tags_for(facts);
-  IndexCandidates source(client, tags, formats, local_wheels);
+  IndexCandidates source(client, tags, formats, local_wheels, build_sdist);
   source.blob_path_ = [&](const layers::StoredBlob& b) { return st.store.path_of(b.digest); };
 
   // --- Resolve ---------------------------------------------------------------------------------------------------
@@ -556,10 +664,6 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
   std::set<std::string> removed_dirs;
   std::set<std::string> removed_files;
 
-  if (!st.host_python_checked) {
-    st.host_python_checked = true;
-    st.host_python = python::find_host_python(facts.python_version);
-  }
   const bool compile = pip.compile && !st.options.no_compile;
   if (compile && !st.host_python)
     st.log("no python" + facts.python_version + " on this host: installing without .pyc (pip in the image would "
@@ -601,7 +705,7 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
     if (!facts.pip_version.empty()) req.pip_version = python::Version::parse(facts.pip_version);
     req.python_version = facts.python_version;
     req.requested = d.user_requested;
-    if (local) req.direct_url = json{{"archive_info", json::object()}, {"url", "file://" + local->image_path}};
+    if (local) req.direct_url = local->direct_url;
     python::InstalledWheel installed = python::install_wheel(req);
     for (const auto& w : installed.warnings) st.log(filename + ": " + w);
 
@@ -672,6 +776,18 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
       entries.push_back(FileEntry::directory(dir, 0755));  // pip's os.makedirs under RUN's umask 022
   }
   for (auto& [p, e] : out) entries.push_back(std::move(e));
+  // The in-tree build's leftovers in /usr/app, with their parents (which an earlier COPY may have made).
+  std::set<std::string> artifact_paths;
+  for (const FileEntry& e : build_artifacts) artifact_paths.insert(e.path);
+  for (FileEntry& e : build_artifacts) {
+    for (std::string d = std::string(path_dir(e.path)); !d.empty(); d = std::string(path_dir(d))) {
+      if (all_dirs.count(d) || artifact_paths.count(d)) continue;
+      const PathInfo* info = merged.find(d);
+      entries.push_back(info ? FileEntry::directory(d, info->mode, info->uid, info->gid) : FileEntry::directory(d, 0755));
+      all_dirs.insert(d);
+    }
+    if (!all_dirs.count(e.path)) entries.push_back(std::move(e));
+  }
   return entries;
 }
 

@@ -1,5 +1,9 @@
 #include "python/bytecode.h"
 
+#include <unistd.h>
+
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "support/error.h"
@@ -33,18 +37,29 @@ json.dump(done, sys.stdout)
 
 }  // namespace
 
-std::optional<HostPython> find_host_python(std::string_view major_minor) {
-  std::string exe = find_program("python" + std::string(major_minor));
-  if (exe.empty()) return std::nullopt;
-  ProcessResult r = run_process(
-      {exe, "-I", "-c", "import platform, sys; print(sys.implementation.name, '%d.%d' % sys.version_info[:2], platform.python_version())"},
-      "", 30s);
-  if (r.exit_code != 0) return std::nullopt;
-  std::string expected = "cpython " + std::string(major_minor) + " ";
-  if (!r.out.starts_with(expected)) return std::nullopt;
-  std::string version = r.out.substr(expected.size());
-  while (!version.empty() && (version.back() == '\n' || version.back() == '\r')) version.pop_back();
-  return HostPython{exe, version};
+std::optional<HostPython> find_host_python(std::string_view major_minor, std::string_view preferred_version) {
+  const std::string name = "python" + std::string(major_minor);
+  std::vector<std::string> candidates{find_program(name), "/usr/bin/" + name, "/usr/local/bin/" + name};
+  std::optional<HostPython> first;
+  std::set<std::string> seen;
+  for (const std::string& exe : candidates) {
+    std::error_code ec;
+    if (exe.empty() || ::access(exe.c_str(), X_OK) != 0) continue;
+    std::string real = fs::canonical(exe, ec).string();
+    if (ec || !seen.insert(real).second) continue;
+    ProcessResult r = run_process(
+        {exe, "-I", "-c", "import platform, sys; print(sys.implementation.name, '%d.%d' % sys.version_info[:2], platform.python_version())"},
+        "", 30s);
+    if (r.exit_code != 0) continue;
+    std::string expected = "cpython " + std::string(major_minor) + " ";
+    if (!r.out.starts_with(expected)) continue;
+    std::string version = r.out.substr(expected.size());
+    while (!version.empty() && (version.back() == '\n' || version.back() == '\r')) version.pop_back();
+    HostPython found{exe, version};
+    if (preferred_version.empty() || version == preferred_version) return found;
+    if (!first) first = found;
+  }
+  return first;
 }
 
 std::vector<Bytecode> compile_bytecode(const HostPython& python, const std::vector<BytecodeSource>& sources,

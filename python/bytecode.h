@@ -20,8 +20,10 @@ struct HostPython {
   std::string version;  // "3.11.2"
 };
 
-// A host CPython whose X.Y is `major_minor` ("3.11"): python3.X on PATH, checked by asking it. nullopt when none.
-std::optional<HostPython> find_host_python(std::string_view major_minor);
+// A host CPython whose X.Y is `major_minor` ("3.11"): python3.X on PATH, /usr/bin or /usr/local/bin, checked by
+// asking it; the one whose full version is `preferred_version` (the image's) when there is one, else the first.
+// nullopt when none.
+std::optional<HostPython> find_host_python(std::string_view major_minor, std::string_view preferred_version = {});
 
 struct BytecodeSource {
   std::string image_path;  // the .py in the image, relative to "/": "usr/lib/python3/dist-packages/pkg/m.py"

@@ -87,6 +87,28 @@ TEST(PipEquivalence, DebianSystemPythonWithPipConfigNamingTheIndex) {
                     {}, base, EquivalenceOptions{"host", {}});
 }
 
+// gcloud's setup.py step: `pip install .` in /usr/app, where only setup.py has been copied, builds the project in
+// place (leaving build/ and *.egg-info there) and installs it with its install_requires, one of which is published
+// only as a pure-Python sdist (built on the host, as pip builds it in the image). Then requirements.txt.
+TEST(PipEquivalence, SetupPyWithInstallRequiresAndAnSdistDependency) {
+  TempDir dir("tp-pip-equiv");
+  const std::string tag = "trainpack-test/debian-pip:1";
+  std::string base = derived_base(dir.path(), tag,
+                                  "FROM " + std::string(kBaseArchiveRef) + "\n"
+                                  "RUN printf '[global]\\nbreak-system-packages = true\\nindex-url = " + index_url() +
+                                      "\\n' > /etc/pip.conf\n"
+                                  "RUN pip install --no-cache-dir tp-delta==1.0\n");
+  fs::path pkg = trainer_package(dir.path(), "tp-ns-one\n");
+  write_file(pkg / "setup.py",
+             "from setuptools import find_packages, setup\n"
+             "setup(name='trainer-pkg', version='0.1', packages=find_packages(),\n"
+             "      install_requires=['tp-gamma', 'tp-pure-sdist'])\n");
+  write_file(pkg / "trainer" / "__init__.py", "");
+  expect_same_image(dir.path(),
+                    {"--executor-image-uri=" + tag, "--local-package-path=" + pkg.string(), "--script=trainer/task.py"},
+                    {}, base, EquivalenceOptions{"host", {}});
+}
+
 // A venv at /opt/venv first on PATH, its pip pointed at the index by ENV PIP_INDEX_URL, tp-beta 0.9 and tp-delta 1.0
 // preinstalled by that pip. Covers: the venv scheme and shebangs, a preinstalled package kept (tp-delta), a
 // preinstalled package upgraded by a --requirements item (tp-beta 0.9 → 1.0: its files removed by whiteouts).
@@ -170,7 +192,8 @@ TEST(PipFailures, EachFailureHasACauseAHintAndWritesNothing) {
   std::vector<Case> cases{
       {"tp-beta>=5\n", {}, "No matching distribution found for tp-beta>=5"},
       {"tp-yanked\n", {}, "tp-yanked"},
-      {"tp-native\n", {}, "tp-native"},
+      {"tp-native\n", {}, "tp-native 1.0 has native code"},
+      {"tp-winonly\n", {}, "No matching distribution found for tp-winonly"},
       {"tp-beta==1.0 --hash=sha256:" + std::string(64, '0') + "\n", {}, "tp_beta-1.0-py3-none-any.whl"},
       {"tp-alpha\n", {"--index-url=http://127.0.0.1:9/simple/"}, "127.0.0.1:9"},
   };

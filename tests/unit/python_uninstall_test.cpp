@@ -33,7 +33,7 @@ TEST(Uninstall, WholeDirectoriesWhenEveryFileGoesSingleFilesOtherwise) {
   const std::string s = "usr/local/lib/python3.11/dist-packages/";
   Tree t{{s + "foo/__init__.py", s + "foo/__pycache__/__init__.cpython-311.pyc", s + "foo-1.0.dist-info/METADATA",
           s + "foo-1.0.dist-info/RECORD", s + "foo-1.0.dist-info/INSTALLER", s + "shared/a.py", s + "shared/other.py",
-          s + "other/keep.py", "usr/local/bin/foo"}};
+          s + "other/keep.py", "usr/local/bin/foo", "usr/local/bin/other"}};
   std::string record =
       "foo/__init__.py,sha256=x,1\r\n"
       "foo/__pycache__/__init__.cpython-311.pyc,,\r\n"
@@ -46,6 +46,7 @@ TEST(Uninstall, WholeDirectoriesWhenEveryFileGoesSingleFilesOtherwise) {
   auto got = uninstall_paths(record, site, [&](const std::string& d) { return t.under(d); },
                              [&](const std::string& p) { return t.exists(p); });
   EXPECT_EQ(got.directories, (std::vector<std::string>{s + "foo", s + "foo-1.0.dist-info"}));
-  // shared/ keeps other.py, so only a.py goes; the escaping path is clamped to the root and absent, so ignored.
-  EXPECT_EQ(got.files, (std::vector<std::string>{s + "shared/a.py", "usr/local/bin/foo"}));
+  // shared/ keeps other.py and bin/ keeps other, so a.py and bin/foo go alone (pip would take a directory left
+  // empty with it); the escaping path is clamped to the root and absent, so ignored.
+  EXPECT_EQ(got.files, (std::vector<std::string>{"usr/local/bin/foo", s + "shared/a.py"}));
 }

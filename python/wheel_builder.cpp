@@ -1,0 +1,120 @@
+#include "python/wheel_builder.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <unistd.h>
+
+#include <memory>
+
+#include "python/filenames.h"
+#include "support/error.h"
+#include "support/process.h"
+
+namespace trainpack::python {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The last `n` non-empty lines of a build's output: where the reason usually is.
+std::string last_lines(const std::string& text, std::size_t n) {
+  std::vector<std::string> lines;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    std::string line = text.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+    pos = eol == std::string::npos ? text.size() : eol + 1;
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+  }
+  std::string out;
+  for (std::size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) out += "\n    " + lines[i];
+  return out;
+}
+
+bool is_native_source(std::string_view path) {
+  for (std::string_view ext : {".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".pyx", ".pxd", ".f", ".f90", ".rs"})
+    if (path.ends_with(ext)) return true;
+  return path.ends_with("/Cargo.toml") || path == "Cargo.toml";
+}
+
+}  // namespace
+
+bool is_pure_wheel_filename(std::string_view filename) {
+  auto wf = WheelFilename::try_parse(filename);
+  if (!wf || wf->tags.empty()) return false;
+  for (const Tag& t : wf->tags)
+    if (t.abi != "none" || t.platform != "any") return false;
+  return true;
+}
+
+std::vector<std::string> native_sources_in_sdist(const fs::path& archive) {
+  std::unique_ptr<struct archive, decltype(&archive_read_free)> a(archive_read_new(), &archive_read_free);
+  archive_read_support_filter_all(a.get());
+  archive_read_support_format_tar(a.get());
+  archive_read_support_format_zip(a.get());
+  if (archive_read_open_filename(a.get(), archive.c_str(), 1 << 16) != ARCHIVE_OK)
+    throw Error("cannot read " + archive.filename().string() + ": " + archive_error_string(a.get()));
+  std::vector<std::string> out;
+  struct archive_entry* e;
+  int r;
+  while ((r = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK) {
+    const char* p = archive_entry_pathname(e);
+    if (!p) continue;
+    std::string path(p);
+    auto slash = path.find('/');
+    std::string rel = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (archive_entry_filetype(e) == AE_IFREG && is_native_source(rel)) out.push_back(rel);
+    archive_read_data_skip(a.get());
+  }
+  if (r != ARCHIVE_EOF)
+    throw Error("cannot read " + archive.filename().string() + ": " + archive_error_string(a.get()),
+                "the sdist is corrupt; download it again");
+  return out;
+}
+
+fs::path build_wheel(const WheelBuildRequest& req) {
+  fs::create_directories(req.out_dir);
+  std::vector<std::string> argv{req.python.path, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir",
+                                "--disable-pip-version-check", "--no-input", "--progress-bar", "off",
+                                "--wheel-dir", req.out_dir.string()};
+  if (req.index_urls.empty()) {
+    argv.push_back("--no-index");
+  } else {
+    argv.insert(argv.end(), {"--index-url", req.index_urls.front()});
+    for (std::size_t i = 1; i < req.index_urls.size(); ++i) argv.insert(argv.end(), {"--extra-index-url", req.index_urls[i]});
+  }
+  for (const auto& f : req.find_links) argv.insert(argv.end(), {"--find-links", f});
+  argv.push_back(req.source.string());
+
+  ProcessOptions options;
+  options.cwd = fs::is_directory(req.source) ? req.source : req.out_dir;
+  // The host's pip configuration and user site must not change what is built; the rest of the environment (PATH,
+  // proxies, certificates) is the user's.
+  for (char** e = environ; *e; ++e) {
+    std::string kv(*e);
+    if (kv.starts_with("PIP_") || kv.starts_with("PYTHON")) continue;
+    options.env.push_back(kv);
+  }
+  options.env.push_back("PIP_CONFIG_FILE=/dev/null");
+  options.env.push_back("PYTHONNOUSERSITE=1");
+  options.env.push_back("SOURCE_DATE_EPOCH=315532800");
+  ProcessResult r = run_process(argv, "", req.timeout, options);
+  if (r.timed_out) throw Error("building " + req.display + " into a wheel took longer than " +
+                               std::to_string(req.timeout.count()) + " s", "publish a wheel for it instead");
+  if (r.exit_code != 0)
+    throw Error("building " + req.display + " into a wheel with " + req.python.path + " failed",
+                "its build said:" + last_lines(r.err + r.out, 6) +
+                    "\ncheck that it builds with `pip wheel`, or publish a wheel for it");
+  std::vector<fs::path> wheels;
+  for (const auto& entry : fs::directory_iterator(req.out_dir))
+    if (entry.path().extension() == ".whl") wheels.push_back(entry.path());
+  if (wheels.size() != 1)
+    throw Error("building " + req.display + " left " + std::to_string(wheels.size()) + " wheels instead of one");
+  if (!is_pure_wheel_filename(wheels.front().filename().string()))
+    throw Error(req.display + " has native code (built here as " + wheels.front().filename().string() +
+                    "), and a wheel compiled on this host would not match the image",
+                "publish a wheel built for the image's platform (manylinux) to the index, or pass one with "
+                "--extra-packages");
+  return wheels.front();
+}
+
+}  // namespace trainpack::python
