@@ -74,6 +74,7 @@ struct BuildFlags {
   std::vector<std::string> extra_index_urls;
   std::vector<std::string> find_links;
   bool no_compile = false;
+  bool break_system_packages = false;
 };
 
 // The pip steps' flags, shared by build and local-run.
@@ -82,6 +83,8 @@ void add_python_flags(CLI::App& cmd, BuildFlags& bf) {
   cmd.add_option("--extra-index-url", bf.extra_index_urls, "More package indexes (replace the image's); repeatable");
   cmd.add_option("--find-links", bf.find_links, "A directory or page of distribution files; repeatable");
   cmd.add_flag("--no-compile", bf.no_compile, "Install Python packages without .pyc files");
+  cmd.add_flag("--break-system-packages", bf.break_system_packages,
+               "Install into an externally managed Python (PEP 668), as pip's flag of that name");
 }
 
 void run_dockerfile(const LocalRunFlags& flags) {
@@ -115,6 +118,7 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
     req.python.find_links.push_back(fs::exists(f, ec) ? fs::absolute(f).string() : f);
   }
   req.python.no_compile = bf.no_compile;
+  req.python.break_system_packages = bf.break_system_packages;
   req.python.jobs = bf.jobs;
   return req;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "layers/digest.h"
@@ -25,6 +26,7 @@
 #include "python/uninstall.h"
 #include "python/wheel_builder.h"
 #include "python/wheel_installer.h"
+#include "registry/google_credentials.h"
 #include "registry/http_client.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -311,6 +313,8 @@ struct PythonInstaller::State {
 
   std::unique_ptr<layers::ScannedImage> scanned;
   std::unique_ptr<registry::HttpClient> http;
+  std::unique_ptr<registry::GoogleCredentials> google;
+  std::mutex google_mutex;
   std::optional<python::HostPython> host_python;
   bool host_python_checked = false;
   std::map<std::string, BuildInstalled> installed_here;  // canonical name → dist this build installed
@@ -363,11 +367,11 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
     throw Error("the image's pip configuration installs elsewhere (--target, --prefix, --root or --user), which "
                 "trainpack does not reproduce",
                 "remove that setting from the base image's pip config or environment");
-  if (!facts.externally_managed.empty() && !pip.break_system_packages)
+  if (!facts.externally_managed.empty() && !pip.break_system_packages && !st.options.break_system_packages)
     throw Error("the base image's Python is externally managed (" + facts.externally_managed +
                     "): pip in the image would refuse to install " + step.args.at(0),
-                "use a base with a virtual environment, or allow it in the image: PIP_BREAK_SYSTEM_PACKAGES=1 or "
-                "break-system-packages = true in /etc/pip.conf");
+                "use a base with a virtual environment, allow it in the image (PIP_BREAK_SYSTEM_PACKAGES=1 or "
+                "break-system-packages = true in /etc/pip.conf), or pass --break-system-packages");
 
   // The filesystem pip sees: the base with this build's layers on top.
   layers::RootfsIndex merged = st.filesystem().index();
@@ -583,6 +587,19 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
     local_wheels.emplace(wf->name, LocalWheel{wheel, *wf, direct_url});
   }
 
+  // Artifact Registry Python repositories: the same Google credentials as the registry, found only when asked.
+  io.access_token = [&st](const std::string& host) -> std::string {
+    std::lock_guard<std::mutex> lock(st.google_mutex);
+    if (!st.google) {
+      registry::GoogleAdcOptions go;
+      go.http = [&st](const registry::HttpRequest& r) { return st.http->send(r); };
+      st.google = registry::GoogleCredentials::find_default(std::move(go));
+      if (!st.google)
+        throw Error("no Google credentials for the Python repository " + host,
+                    "set GOOGLE_APPLICATION_CREDENTIALS, run on Cloud Build/GCE, or put the token in ~/.netrc");
+    }
+    return st.google->token().token;
+  };
   python::IndexClient client(*st.http, st.store, io);
   python::FormatControl formats = file_options.format_control;
   for (const auto& n : pip.only_binary) formats.add_only_binary(n);

@@ -27,6 +27,7 @@ struct PythonOptions {
   std::vector<std::string> extra_index_urls;  // --extra-index-url: replaces the image's extra indexes when given
   std::vector<std::string> find_links;        // --find-links: replaces the image's find-links when given
   bool no_compile = false;                    // --no-compile: no .pyc, whatever the image's pip says
+  bool break_system_packages = false;         // install into an EXTERNALLY-MANAGED Python anyway
   int jobs = 4;                               // parallel downloads
 };
 

@@ -109,19 +109,20 @@ TEST(PipEquivalence, SetupPyWithInstallRequiresAndAnSdistDependency) {
                     {}, base, EquivalenceOptions{"host", {}});
 }
 
-// A venv at /opt/venv first on PATH, its pip pointed at the index by ENV PIP_INDEX_URL, tp-beta 0.9 and tp-delta 1.0
-// preinstalled by that pip. Covers: the venv scheme and shebangs, a preinstalled package kept (tp-delta), a
-// preinstalled package upgraded by a --requirements item (tp-beta 0.9 → 1.0: its files removed by whiteouts).
-TEST(PipEquivalence, VenvPythonWithAPreinstalledPackageUpgraded) {
+// A venv at /opt/venv first on PATH, its pip pointed at the index by ENV PIP_INDEX_URL, tp-beta 0.9 preinstalled
+// by that pip. Covers: the venv scheme and shebangs, a preinstalled package kept (requirements.txt's unpinned
+// tp-beta), then upgraded by a --requirements item (tp-beta 0.9 → 1.0: its files removed by whiteouts), a yanked
+// release skipped (tp-gamma[fast] → tp-delta 1.0, as 1.1 is yanked).
+TEST(PipEquivalence, VenvPythonWithAPreinstalledPackageKeptThenUpgraded) {
   TempDir dir("tp-pip-equiv");
   const std::string tag = "trainpack-test/venv-pip:1";
   std::string base = derived_base(dir.path(), tag,
                                   "FROM " + std::string(kBaseArchiveRef) + "\n"
                                   "ENV PIP_INDEX_URL=" + index_url() + "\n"
                                   "RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install --no-cache-dir "
-                                  "tp-beta==0.9 tp-delta==1.0\n"
+                                  "tp-beta==0.9\n"
                                   "ENV PATH=/opt/venv/bin:$PATH VIRTUAL_ENV=/opt/venv\n");
-  fs::path pkg = trainer_package(dir.path(), "tp-tool\ntp-gamma[fast]\n");
+  fs::path pkg = trainer_package(dir.path(), "tp-tool\ntp-gamma[fast]\ntp-beta\n");
   expect_same_image(dir.path(),
                     {"--executor-image-uri=" + tag, "--local-package-path=" + pkg.string(), "--script=trainer/task.py",
                      "--requirements=tp-beta==1.0"},
@@ -174,6 +175,11 @@ TEST(PipFailures, EachFailureHasACauseAHintAndWritesNothing) {
     TempDir dir("tp-pip-fail");
     expect_one_line_cause(build_fails(dir, base_oci_ref(), "tp-beta\n", {"--index-url=" + index_url()}),
                           "externally managed");
+    // pip's own escape hatch, as a flag: then the same build succeeds.
+    TempDir ok_dir("tp-pip-fail");
+    Failure ok = build_fails(ok_dir, base_oci_ref(), "tp-beta\n", {"--index-url=" + index_url(), "--break-system-packages"});
+    EXPECT_EQ(ok.exit_code, 0) << ok.err;
+    EXPECT_TRUE(ok.output_written);
   }
   struct Case {
     std::string requirements;
@@ -191,6 +197,7 @@ TEST(PipFailures, EachFailureHasACauseAHintAndWritesNothing) {
   run_ok({"umoci", "raw", "add-layer", "--image", base.string() + ":3.11", (base_dir_holder.path() / "conf.tar").string()});
   std::vector<Case> cases{
       {"tp-beta>=5\n", {}, "No matching distribution found for tp-beta>=5"},
+      {"tp-beta==1.0\ntp-beta==0.9\n", {}, "conflicting dependencies"},
       {"tp-yanked\n", {}, "tp-yanked"},
       {"tp-native\n", {}, "tp-native 1.0 has native code"},
       {"tp-winonly\n", {}, "No matching distribution found for tp-winonly"},
