@@ -79,18 +79,7 @@ std::vector<std::string> config_env(const json& config) {
 
 // "/usr/app/./x" or "x" (relative to /usr/app) → "usr/app/x".
 std::string image_relative(std::string_view path, std::string_view cwd) {
-  std::string joined = path.starts_with('/') ? std::string(path) : std::string(cwd) + "/" + std::string(path);
-  std::vector<std::string> parts;
-  for (std::string_view c : path_components(joined)) {
-    if (c == "..") {
-      if (!parts.empty()) parts.pop_back();
-    } else if (c != "." && !c.empty()) {
-      parts.emplace_back(c);
-    }
-  }
-  std::string out;
-  for (const auto& p : parts) out = join_path(out, p);
-  return out;
+  return normalize_path(path.starts_with('/') ? std::string(path) : std::string(cwd) + "/" + std::string(path));
 }
 
 int parse_int(std::string_view s) {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "python/names.h"
+#include "python/requirements_file.h"
 #include "python/text.h"
 #include "python/version.h"
 #include "support/error.h"
@@ -619,39 +620,7 @@ std::string normalize_option(std::string_view name) {
   return n;
 }
 
-// FormatControl.handle_mutual_excludes.
-void format_control(std::string_view value, std::set<std::string>& target, std::set<std::string>& other,
-                    std::string_view option) {
-  if (value.starts_with("-")) throw Error("pip configuration: --" + std::string(option) + " requires 1 argument");
-  std::vector<std::string> items;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= value.size(); ++i)
-    if (i == value.size() || value[i] == ',') {
-      items.emplace_back(value.substr(start, i - start));
-      start = i + 1;
-    }
-  std::size_t from = 0;
-  while (true) {
-    auto all = std::find(items.begin() + from, items.end(), ":all:");
-    if (all == items.end()) break;
-    other.clear();
-    target.clear();
-    target.insert(":all:");
-    from = (all - items.begin()) + 1;
-    if (std::find(items.begin() + from, items.end(), ":none:") == items.end()) return;
-  }
-  for (std::size_t i = from; i < items.size(); ++i) {
-    if (items[i] == ":none:") {
-      target.clear();
-      continue;
-    }
-    std::string name = canonicalize_name(items[i]);
-    other.erase(name);
-    target.insert(name);
-  }
-}
-
-void apply_pip_option(PipConfig& c, std::set<std::string>& only, std::set<std::string>& no, const std::string& key,
+void apply_pip_option(PipConfig& c, FormatControl& formats, const std::string& key,
                       const std::string& value) {
   const OptSpec* spec = nullptr;
   for (const auto& o : kPipOptions)
@@ -692,8 +661,12 @@ void apply_pip_option(PipConfig& c, std::set<std::string>& only, std::set<std::s
       else if (key == "trusted-host") c.trusted_hosts = parts;
       break;
     }
-    case OptAction::kOnlyBinary: format_control(value, only, no, key); break;
-    case OptAction::kNoBinary: format_control(value, no, only, key); break;
+    case OptAction::kOnlyBinary:
+    case OptAction::kNoBinary:
+      if (value.starts_with("-")) throw Error("pip configuration: --" + key + " requires 1 argument");
+      if (spec->action == OptAction::kOnlyBinary) formats.add_only_binary(value);
+      else formats.add_no_binary(value);
+      break;
   }
 }
 
@@ -782,16 +755,16 @@ PipConfig read_pip_config(const ImageFilesystem& fs, const std::vector<std::pair
     if (name == "version" || name == "help") continue;
     set(":env:." + normalize_option(name), v);
   }
-  std::set<std::string> only, no;
+  FormatControl formats;
   for (std::string_view section : {"global", "install", ":env:"}) {
     for (const auto& [sk, v] : merged) {
       std::size_t dot = sk.find('.');
       if (sk.substr(0, dot) != section || v.empty()) continue;
-      apply_pip_option(c, only, no, sk.substr(dot + 1), v);
+      apply_pip_option(c, formats, sk.substr(dot + 1), v);
     }
   }
-  c.only_binary.assign(only.begin(), only.end());
-  c.no_binary.assign(no.begin(), no.end());
+  c.only_binary.assign(formats.only_binary.begin(), formats.only_binary.end());
+  c.no_binary.assign(formats.no_binary.begin(), formats.no_binary.end());
   return c;
 }
 

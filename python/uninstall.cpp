@@ -8,21 +8,6 @@
 namespace trainpack::python {
 namespace {
 
-// os.path.normpath of an absolute path, returned relative to "/" ("" for the root).
-std::string normalize(std::string_view absolute) {
-  std::vector<std::string> parts;
-  for (std::string_view part : path_components(absolute)) {
-    if (part == "..") {
-      if (!parts.empty()) parts.pop_back();
-    } else if (part != "." && !part.empty()) {
-      parts.emplace_back(part);
-    }
-  }
-  std::string out;
-  for (const auto& p : parts) out = join_path(out, p);
-  return out;
-}
-
 std::string parent_of(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? std::string() : path.substr(0, slash);
@@ -69,7 +54,7 @@ UninstallPaths uninstall_paths(std::string_view record, std::string_view site_di
   std::set<std::string> paths;
   for (const std::string& entry : record_paths(record)) {
     std::string joined = entry.starts_with('/') ? entry : std::string(site_dir) + "/" + entry;
-    std::string path = normalize(joined);
+    std::string path = normalize_path(joined);
     if (path.empty()) continue;
     paths.insert(path);
     if (path.ends_with(".py")) {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "layers/digest.h"
+#include "python/metadata.h"
 #include "python/names.h"
 #include "python/text.h"
 #include "registry/auth_encoding.h"
@@ -226,30 +227,19 @@ bool contains_key(const std::vector<std::pair<std::string, std::string>>& v, std
   return std::any_of(v.begin(), v.end(), [&](const auto& kv) { return kv.first == key; });
 }
 
-// importlib.metadata's entry_points.txt reader (pip 23+ on Python 3.11 uses that backend): stripped lines,
-// '#' comments, "[group]" headers, "name = value" split at the first '='; keys are case-sensitive.
-EntryPoints parse_entry_points(std::string_view text, const std::string& wheel) {
+// console_scripts and gui_scripts from entry_points.txt (python/metadata.h reads it as importlib.metadata does);
+// a name given twice keeps its first place and its last value, as pip's dict does.
+EntryPoints read_entry_points(std::string_view text, const std::string& wheel) {
   EntryPoints eps;
-  std::string group;
-  bool in_group = false;
-  for (std::string_view raw : split_lines(text)) {
-    std::string_view line = py_strip(raw);
-    if (line.empty() || line.front() == '#') continue;
-    if (line.front() == '[' && line.back() == ']') {
-      while (!line.empty() && (line.front() == '[' || line.front() == ']')) line.remove_prefix(1);
-      while (!line.empty() && (line.back() == '[' || line.back() == ']')) line.remove_suffix(1);
-      group = std::string(line);
-      in_group = true;
-      continue;
-    }
-    if (!in_group) continue;
-    auto eq = line.find('=');
-    if (eq == std::string_view::npos)
-      throw Error(wheel + ": entry_points.txt line \"" + std::string(line) + "\" has no '='");
-    std::string key(py_strip(line.substr(0, eq)));
-    std::string value(py_strip(line.substr(eq + 1)));
-    if (group == "console_scripts") upsert(eps.console, std::move(key), std::move(value));
-    else if (group == "gui_scripts") upsert(eps.gui, std::move(key), std::move(value));
+  std::vector<EntryPoint> all;
+  try {
+    all = parse_entry_points(text);
+  } catch (const Error& e) {
+    throw Error(wheel + ": entry_points.txt: " + e.what());
+  }
+  for (EntryPoint& ep : all) {
+    if (ep.group == "console_scripts") upsert(eps.console, std::move(ep.name), std::move(ep.value));
+    else if (ep.group == "gui_scripts") upsert(eps.gui, std::move(ep.name), std::move(ep.value));
   }
   return eps;
 }
@@ -601,7 +591,7 @@ InstalledWheel install_wheel(const WheelInstallRequest& req) {
   if (const Member* m = member(out.dist_info_dir + "/entry_points.txt")) {
     std::string text = read_member(za.get(), *m, kMaxMetadataFile, wheel);
     if (!valid_utf8(text)) throw Error(where + "entry_points.txt is not UTF-8");
-    eps = parse_entry_points(text, wheel);
+    eps = read_entry_points(text, wheel);
   }
   const Member* record_member = member(out.dist_info_dir + "/RECORD");
   if (!record_member) throw Error(where + "invalid wheel: " + out.dist_info_dir + "/RECORD is missing");

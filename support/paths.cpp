@@ -15,6 +15,20 @@ std::vector<std::string_view> path_components(std::string_view path) {
   return out;
 }
 
+std::string normalize_path(std::string_view path) {
+  std::vector<std::string_view> parts;
+  for (std::string_view c : path_components(path)) {
+    if (c != "..") parts.push_back(c);
+    else if (!parts.empty()) parts.pop_back();
+  }
+  std::string out;
+  for (std::string_view p : parts) {
+    if (!out.empty()) out += '/';
+    out += p;
+  }
+  return out;
+}
+
 std::string join_path(std::string_view a, std::string_view b) {
   if (a.empty()) return std::string(b);
   if (b.empty()) return std::string(a);

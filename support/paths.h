@@ -9,6 +9,10 @@ namespace trainpack {
 // The components of `path`, skipping empty ones and "." ("./a//b/." → a, b); ".." is kept for the caller.
 std::vector<std::string_view> path_components(std::string_view path);
 
+// The path resolved lexically inside a root: "." and empty components dropped, ".." taking one back but never
+// above the root; returned relative, without a leading "/" ("/a/./b/../c" → "a/c", "../x" → "x", "/" → "").
+std::string normalize_path(std::string_view path);
+
 // "a" + "/" + "b", where an empty side yields the other.
 std::string join_path(std::string_view a, std::string_view b);
 

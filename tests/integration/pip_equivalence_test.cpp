@@ -53,6 +53,16 @@ std::string derived_base(const fs::path& work, const std::string& tag, const std
   return "oci:" + (work / "base-oci").string() + ":x";
 }
 
+// Debian's system Python, allowed to install and pointed at the test index by /etc/pip.conf, with tp-delta 1.0
+// installed by pip.
+std::string debian_pip_base(const fs::path& work, const std::string& tag) {
+  return derived_base(work, tag,
+                      "FROM " + std::string(kBaseArchiveRef) + "\n"
+                      "RUN printf '[global]\\nbreak-system-packages = true\\nindex-url = " + index_url() +
+                          "\\n' > /etc/pip.conf\n"
+                      "RUN pip install --no-cache-dir tp-delta==1.0\n");
+}
+
 // A trainer package: trainer/task.py, requirements.txt, and the local wheel of the index fixture in dist/.
 fs::path trainer_package(const fs::path& work, const std::string& requirements) {
   fs::path pkg = work / "pkg";
@@ -75,11 +85,7 @@ fs::path trainer_package(const fs::path& work, const std::string& requirements) 
 TEST(PipEquivalence, DebianSystemPythonWithPipConfigNamingTheIndex) {
   TempDir dir("tp-pip-equiv");
   const std::string tag = "trainpack-test/debian-pip:1";
-  std::string base = derived_base(dir.path(), tag,
-                                  "FROM " + std::string(kBaseArchiveRef) + "\n"
-                                  "RUN printf '[global]\\nbreak-system-packages = true\\nindex-url = " + index_url() +
-                                      "\\n' > /etc/pip.conf\n"
-                                  "RUN pip install --no-cache-dir tp-delta==1.0\n");
+  std::string base = debian_pip_base(dir.path(), tag);
   fs::path pkg = trainer_package(dir.path(), "tp-alpha[cli]\ntp-ns-one\ntp-ns-two\ntp-gamma[fast]\n");
   expect_same_image(dir.path(),
                     {"--executor-image-uri=" + tag, "--local-package-path=" + pkg.string(), "--script=trainer/task.py",
@@ -93,11 +99,7 @@ TEST(PipEquivalence, DebianSystemPythonWithPipConfigNamingTheIndex) {
 TEST(PipEquivalence, SetupPyWithInstallRequiresAndAnSdistDependency) {
   TempDir dir("tp-pip-equiv");
   const std::string tag = "trainpack-test/debian-pip:1";
-  std::string base = derived_base(dir.path(), tag,
-                                  "FROM " + std::string(kBaseArchiveRef) + "\n"
-                                  "RUN printf '[global]\\nbreak-system-packages = true\\nindex-url = " + index_url() +
-                                      "\\n' > /etc/pip.conf\n"
-                                  "RUN pip install --no-cache-dir tp-delta==1.0\n");
+  std::string base = debian_pip_base(dir.path(), tag);
   fs::path pkg = trainer_package(dir.path(), "tp-ns-one\n");
   write_file(pkg / "setup.py",
              "from setuptools import find_packages, setup\n"
