@@ -404,6 +404,16 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
                 "--extra-packages, or publish it to the index");
   };
 
+  // pip's "Ignoring x: markers '...' don't match your environment" for a requirement given by the user.
+  auto markers_match = [&](const python::Requirement& r) {
+    if (!r.marker) return true;
+    if (r.marker->evaluate(python::MarkerEnvironment::cpython_linux(facts.python_full_version, facts.machine),
+                           python::pep440_version_compare))
+      return true;
+    st.log("Ignoring " + r.name + ": markers '" + r.marker->str() + "' don't match your environment");
+    return false;
+  };
+
   if (kind == "requirements-file") {
     python::RequirementsEnv renv;
     for (const std::string& e : config_env(config)) {
@@ -426,13 +436,7 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
         continue;
       }
       if (line.kind == python::RequirementLine::Kind::named) {
-        if (line.requirement->marker &&
-            !line.requirement->marker->evaluate(
-                python::MarkerEnvironment::cpython_linux(facts.python_full_version, facts.machine),
-                python::pep440_version_compare)) {
-          st.log("ignoring " + line.requirement->str() + ": markers don't match this image's Python");
-          continue;
-        }
+        if (!markers_match(*line.requirement)) continue;
         if (!line.requirement->url.empty()) refuse_url(display);
         roots.push_back({*line.requirement, true, false});
         std::string n = python::canonicalize_name(line.requirement->name);
@@ -454,7 +458,7 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
   } else if (kind == "requirement") {
     python::Requirement r = python::Requirement::parse(value);
     if (!r.url.empty()) refuse_url("--requirements " + value);
-    roots.push_back({r, true, true});
+    if (markers_match(r)) roots.push_back({r, true, true});
   } else if (kind == "project") {
     local_items.push_back({image_relative(value, cwd), "the project in setup.py"});
   } else {
