@@ -255,48 +255,61 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   layers::AppendSpec spec;
   spec.created = layers::rfc3339_utc(req.mtime);
 
-  for (const BuildStep& step : req.steps) {
-    FileEntries entries;
-    switch (step.kind) {
-      case BuildStep::Kind::kMkdir: entries = run_mkdir_entries(index, step.args); break;
-      case BuildStep::Kind::kWorkdir: cfg["WorkingDir"] = step.args.at(0); break;
-      case BuildStep::Kind::kEnv: set_env(cfg, step.args.at(0), step.args.at(1)); break;
-      case BuildStep::Kind::kRemovePath: entries = run_rm_entries(index, step.args.at(0)); break;
-      case BuildStep::Kind::kCopy:
-        entries = copy_entries(index, req.package_dir, ignore, step.args.at(0), step.args.at(1));
-        break;
-      case BuildStep::Kind::kEntrypoint:
-        cfg["Entrypoint"] = step.args;
-        cfg.erase("Cmd");  // a Dockerfile ENTRYPOINT resets the inherited CMD
-        break;
-      case BuildStep::Kind::kPipInstall:
-        if (!python)
-          python = std::make_unique<PythonInstaller>(base, store, req.cache_dir, req.python, req.mtime, log);
-        entries = python->install(step, cfg, own_layers, req.package_dir);
-        break;
-    }
+  // One layer (or a config-only history entry when `entries` is empty) for an instruction.
+  auto add_layer = [&](const std::string& instruction, FileEntries entries) {
     if (entries.empty()) {
-      spec.steps.push_back({step.instruction, std::nullopt});
-      continue;
+      spec.steps.push_back({instruction, std::nullopt});
+      return;
     }
     if (req.dry_run) {
-      result.layers.push_back({step.instruction, "planned", {}, {}, 0, "", entries.size()});
-      log("would build a layer of " + std::to_string(entries.size()) + " entries  " + step.instruction);
+      result.layers.push_back({instruction, "planned", {}, {}, 0, "", entries.size()});
+      log("would build a layer of " + std::to_string(entries.size()) + " entries  " + instruction);
       index.apply(entries);
       own_layers.push_back(std::move(entries));
-      continue;
+      return;
     }
     FileEntries applied = entries;
     layers::BuiltLayer built = layers::build_layer(store, cache, std::move(entries), options);
     index.apply(applied);
-    own_layers.push_back(applied);
-    spec.steps.push_back({step.instruction, built.blob});
+    spec.steps.push_back({instruction, built.blob});
     (built.from_cache ? result.layers_cached : result.layers_built)++;
     const char* origin = built.from_cache ? "cached" : "built";
-    result.layers.push_back({step.instruction, origin, built.blob.digest, built.blob.diff_id, built.blob.size,
+    result.layers.push_back({instruction, origin, built.blob.digest, built.blob.diff_id, built.blob.size,
                              "application/vnd.oci.image.layer.v1.tar+gzip", applied.size()});
     log(std::string(built.from_cache ? "reused " : "built  ") + short_digest(built.blob.digest) + " " +
-        std::to_string(built.blob.size) + " B  " + step.instruction);
+        std::to_string(built.blob.size) + " B  " + instruction);
+    own_layers.push_back(std::move(applied));
+  };
+
+  for (const BuildStep& step : req.steps) {
+    switch (step.kind) {
+      case BuildStep::Kind::kMkdir: add_layer(step.instruction, run_mkdir_entries(index, step.args)); break;
+      case BuildStep::Kind::kWorkdir:
+        cfg["WorkingDir"] = step.args.at(0);
+        add_layer(step.instruction, {});
+        break;
+      case BuildStep::Kind::kEnv:
+        set_env(cfg, step.args.at(0), step.args.at(1));
+        add_layer(step.instruction, {});
+        break;
+      case BuildStep::Kind::kRemovePath: add_layer(step.instruction, run_rm_entries(index, step.args.at(0))); break;
+      case BuildStep::Kind::kCopy:
+        add_layer(step.instruction, copy_entries(index, req.package_dir, ignore, step.args.at(0), step.args.at(1)));
+        break;
+      case BuildStep::Kind::kEntrypoint:
+        cfg["Entrypoint"] = step.args;
+        cfg.erase("Cmd");  // a Dockerfile ENTRYPOINT resets the inherited CMD
+        add_layer(step.instruction, {});
+        break;
+      case BuildStep::Kind::kPipInstall:
+        if (!python)
+          python = std::make_unique<PythonInstaller>(base, store, req.cache_dir, req.python, req.mtime, log);
+        for (PipLayer& layer : python->install(step, cfg, own_layers, req.package_dir))
+          add_layer(layer.what.empty() ? step.instruction
+                                       : step.instruction + " # trainpack: " + layer.what + " in a layer of its own",
+                    std::move(layer.entries));
+        break;
+    }
   }
 
   if (req.dry_run) {

@@ -75,6 +75,7 @@ struct BuildFlags {
   std::vector<std::string> find_links;
   bool no_compile = false;
   bool break_system_packages = false;
+  int own_layer_mb = 100;
 };
 
 // The pip steps' flags, shared by build and local-run.
@@ -83,6 +84,8 @@ void add_python_flags(CLI::App& cmd, BuildFlags& bf) {
   cmd.add_option("--extra-index-url", bf.extra_index_urls, "More package indexes (replace the image's); repeatable");
   cmd.add_option("--find-links", bf.find_links, "A directory or page of distribution files; repeatable");
   cmd.add_flag("--no-compile", bf.no_compile, "Install Python packages without .pyc files");
+  cmd.add_option("--own-layer-mb", bf.own_layer_mb,
+                 "A Python distribution installing at least this many MB gets a layer of its own (default 100)");
   cmd.add_flag("--break-system-packages", bf.break_system_packages,
                "Install into an externally managed Python (PEP 668), as pip's flag of that name");
 }
@@ -119,6 +122,8 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
   }
   req.python.no_compile = bf.no_compile;
   req.python.break_system_packages = bf.break_system_packages;
+  if (bf.own_layer_mb < 0) throw Error("--own-layer-mb must not be negative");
+  req.python.own_layer_bytes = static_cast<std::uint64_t>(bf.own_layer_mb) << 20;
   req.python.jobs = bf.jobs;
   return req;
 }

@@ -342,7 +342,7 @@ PythonInstaller::PythonInstaller(std::shared_ptr<const layers::Image> base, cons
 
 PythonInstaller::~PythonInstaller() = default;
 
-FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
+std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json& config,
                                      const std::vector<FileEntries>& own_layers, const fs::path& package_dir) {
   State& st = *state_;
   const std::string& kind = step.args.at(1);
@@ -668,6 +668,12 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
   }
 
   // --- Install into entries ----------------------------------------------------------------------------------------
+  struct OwnLayer {
+    std::string what;  // "torch 2.1.0"
+    std::map<std::string, FileEntry> files;
+    std::set<std::string> dirs;
+  };
+  std::vector<OwnLayer> own_layers_out;
   std::map<std::string, FileEntry> out;       // path → entry (files, whiteouts)
   std::set<std::string> dirs;                 // directories the step writes into
   std::set<std::string> recreated_dirs;       // removed by an uninstall, then written again
@@ -721,10 +727,8 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
 
     if (compile && st.host_python) {
       std::vector<python::BytecodeSource> sources;
-      std::map<std::string, const FileEntry*> by_path;
       for (const FileEntry& e : installed.files) {
         if (!e.path.ends_with(".py")) continue;
-        by_path[e.path] = &e;
         sources.push_back({e.path, [&reader, entry = &e](const fs::path& to) { reader.copy_to(*entry, to); }});
       }
       fs::path work = st.work.path() / python::canonicalize_name(project);
@@ -733,17 +737,24 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
           python::compile_bytecode(*st.host_python, sources, st.mtime, optimization, work);
       std::vector<std::string> record_paths;
       for (const python::Bytecode& b : compiled) {
-        FileEntry pyc = FileEntry::inline_file(b.image_path, read_file(b.file, 1u << 30), 0644);
-        pyc.uid = 0;
-        out[pyc.path] = pyc;
-        std::string parent(path_dir(b.image_path));
-        installed.directories.insert(parent);
+        installed.files.push_back(FileEntry::inline_file(b.image_path, read_file(b.file, 1u << 30), 0644));
+        installed.directories.insert(std::string(path_dir(b.image_path)));
         record_paths.push_back(python::record_relative_path("/" + b.image_path, installed.lib_dir));
       }
       installed.add_unhashed_record_paths(record_paths);
     }
-    for (FileEntry& e : installed.files) out[e.path] = std::move(e);
-    for (const auto& dir : installed.directories) dirs.insert(dir);
+    // A very large distribution (torch-sized) gets a layer of its own after the step's layer, so changing another
+    // requirement does not rewrite it: its layer's inputs stay the same and the layer cache keeps it.
+    std::uint64_t bytes = 0;
+    for (const FileEntry& e : installed.files) bytes += e.size;
+    if (bytes >= st.options.own_layer_bytes) {
+      OwnLayer own{d.name + " " + d.version.str(), {}, installed.directories};
+      for (FileEntry& e : installed.files) own.files[e.path] = std::move(e);
+      own_layers_out.push_back(std::move(own));
+    } else {
+      for (FileEntry& e : installed.files) out[e.path] = std::move(e);
+      for (const auto& dir : installed.directories) dirs.insert(dir);
+    }
 
     // What a later pip step of this build sees as installed.
     BuildInstalled here;
@@ -771,20 +782,27 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
   }
   for (const auto& f : removed_files)
     if (!out.count(f)) out[f] = FileEntry::whiteout(f);
-  std::set<std::string> all_dirs;
-  for (const auto& dir : dirs)
-    for (std::string p = dir; !p.empty(); p = std::string(path_dir(p))) all_dirs.insert(p);
-  for (const auto& [p, e] : out)
-    for (std::string d = std::string(path_dir(e.path)); !d.empty(); d = std::string(path_dir(d))) all_dirs.insert(d);
-  for (const auto& dir : all_dirs) {
-    const PathInfo* info = recreated_dirs.count(dir) ? nullptr : merged.find(dir);
-    if (info && info->type == PathInfo::Type::kDirectory)
-      entries.push_back(FileEntry::directory(dir, info->mode, info->uid, info->gid));
-    else if (info)
-      throw Error(where + " would write under /" + dir + ", which is not a directory in the image");
-    else
-      entries.push_back(FileEntry::directory(dir, 0755));  // pip's os.makedirs under RUN's umask 022
-  }
+  // Every ancestor directory of a layer's entries: with the image's attributes where it has that directory (unless
+  // this step removed and recreates it), else as pip's os.makedirs makes them under RUN's umask 022.
+  auto directories_for = [&](const std::map<std::string, FileEntry>& files, const std::set<std::string>& leaf_dirs,
+                             FileEntries& into) {
+    std::set<std::string> all;
+    for (const auto& dir : leaf_dirs)
+      for (std::string p = dir; !p.empty(); p = std::string(path_dir(p))) all.insert(p);
+    for (const auto& [p, e] : files)
+      for (std::string d = std::string(path_dir(e.path)); !d.empty(); d = std::string(path_dir(d))) all.insert(d);
+    for (const auto& dir : all) {
+      const PathInfo* info = recreated_dirs.count(dir) ? nullptr : merged.find(dir);
+      if (info && info->type == PathInfo::Type::kDirectory)
+        into.push_back(FileEntry::directory(dir, info->mode, info->uid, info->gid));
+      else if (info)
+        throw Error(where + " would write under /" + dir + ", which is not a directory in the image");
+      else
+        into.push_back(FileEntry::directory(dir, 0755));
+    }
+    return all;
+  };
+  std::set<std::string> all_dirs = directories_for(out, dirs, entries);
   for (auto& [p, e] : out) entries.push_back(std::move(e));
   // The in-tree build's leftovers in /usr/app, with their parents (which an earlier COPY may have made).
   std::set<std::string> artifact_paths;
@@ -798,7 +816,14 @@ FileEntries PythonInstaller::install(const BuildStep& step, const json& config,
     }
     if (!all_dirs.count(e.path)) entries.push_back(std::move(e));
   }
-  return entries;
+  std::vector<PipLayer> layers{{"", std::move(entries)}};
+  for (OwnLayer& own : own_layers_out) {
+    FileEntries own_entries;
+    directories_for(own.files, own.dirs, own_entries);
+    for (auto& [p, e] : own.files) own_entries.push_back(std::move(e));
+    layers.push_back({own.what, std::move(own_entries)});
+  }
+  return layers;
 }
 
 }  // namespace trainpack::builder

@@ -28,7 +28,14 @@ struct PythonOptions {
   std::vector<std::string> find_links;        // --find-links: replaces the image's find-links when given
   bool no_compile = false;                    // --no-compile: no .pyc, whatever the image's pip says
   bool break_system_packages = false;         // install into an EXTERNALLY-MANAGED Python anyway
+  std::uint64_t own_layer_bytes = 100u << 20;  // a distribution this large gets a layer of its own
   int jobs = 4;                               // parallel downloads
+};
+
+// One layer of a pip step: the step's own (what == ""), then one per very large distribution ("torch 2.1.0").
+struct PipLayer {
+  std::string what;
+  layers::FileEntries entries;
 };
 
 class PythonInstaller {
@@ -41,10 +48,10 @@ class PythonInstaller {
   PythonInstaller(const PythonInstaller&) = delete;
   PythonInstaller& operator=(const PythonInstaller&) = delete;
 
-  // The entries of one pip step's layer. `config` is the image config at that step (Env, User; gcloud's ENV lines
+  // The layers of one pip step. `config` is the image config at that step (Env, User; gcloud's ENV lines
   // included), `own_layers` the layers this build added before it, `package_dir` the build context (the source
   // of every file COPY put into /usr/app). Throws Error with a one-line cause and a hint.
-  layers::FileEntries install(const BuildStep& step, const nlohmann::json& config,
+  std::vector<PipLayer> install(const BuildStep& step, const nlohmann::json& config,
                               const std::vector<layers::FileEntries>& own_layers,
                               const std::filesystem::path& package_dir);
 

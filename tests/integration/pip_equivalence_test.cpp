@@ -114,7 +114,8 @@ TEST(PipEquivalence, SetupPyWithInstallRequiresAndAnSdistDependency) {
 // A venv at /opt/venv first on PATH, its pip pointed at the index by ENV PIP_INDEX_URL, tp-beta 0.9 preinstalled
 // by that pip. Covers: the venv scheme and shebangs, a preinstalled package kept (requirements.txt's unpinned
 // tp-beta), then upgraded by a --requirements item (tp-beta 0.9 → 1.0: its files removed by whiteouts), a yanked
-// release skipped (tp-gamma[fast] → tp-delta 1.0, as 1.1 is yanked).
+// release skipped (tp-gamma[fast] → tp-delta 1.0, as 1.1 is yanked). Every distribution gets a layer of its own
+// (--own-layer-mb=0), after the step's layer with the whiteouts: the filesystem must still be docker's.
 TEST(PipEquivalence, VenvPythonWithAPreinstalledPackageKeptThenUpgraded) {
   TempDir dir("tp-pip-equiv");
   const std::string tag = "trainpack-test/venv-pip:1";
@@ -128,7 +129,7 @@ TEST(PipEquivalence, VenvPythonWithAPreinstalledPackageKeptThenUpgraded) {
   expect_same_image(dir.path(),
                     {"--executor-image-uri=" + tag, "--local-package-path=" + pkg.string(), "--script=trainer/task.py",
                      "--requirements=tp-beta==1.0"},
-                    {}, base, EquivalenceOptions{"host", {}});
+                    {}, base, EquivalenceOptions{"host", {"--own-layer-mb=0"}});
 }
 
 // --- Failures -------------------------------------------------------------------------------------------------------
@@ -213,4 +214,33 @@ TEST(PipFailures, EachFailureHasACauseAHintAndWritesNothing) {
     if (flags.empty()) flags.push_back("--index-url=" + index_url());
     expect_one_line_cause(build_fails(dir, "oci:" + base.string() + ":3.11", c.requirements, flags), c.cause);
   }
+}
+
+// A large distribution's layer stays cached when another requirement changes (--own-layer-mb=0 makes every
+// distribution "large").
+TEST(PipLayers, ADistributionInItsOwnLayerIsReusedWhenOtherRequirementsChange) {
+  TempDir dir("tp-pip-layers");
+  fs::path pkg = dir.path() / "pkg";
+  fs::create_directories(pkg);
+  write_file(pkg / "task.py", "print('x')\n");
+  auto build = [&](const std::string& requirements) {
+    write_file(pkg / "requirements.txt", requirements);
+    std::vector<std::string> argv{trainpack_bin(), "build", "--executor-image-uri=python:3.11",
+                                  "--base-source=" + base_oci_ref(), "--local-package-path=" + pkg.string(),
+                                  "--script=task.py", "--output=oci:" + (dir.path() / "out").string() + ":x",
+                                  "--cache-dir=" + (dir.path() / "cache").string(), "--index-url=" + index_url(),
+                                  "--break-system-packages", "--own-layer-mb=0", "--format=json"};
+    return nlohmann::json::parse(run_ok(argv));
+  };
+  auto origin_of = [](const nlohmann::json& result, const std::string& what) {
+    for (const auto& l : result.at("layers"))
+      if (l.value("created_by", "").find(what) != std::string::npos) return l.at("origin").get<std::string>();
+    return std::string("missing");
+  };
+  nlohmann::json first = build("tp-tool\n");
+  EXPECT_EQ(origin_of(first, "tp-tool 1.0 in a layer of its own"), "built");
+  nlohmann::json second = build("tp-tool\ntp-beta\n");
+  EXPECT_EQ(origin_of(second, "tp-tool 1.0 in a layer of its own"), "cached");
+  EXPECT_EQ(origin_of(second, "tp-beta 1.1") , "missing");  // Requires-Python rules 1.1 out
+  EXPECT_EQ(origin_of(second, "tp-beta 1.0 in a layer of its own"), "built");
 }
