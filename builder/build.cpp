@@ -1,7 +1,5 @@
 #include "builder/build.h"
 
-#include "builder/python_steps.h"
-
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
