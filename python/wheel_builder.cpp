@@ -76,13 +76,6 @@ fs::path build_wheel(const WheelBuildRequest& req) {
   std::vector<std::string> argv{req.python.path, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir",
                                 "--disable-pip-version-check", "--no-input", "--progress-bar", "off",
                                 "--wheel-dir", req.out_dir.string()};
-  if (req.index_urls.empty()) {
-    argv.push_back("--no-index");
-  } else {
-    argv.insert(argv.end(), {"--index-url", req.index_urls.front()});
-    for (std::size_t i = 1; i < req.index_urls.size(); ++i) argv.insert(argv.end(), {"--extra-index-url", req.index_urls[i]});
-  }
-  for (const auto& f : req.find_links) argv.insert(argv.end(), {"--find-links", f});
   argv.push_back(req.source.string());
 
   ProcessOptions options;
@@ -95,6 +88,18 @@ fs::path build_wheel(const WheelBuildRequest& req) {
     options.env.push_back(kv);
   }
   options.env.push_back("PIP_CONFIG_FILE=/dev/null");
+  // Index URLs may carry credentials: in the environment, not on a command line every user can read in ps.
+  if (req.index_urls.empty()) {
+    options.env.push_back("PIP_NO_INDEX=1");
+  } else {
+    options.env.push_back("PIP_INDEX_URL=" + req.index_urls.front());
+    std::string extra;
+    for (std::size_t i = 1; i < req.index_urls.size(); ++i) extra += (extra.empty() ? "" : " ") + req.index_urls[i];
+    if (!extra.empty()) options.env.push_back("PIP_EXTRA_INDEX_URL=" + extra);
+  }
+  std::string links;
+  for (const auto& f : req.find_links) links += (links.empty() ? "" : " ") + f;
+  if (!links.empty()) options.env.push_back("PIP_FIND_LINKS=" + links);
   options.env.push_back("PYTHONNOUSERSITE=1");
   options.env.push_back("SOURCE_DATE_EPOCH=315532800");
   ProcessResult r = run_process(argv, "", req.timeout, options);
