@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "registry/auth_encoding.h"
 #include "registry/http_client.h"
 #include "support/error.h"
 #include "support/text.h"
@@ -300,22 +301,7 @@ std::string percent_decode(std::string_view text) {
   return out;
 }
 
-std::string percent_encode_path(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (char ch : text) {
-    auto c = static_cast<unsigned char>(ch);
-    if (is_alpha(ch) || is_digit(ch) || ch == '_' || ch == '.' || ch == '-' || ch == '~' || ch == '/') {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
+std::string percent_encode_path(std::string_view text) { return registry::percent_encode(text, "/"); }
 
 std::string html_unescape(std::string_view text) {
   if (text.find('&') == std::string_view::npos) return std::string(text);

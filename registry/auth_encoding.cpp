@@ -86,13 +86,13 @@ std::optional<std::string> base64_decode(std::string_view text) {
   return out;
 }
 
-std::string percent_encode(std::string_view text) {
+std::string percent_encode(std::string_view text, std::string_view also_safe) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(text.size());
   for (char ch : text) {
     auto c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || also_safe.find(ch) != std::string_view::npos) {
       out += ch;
     } else {
       out += '%';

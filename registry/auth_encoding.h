@@ -18,8 +18,9 @@ std::optional<std::string> base64_decode(std::string_view text);
 // RFC 4648 §5 alphabet, no padding (JWT segments).
 std::string base64url_encode(std::string_view bytes);
 
-// RFC 3986 unreserved characters stay, everything else becomes %XX (so a space is "%20").
-std::string percent_encode(std::string_view text);
+// RFC 3986 unreserved characters stay, and those in `also_safe` (e.g. "/" for a URL path), everything else
+// becomes %XX (so a space is "%20").
+std::string percent_encode(std::string_view text, std::string_view also_safe = {});
 // "a=1&b=x%20y" from pairs, in order.
 std::string form_encode(const std::vector<std::pair<std::string, std::string>>& fields);
 

@@ -19,6 +19,7 @@
 #include "layers/layer_writer.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "tests/unit/gzip_test_support.h"
 
 namespace fs = std::filesystem;
 using namespace trainpack::python;
@@ -54,24 +55,7 @@ std::string bytes_of(const FileEntry& e) {
   return e.data;
 }
 
-std::string gunzip(const std::string& gz) {
-  z_stream z{};
-  inflateInit2(&z, 31);
-  std::string out;
-  char buf[65536];
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
-  z.avail_in = static_cast<uInt>(gz.size());
-  int rc;
-  do {
-    z.next_out = reinterpret_cast<Bytef*>(buf);
-    z.avail_out = sizeof buf;
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.append(buf, sizeof buf - z.avail_out);
-  } while (rc == Z_OK);
-  inflateEnd(&z);
-  EXPECT_EQ(rc, Z_STREAM_END);
-  return out;
-}
+using trainpack::testing::gunzip;
 
 struct TarFile {
   unsigned mode;
