@@ -688,6 +688,15 @@ std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json
   if (!env_value(facts.env, "PYTHONOPTIMIZE").empty() && optimization == 0) optimization = 1;
   layers::EntryContentReader reader;
 
+  // Debian's pip (its is_local patch) leaves distributions under /usr alone unless they are in its own install
+  // scheme (/usr/local): it installs the new version beside the distro's, which stays. Elsewhere pip may modify
+  // everything (in a venv, everything is under sys.prefix).
+  auto pip_may_modify = [&](const std::string& site_dir) {
+    if (facts.venv || !facts.scheme_name.starts_with("deb_") || !site_dir.starts_with("/usr/")) return true;
+    for (const std::string& local : {facts.purelib, facts.platlib, facts.scripts, facts.data, facts.include})
+      if (!local.empty() && (site_dir == local || site_dir.starts_with(local + "/"))) return true;
+    return false;
+  };
   for (const python::ResolvedDist& d : resolution.dists) {
     if (!d.file) continue;
     fs::path wheel = source.wheel_path(d.file->handle);
@@ -696,8 +705,11 @@ std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json
     std::string project = filename.substr(0, filename.find('-'));
 
     // A replaced distribution goes first, as pip uninstalls before it installs.
-    if (auto it = installed_sites.find(d.name); it != installed_sites.end() && d.replaces_installed) {
-      const python::SiteDistribution& old = it->second;
+    auto replaced = installed_sites.find(d.name);
+    if (replaced != installed_sites.end() && d.replaces_installed && !pip_may_modify(replaced->second.site_dir)) {
+      st.log("Not uninstalling " + d.name + " at " + replaced->second.site_dir + ", outside environment /usr");
+    } else if (replaced != installed_sites.end() && d.replaces_installed) {
+      const python::SiteDistribution& old = replaced->second;
       if (old.egg_info || old.record.empty())
         throw Error("cannot replace the installed " + old.name + " " + old.version + " (" + old.metadata_dir +
                         "): it has no RECORD, so pip could not uninstall it either",

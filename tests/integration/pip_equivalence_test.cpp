@@ -54,13 +54,15 @@ std::string derived_base(const fs::path& work, const std::string& tag, const std
 }
 
 // Debian's system Python, allowed to install and pointed at the test index by /etc/pip.conf, with tp-delta 1.0
-// installed by pip.
+// installed by pip, and tp-beta 0.9 where Debian's own packages live (/usr/lib/python3/dist-packages, which
+// Debian's pip never uninstalls from).
 std::string debian_pip_base(const fs::path& work, const std::string& tag) {
   return derived_base(work, tag,
                       "FROM " + std::string(kBaseArchiveRef) + "\n"
                       "RUN printf '[global]\\nbreak-system-packages = true\\nindex-url = " + index_url() +
                           "\\n' > /etc/pip.conf\n"
-                      "RUN pip install --no-cache-dir tp-delta==1.0\n");
+                      "RUN pip install --no-cache-dir tp-delta==1.0\n"
+                      "RUN pip install --no-cache-dir --target /usr/lib/python3/dist-packages tp-beta==0.9\n");
 }
 
 // A trainer package: trainer/task.py, requirements.txt, and the local wheel of the index fixture in dist/.
@@ -80,8 +82,9 @@ fs::path trainer_package(const fs::path& work, const std::string& requirements) 
 // preinstalled by pip in the base. Covers: extras, markers and transitive deps (tp-alpha[cli] → tp-beta, tp-tool),
 // a Requires-Python-driven pick (tp-beta 1.1 needs Python >= 3.99: 1.0), a yanked release skipped (tp-delta 1.1),
 // a preinstalled package kept (tp-delta 1.0 satisfies tp-gamma[fast]), console and gui launchers and a .data script
-// (tp-tool), namespace packages (tp-ns-one, tp-ns-two), a local wheel in --extra-packages, an upgrade of a
-// --requirements item that is already installed at the right version (kept), and .pyc compiled on the host.
+// (tp-tool), namespace packages (tp-ns-one, tp-ns-two), a local wheel in --extra-packages, the upgrade of a
+// distribution in Debian's dist-packages by a --requirements item (tp-beta 0.9 stays, 1.0 goes to /usr/local),
+// and .pyc compiled on the host.
 TEST(PipEquivalence, DebianSystemPythonWithPipConfigNamingTheIndex) {
   TempDir dir("tp-pip-equiv");
   const std::string tag = "trainpack-test/debian-pip:1";
