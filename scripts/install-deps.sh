@@ -2,7 +2,8 @@
 # Install what trainpack needs from the Debian archive, and nothing that is already there.
 #
 #   scripts/install-deps.sh           build dependencies (compiler, CMake, libraries, GoogleTest)
-#   scripts/install-deps.sh --demo    + what scripts/demo.sh needs (mmdebstrap, umoci, skopeo, runc, oci-image-tool)
+#   scripts/install-deps.sh --demo    + what scripts/demo.sh and bench.sh need (mmdebstrap, umoci, skopeo, runc,
+#                                     oci-image-tool, time)
 #   scripts/install-deps.sh --test    + what the test suite needs (registry, OCI tools, runtimes, dockerd, python)
 #
 # Idempotent: packages are checked with dpkg-query first, so a machine that has everything runs no apt at all.
@@ -11,11 +12,11 @@ set -euo pipefail
 
 BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libzip-dev libcurl4-openssl-dev libssl-dev zlib1g-dev
             nlohmann-json3-dev libcli11-dev libgtest-dev)
-DEMO_PKGS=(mmdebstrap umoci skopeo runc oci-image-tool)
+DEMO_PKGS=(mmdebstrap umoci skopeo runc oci-image-tool time)
 TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap runc bubblewrap docker.io
            python3 python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates openssl)
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
 
 want=("${BUILD_PKGS[@]}")
 for arg in "$@"; do
