@@ -8,11 +8,6 @@
 namespace trainpack::python {
 namespace {
 
-std::string parent_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash);
-}
-
 // The first field of each RECORD row (csv: a quoted field may hold commas and doubled quotes).
 std::vector<std::string> record_paths(std::string_view record) {
   std::vector<std::string> out;
@@ -66,7 +61,7 @@ UninstallPaths uninstall_paths(std::string_view record, std::string_view site_di
   // compress_for_rename(): parents shortest first; a directory all of whose files are in the set goes as a whole.
   std::set<std::string> remaining = paths;
   std::vector<std::string> roots;
-  for (const auto& p : paths) roots.push_back(parent_of(p));
+  for (const auto& p : paths) roots.emplace_back(path_dir(p));
   std::sort(roots.begin(), roots.end());
   roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
   std::stable_sort(roots.begin(), roots.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
