@@ -153,6 +153,7 @@ struct LocalWheel {
   fs::path host_path;  // the wheel on the host
   python::WheelFilename filename;
   json direct_url;     // PEP 610 record pip writes for it ({"archive_info": {}, "url": "file:///usr/app/x.whl"})
+  bool built = false;  // from an sdist or a project directory: pip reinstalls it even at the installed version
 };
 
 // Builds an sdist (downloaded or local) into a pure-Python wheel on the host; `display` names it in errors.
@@ -533,6 +534,7 @@ std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json
   for (const LocalItem& item : local_items) {
     fs::path wheel;
     json direct_url;
+    bool built = true;  // false for a wheel given as a file
     const std::string url = "file:///" + item.image_rel;
     if (kind == "project") {
       // pip builds the project in place, in /usr/app, where gcloud has copied only setup.py (and what COPY put
@@ -568,16 +570,21 @@ std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json
       std::optional<fs::path> host = host_path_of(item.image_rel);
       if (!host) throw Error(item.display + " is not a file in the image at this step", "check the path");
       std::string filename = host->filename().string();
-      if (filename.ends_with(".whl")) wheel = *host;
-      else if (python::is_archive_filename(filename)) wheel = build_sdist(*host, filename, item.display);
-      else throw Error(item.display + " is neither a wheel nor an sdist archive", "pass a .whl, .tar.gz or .zip");
+      if (filename.ends_with(".whl")) {
+        wheel = *host;
+        built = false;
+      } else if (python::is_archive_filename(filename)) {
+        wheel = build_sdist(*host, filename, item.display);
+      } else {
+        throw Error(item.display + " is neither a wheel nor an sdist archive", "pass a .whl, .tar.gz or .zip");
+      }
       direct_url = json{{"archive_info", json::object()}, {"url", url}};
     }
     auto wf = python::WheelFilename::try_parse(wheel.filename().string());
     if (!wf) throw Error(item.display + ": " + wheel.filename().string() + " is not a valid wheel file name",
                          "wheel names are NAME-VERSION-TAGS.whl");
     roots.push_back({python::Requirement::parse(wf->name + "==" + wf->version.str()), true, false});
-    local_wheels.emplace(wf->name, LocalWheel{wheel, *wf, direct_url});
+    local_wheels.emplace(wf->name, LocalWheel{wheel, *wf, direct_url, built});
   }
 
   // Artifact Registry Python repositories: the same Google credentials as the registry, found only when asked.
@@ -639,6 +646,15 @@ std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json
     installed_sites[n] = b.site;
   }
   python::Resolution resolution = python::resolve(roots, ro, source);
+  // pip's resolver: a local sdist or project directory at the installed version is reinstalled (a local wheel is
+  // left alone, as the resolver already did).
+  for (python::ResolvedDist& d : resolution.dists) {
+    auto local = local_wheels.find(d.name);
+    if (!d.already_installed || local == local_wheels.end() || !local->second.built) continue;
+    d.file = source.candidates(d.name).front();
+    d.already_installed = false;
+    d.replaces_installed = d.version;
+  }
 
   std::vector<std::size_t> to_fetch;
   std::string summary;

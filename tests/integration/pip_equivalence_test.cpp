@@ -98,7 +98,9 @@ TEST(PipEquivalence, DebianSystemPythonWithPipConfigNamingTheIndex) {
 
 // gcloud's setup.py step: `pip install .` in /usr/app, where only setup.py has been copied, builds the project in
 // place (leaving build/ and *.egg-info there) and installs it with its install_requires, one of which is published
-// only as a pure-Python sdist (built on the host, as pip builds it in the image). Then requirements.txt.
+// only as a pure-Python sdist (built on the host, as pip builds it in the image). Then requirements.txt, then the
+// same sdist again as a local file in --extra-packages: pip reinstalls a local sdist even at the installed version
+// (with direct_url.json and REQUESTED this time).
 TEST(PipEquivalence, SetupPyWithInstallRequiresAndAnSdistDependency) {
   TempDir dir("tp-pip-equiv");
   const std::string tag = "trainpack-test/debian-pip:1";
@@ -109,8 +111,10 @@ TEST(PipEquivalence, SetupPyWithInstallRequiresAndAnSdistDependency) {
              "setup(name='trainer-pkg', version='0.1', packages=find_packages(),\n"
              "      install_requires=['tp-gamma', 'tp-pure-sdist'])\n");
   write_file(pkg / "trainer" / "__init__.py", "");
+  fs::copy_file(index_dir() / "files" / "tp-pure-sdist-1.0.tar.gz", pkg / "dist" / "tp-pure-sdist-1.0.tar.gz");
   expect_same_image(dir.path(),
-                    {"--executor-image-uri=" + tag, "--local-package-path=" + pkg.string(), "--script=trainer/task.py"},
+                    {"--executor-image-uri=" + tag, "--local-package-path=" + pkg.string(), "--script=trainer/task.py",
+                     "--extra-packages=dist/tp-pure-sdist-1.0.tar.gz"},
                     {}, base, EquivalenceOptions{"host", {}});
 }
 
