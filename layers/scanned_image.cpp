@@ -1,9 +1,13 @@
 #include "layers/scanned_image.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <exception>
 #include <cstdio>
 #include <fstream>
 #include <system_error>
+#include <thread>
 
 #include "support/error.h"
 #include "support/fs.h"
@@ -44,35 +48,65 @@ std::string safe_name(const std::string& name) {
 ScannedImage::ScannedImage(std::shared_ptr<const Image> image, fs::path cache_dir, ScanSelection selection)
     : image_(std::move(image)), cache_dir_(std::move(cache_dir)), selection_(std::move(selection)) {
   Manifest manifest = image_->manifest();
-  for (std::size_t i = 0; i < manifest.layers.size(); ++i) {
-    const Descriptor& d = manifest.layers[i];
-    fs::path dir = cache_dir_ / "scans" / safe_name(selection_.name) / d.digest.hex();
-    std::optional<LayerListing> listing;
+  const std::size_t n = manifest.layers.size();
+  std::vector<std::optional<LayerListing>> listings(n);
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < n; ++i) {
+    fs::path dir = cache_dir_ / "scans" / safe_name(selection_.name) / manifest.layers[i].digest.hex();
+    layers_.push_back({manifest.layers[i].digest, dir});
     std::error_code ec;
-    if (fs::exists(dir / "listing.json", ec)) listing = parse_listing(read_file(dir / "listing.json", 1u << 30));
-    if (!listing) {
-      // Scan into a staging directory, then rename it into place: a half-done scan is never taken for a whole one.
-      fs::create_directories(dir.parent_path());
-      ScopedDir staging(staging_path_for(dir));
-      fs::create_directories(staging.path() / "files");
-      const std::string what = image_->describe() + " layer " + d.digest.str();
-      auto visit = [&](const std::string& path, const PathInfo& info, std::uint64_t size,
-                       const std::function<std::size_t(char*, std::size_t)>& read) {
-        if (info.type != PathInfo::Type::kRegular || has_parent_reference(path)) return;
-        if (selection_.keep(path, size)) keep_copy(staging.path() / "files" / path, read);
-      };
-      listing = list_layer_blob(image_->blob_path(d.digest), what, visit);
-      write_file_atomic(staging.path() / "listing.json", serialize_listing(*listing));
-      fs::rename(staging.path(), dir, ec);
-      if (!ec) staging.release();
-      else if (!fs::exists(dir / "listing.json")) throw Error("cannot store the scan of " + what + ": " + ec.message());
-      // else: another build stored the same scan first; ours is dropped
-    }
-    index_.apply(*listing);
-    for (const auto& [path, info] : listing->entries)
-      if (info.type == PathInfo::Type::kRegular || info.type == PathInfo::Type::kHardlink) provider_[path] = i;
-    layers_.push_back({d.digest, dir});
+    if (fs::exists(dir / "listing.json", ec)) listings[i] = parse_listing(read_file(dir / "listing.json", 1u << 30));
+    else todo.push_back(i);
   }
+
+  // Layers not scanned yet: downloaded (when remote) and listed in parallel, a few at a time.
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(n);
+  auto worker = [&] {
+    for (std::size_t k; (k = next++) < todo.size();) {
+      std::size_t i = todo[k];
+      try {
+        listings[i] = scan_layer(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+        next = todo.size();  // start no more
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t t = 1; t < std::min<std::size_t>(kScanWorkers, todo.size()); ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+
+  for (std::size_t i = 0; i < n; ++i) {
+    index_.apply(*listings[i]);
+    for (const auto& [path, info] : listings[i]->entries)
+      if (info.type == PathInfo::Type::kRegular || info.type == PathInfo::Type::kHardlink) provider_[path] = i;
+  }
+}
+
+LayerListing ScannedImage::scan_layer(std::size_t i) const {
+  const Layer& layer = layers_.at(i);
+  // Scan into a staging directory, then rename it into place: a half-done scan is never taken for a whole one.
+  fs::create_directories(layer.dir.parent_path());
+  ScopedDir staging(staging_path_for(layer.dir));
+  fs::create_directories(staging.path() / "files");
+  const std::string what = image_->describe() + " layer " + layer.digest.str();
+  auto visit = [&](const std::string& path, const PathInfo& info, std::uint64_t size,
+                   const std::function<std::size_t(char*, std::size_t)>& read) {
+    if (info.type != PathInfo::Type::kRegular || has_parent_reference(path)) return;
+    if (selection_.keep(path, size)) keep_copy(staging.path() / "files" / path, read);
+  };
+  LayerListing listing = list_layer_blob(image_->blob_path(layer.digest), what, visit);
+  write_file_atomic(staging.path() / "listing.json", serialize_listing(listing));
+  std::error_code ec;
+  fs::rename(staging.path(), layer.dir, ec);
+  if (!ec) staging.release();
+  else if (!fs::exists(layer.dir / "listing.json")) throw Error("cannot store the scan of " + what + ": " + ec.message());
+  // else: another build stored the same scan first; ours is dropped
+  return listing;
 }
 
 fs::path ScannedImage::kept_file(std::size_t layer, const std::string& path) const {

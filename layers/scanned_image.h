@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,7 @@ struct ScanSelection {
 
 class ScannedImage : public ImageFilesystem {
  public:
-  // Scans every layer of `image` (downloading a layer only when its scan is not cached).
+  // Scans every layer of `image` (downloading a layer only when its scan is not cached; up to kScanWorkers at once).
   ScannedImage(std::shared_ptr<const Image> image, std::filesystem::path cache_dir, ScanSelection selection);
 
   const PathInfo* find(std::string_view path) const override { return index_.find(path); }
@@ -43,6 +44,9 @@ class ScannedImage : public ImageFilesystem {
     Digest digest;
     std::filesystem::path dir;  // <cache>/scans/<selection>/<hex>: listing.json, files/<path>
   };
+  static constexpr std::size_t kScanWorkers = 4;  // layers downloaded and listed at once on a cold cache
+  // Lists layer i (downloading it when remote) and stores the listing and kept files under its dir.
+  LayerListing scan_layer(std::size_t i) const;
   std::filesystem::path kept_file(std::size_t layer, const std::string& path) const;
   // The cached copy of a regular file (resolved, hardlinks followed), scanning its layer again when it was not kept.
   std::optional<std::filesystem::path> local_copy(std::string_view path) const;

@@ -148,8 +148,21 @@ std::filesystem::path RemoteImage::blob_path(const Digest& digest) const {
 }
 
 void RemoteImage::fetch_blob(const Descriptor& d) const {
-  std::lock_guard<std::mutex> lock(fetch_mutex_);  // one download at a time per image; others wait for it
-  if (store_.has(d.digest)) return;
+  {
+    std::unique_lock<std::mutex> lock(fetch_mutex_);
+    fetch_done_.wait(lock, [&] { return !fetching_.count(d.digest); });
+    if (store_.has(d.digest)) return;
+    fetching_.insert(d.digest);
+  }
+  struct Finished {  // however the download ends, the digest is free again for the next caller
+    const RemoteImage* self;
+    const Digest& digest;
+    ~Finished() {
+      std::lock_guard<std::mutex> lock(self->fetch_mutex_);
+      self->fetching_.erase(digest);
+      self->fetch_done_.notify_all();
+    }
+  } finished{this, d.digest};
   if (d.digest.algorithm() != "sha256")
     throw Error(reference_.str() + ": blob " + d.digest.str() + " uses an unsupported digest algorithm");
   auto writer = std::make_unique<layers::BlobStore::Writer>(store_.begin_write());

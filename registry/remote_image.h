@@ -3,9 +3,11 @@
 // reference names one, picking the platform) and the config are fetched on open and kept as raw bytes; layer blobs
 // are fetched only when something asks for their bytes, digest-verified while streaming into the blob store, and
 // reused from the store afterwards. Every blob knows its origin, so a push to the same registry mounts it.
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "layers/blob_store.h"
@@ -46,7 +48,11 @@ class RemoteImage : public layers::Image {
   std::string config_;
   layers::Digest resolved_digest_;
   std::map<layers::Digest, layers::Descriptor> blobs_;  // what this image references: config and layers
+  // Blobs being downloaded: each digest once at a time (a second caller waits for the first), different digests
+  // in parallel.
   mutable std::mutex fetch_mutex_;
+  mutable std::condition_variable fetch_done_;
+  mutable std::set<layers::Digest> fetching_;
 };
 
 // Fetches a manifest or index by tag or digest with the right Accept header. Verifies the body against the digest

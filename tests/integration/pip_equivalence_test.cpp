@@ -251,3 +251,33 @@ TEST(PipLayers, ADistributionInItsOwnLayerIsReusedWhenOtherRequirementsChange) {
   EXPECT_EQ(origin_of(second, "tp-beta 1.1") , "missing");  // Requires-Python rules 1.1 out
   EXPECT_EQ(origin_of(second, "tp-beta 1.0 in a layer of its own"), "built");
 }
+
+// A pip step on a base read from a registry: its layers are downloaded (in parallel) and scanned once; a second build
+// with the same cache reads the base's Python from the cached scans and builds the same image.
+TEST(PipRegistry, ARegistryBaseIsScannedOnceAndTheBuildIsReproducible) {
+  TempDir dir("tp-pip-registry");
+  const std::string base = env_or_fail("TRAINPACK_TEST_REGISTRY") + "/pip-base:3.11";
+  run_ok({"skopeo", "copy", "--dest-tls-verify=false", base_oci_ref(), "docker://" + base});
+  fs::path pkg = dir.path() / "pkg";
+  fs::create_directories(pkg);
+  write_file(pkg / "task.py", "import tp_gamma\n");
+  write_file(pkg / "requirements.txt", "tp-gamma[fast]\n");
+  auto build = [&](const std::string& out) {
+    return run_ok({trainpack_bin(), "build", "--executor-image-uri=" + base, "--local-package-path=" + pkg.string(),
+                   "--script=task.py", "--output=oci:" + (dir.path() / out).string() + ":x",
+                   "--cache-dir=" + (dir.path() / "cache").string(), "--index-url=" + index_url(),
+                   "--break-system-packages"});
+  };
+  std::string first = build("out1");
+  ASSERT_FALSE(first.empty());
+  fs::path scans = dir.path() / "cache" / "scans";
+  ASSERT_TRUE(fs::is_directory(scans));
+  std::size_t scanned = 0;
+  for (const auto& selection : fs::directory_iterator(scans))
+    for (const auto& layer : fs::directory_iterator(selection.path()))
+      scanned += fs::exists(layer.path() / "listing.json");
+  EXPECT_GE(scanned, 1u);
+  EXPECT_EQ(build("out2"), first) << "the same inputs give the same manifest digest";
+  run_ok({"umoci", "unpack", "--image", (dir.path() / "out2").string() + ":x", (dir.path() / "rootfs").string()});
+  EXPECT_TRUE(fs::exists(dir.path() / "rootfs" / "rootfs" / "usr/local/lib/python3.11/dist-packages/tp_delta/__init__.py"));
+}
