@@ -302,7 +302,7 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
       case BuildStep::Kind::kPipInstall:
         if (!python)
           python = std::make_unique<PythonInstaller>(base, store, req.cache_dir, req.python, req.mtime, log);
-        for (PipLayer& layer : python->install(step, cfg, own_layers, req.package_dir))
+        for (PipLayer& layer : python->install(step, cfg, own_layers))
           add_layer(layer.what.empty() ? step.instruction
                                        : step.instruction + " # trainpack: " + layer.what + " in a layer of its own",
                     std::move(layer.entries));

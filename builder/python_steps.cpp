@@ -333,238 +333,341 @@ struct PythonInstaller::State {
     cfg.variant = image.value("variant", "");
     return python::read_python_facts(fs, cfg, python3_names);
   }
+
+  registry::HttpClient& http_client() {
+    if (!http) {
+      registry::HttpOptions ho;
+      ho.user_agent = std::string("trainpack/") + TRAINPACK_VERSION;
+      ho.max_attempts = 3;
+      http = std::make_unique<registry::HttpClient>(ho);
+    }
+    return *http;
+  }
+
+  // Artifact Registry Python repositories: the same Google credentials as the registry, found only when asked.
+  std::string google_token(const std::string& host) {
+    std::lock_guard<std::mutex> lock(google_mutex);
+    if (!google) {
+      registry::GoogleAdcOptions go;
+      go.http = [this](const registry::HttpRequest& r) { return http_client().send(r); };
+      google = registry::GoogleCredentials::find_default(std::move(go));
+      if (!google)
+        throw Error("no Google credentials for the Python repository " + host,
+                    "set GOOGLE_APPLICATION_CREDENTIALS, run on Cloud Build/GCE, or put the token in ~/.netrc");
+    }
+    return google->token().token;
+  }
 };
 
-PythonInstaller::PythonInstaller(std::shared_ptr<const layers::Image> base, const layers::BlobStore& store,
-                                 fs::path cache_dir, PythonOptions options, std::int64_t mtime,
-                                 std::function<void(const std::string&)> log)
-    : state_(std::make_unique<State>(std::move(base), store, std::move(cache_dir), std::move(options), mtime,
-                                     std::move(log))) {}
+// One `pip install` step, in pip's order: what to install, where from, what must be built first, resolution,
+// installation into entries, then the layers.
+class PythonInstaller::Step {
+ public:
+  Step(State& st, const BuildStep& step, const json& config, const std::vector<FileEntries>& own_layers);
+  std::vector<PipLayer> run();
 
-PythonInstaller::~PythonInstaller() = default;
-
-std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json& config,
-                                     const std::vector<FileEntries>& own_layers, const fs::path& package_dir) {
-  State& st = *state_;
-  const std::string& kind = step.args.at(1);
-  const std::string& value = step.args.at(2);
-  const bool python3_names = step.args.at(3) == "pip3";
-  python::PythonFacts facts = st.facts(config, python3_names);
-  const python::PipConfig& pip = facts.pip_config;
-  const std::string where = "RUN " + facts.pip_command + " install";
-
-  if (!pip.target.empty() || !pip.prefix.empty() || !pip.root.empty() || pip.user)
-    throw Error("the image's pip configuration installs elsewhere (--target, --prefix, --root or --user), which "
-                "trainpack does not reproduce",
-                "remove that setting from the base image's pip config or environment");
-  if (!facts.externally_managed.empty() && !pip.break_system_packages && !st.options.break_system_packages)
-    throw Error("the base image's Python is externally managed (" + facts.externally_managed +
-                    "): pip in the image would refuse to install " + step.args.at(0),
-                "use a base with a virtual environment, allow it in the image (PIP_BREAK_SYSTEM_PACKAGES=1 or "
-                "break-system-packages = true in /etc/pip.conf), or pass --break-system-packages");
-
-  // The filesystem pip sees: the base with this build's layers on top.
-  layers::RootfsIndex merged = st.filesystem().index();
-  std::map<std::string, const FileEntry*> own_files;
-  for (const FileEntries& layer : own_layers) {
-    merged.apply(layer);
-    for (const FileEntry& e : layer) own_files[e.path] = &e;
-  }
-  auto read_image_file = [&](const std::string& rel) -> std::optional<std::string> {
-    if (auto it = own_files.find(rel); it != own_files.end()) {
-      const FileEntry& e = *it->second;
-      if (e.type != FileEntry::Type::kRegular) return std::nullopt;
-      if (!e.source.empty() && e.zip_member.empty()) return read_file(e.source, kMetadataCap);
-      if (e.zip_member.empty()) return e.data;
-    }
-    return st.filesystem().read(rel, kMetadataCap);
-  };
-  const std::string cwd = kWorkdir;
-  auto host_path_of = [&](const std::string& rel) -> std::optional<fs::path> {
-    auto it = own_files.find(rel);
-    if (it == own_files.end() || it->second->source.empty() || !it->second->zip_member.empty()) return std::nullopt;
-    return it->second->source;
-  };
-
-  // --- What to install -----------------------------------------------------------------------------------------
-  std::vector<python::RootRequirement> roots;
-  std::vector<python::Requirement> constraints;
-  std::map<std::string, LocalWheel> local_wheels;
-  python::RequirementsOptions file_options;
-  bool hash_mode = false;
-  std::map<std::string, std::set<std::string>> allowed_sha256;  // hash-checking mode: canonical name → hex digests
-  std::map<std::string, std::string> hash_origin;               // canonical name → the line that gave them
+ private:
   // Files and directories given by path: handled once the index settings are known (builds may need them).
   struct LocalItem {
     std::string image_rel;  // "usr/app/dist/x.whl", "usr/app" for the project
     std::string display;
   };
-  std::vector<LocalItem> local_items;
-  auto refuse_url = [&](const std::string& what) {
+  struct OwnLayer {
+    std::string what;  // "torch 2.1.0"
+    std::map<std::string, FileEntry> files;
+    std::set<std::string> dirs;
+  };
+
+  void check_pip_would_install() const;
+  void collect_requirements();
+  void configure_index();
+  void prepare_local_items();
+  python::Resolution resolve(IndexCandidates& source);
+  void check_hashes(const python::Resolution& resolution, IndexCandidates& source);
+  void install(const python::Resolution& resolution, IndexCandidates& source);
+  void uninstall(const python::SiteDistribution& old);
+  std::vector<PipLayer> layers();
+
+  std::optional<std::string> read_image_file(const std::string& rel) const;
+  std::optional<fs::path> host_path_of(const std::string& rel) const;
+  bool markers_match(const python::Requirement& r) const;
+  const python::HostPython& need_host_python(const std::string& what);
+  python::WheelBuildRequest build_request(const fs::path& source, const std::string& display, const fs::path& out);
+  fs::path build_sdist(const fs::path& file, const std::string& filename, const std::string& display);
+  fs::path build_project(const LocalItem& item);
+  bool pip_may_modify(const std::string& site_dir) const;
+  std::set<std::string> directories_for(const std::map<std::string, FileEntry>& files,
+                                        const std::set<std::string>& leaf_dirs, FileEntries& into) const;
+
+  State& st_;
+  const BuildStep& step_;
+  const json& config_;
+  const std::string& kind_;
+  const std::string& value_;
+  python::PythonFacts facts_;
+  const python::PipConfig& pip_;
+  const std::string cwd_ = kWorkdir;
+  layers::RootfsIndex merged_;                          // the filesystem pip sees: the base, then this build's layers
+  std::map<std::string, const FileEntry*> own_files_;  // what this build's layers wrote, last writer wins
+
+  // What to install.
+  std::vector<python::RootRequirement> roots_;
+  std::vector<python::Requirement> constraints_;
+  std::vector<LocalItem> local_items_;
+  std::map<std::string, LocalWheel> local_wheels_;
+  python::RequirementsOptions file_options_;
+  bool hash_mode_ = false;
+  std::map<std::string, std::set<std::string>> allowed_sha256_;  // hash-checking mode: canonical name → hex digests
+  std::map<std::string, std::string> hash_origin_;               // canonical name → the line that gave them
+  python::IndexClientOptions index_;
+  std::map<std::string, python::SiteDistribution> installed_sites_;
+
+  // What the step writes.
+  std::vector<FileEntry> build_artifacts_;     // what an in-tree build leaves in /usr/app
+  std::map<std::string, FileEntry> out_;       // path → entry (files, whiteouts)
+  std::set<std::string> dirs_;                 // directories the step writes into
+  std::set<std::string> recreated_dirs_;       // removed by an uninstall, then written again
+  std::set<std::string> removed_dirs_;
+  std::set<std::string> removed_files_;
+  std::vector<OwnLayer> own_layers_out_;
+};
+
+PythonInstaller::Step::Step(State& st, const BuildStep& step, const json& config,
+                            const std::vector<FileEntries>& own_layers)
+    : st_(st), step_(step), config_(config), kind_(step.args.at(1)), value_(step.args.at(2)),
+      facts_(st.facts(config, step.args.at(3) == "pip3")), pip_(facts_.pip_config),
+      merged_(st.filesystem().index()) {
+  for (const FileEntries& layer : own_layers) {
+    merged_.apply(layer);
+    for (const FileEntry& e : layer) own_files_[e.path] = &e;
+  }
+}
+
+std::vector<PipLayer> PythonInstaller::Step::run() {
+  check_pip_would_install();
+  collect_requirements();
+  configure_index();
+  prepare_local_items();
+
+  python::IndexClient client(st_.http_client(), st_.store, index_);
+  python::FormatControl formats = file_options_.format_control;
+  for (const auto& n : pip_.only_binary) formats.add_only_binary(n);
+  for (const auto& n : pip_.no_binary) formats.add_no_binary(n);
+  python::TagPriority tags = tags_for(facts_);
+  IndexCandidates source(client, tags, formats, local_wheels_,
+                         [this](const fs::path& file, const std::string& filename, const std::string& display) {
+                           return build_sdist(file, filename, display);
+                         });
+  source.blob_path_ = [this](const layers::StoredBlob& b) { return st_.store.path_of(b.digest); };
+
+  python::Resolution resolution = resolve(source);
+  if (hash_mode_) check_hashes(resolution, source);
+  install(resolution, source);
+  return layers();
+}
+
+void PythonInstaller::Step::check_pip_would_install() const {
+  if (!pip_.target.empty() || !pip_.prefix.empty() || !pip_.root.empty() || pip_.user)
+    throw Error("the image's pip configuration installs elsewhere (--target, --prefix, --root or --user), which "
+                "trainpack does not reproduce",
+                "remove that setting from the base image's pip config or environment");
+  if (!facts_.externally_managed.empty() && !pip_.break_system_packages && !st_.options.break_system_packages)
+    throw Error("the base image's Python is externally managed (" + facts_.externally_managed +
+                    "): pip in the image would refuse to install " + step_.args.at(0),
+                "use a base with a virtual environment, allow it in the image (PIP_BREAK_SYSTEM_PACKAGES=1 or "
+                "break-system-packages = true in /etc/pip.conf), or pass --break-system-packages");
+}
+
+std::optional<std::string> PythonInstaller::Step::read_image_file(const std::string& rel) const {
+  if (auto it = own_files_.find(rel); it != own_files_.end()) {
+    const FileEntry& e = *it->second;
+    if (e.type != FileEntry::Type::kRegular) return std::nullopt;
+    if (!e.source.empty() && e.zip_member.empty()) return read_file(e.source, kMetadataCap);
+    if (e.zip_member.empty()) return e.data;
+  }
+  return st_.filesystem().read(rel, kMetadataCap);
+}
+
+std::optional<fs::path> PythonInstaller::Step::host_path_of(const std::string& rel) const {
+  auto it = own_files_.find(rel);
+  if (it == own_files_.end() || it->second->source.empty() || !it->second->zip_member.empty()) return std::nullopt;
+  return it->second->source;
+}
+
+// pip's "Ignoring x: markers '...' don't match your environment" for a requirement given by the user.
+bool PythonInstaller::Step::markers_match(const python::Requirement& r) const {
+  if (!r.marker) return true;
+  if (r.marker->evaluate(python::MarkerEnvironment::cpython_linux(facts_.python_full_version, facts_.machine),
+                         python::pep440_version_compare))
+    return true;
+  st_.log("Ignoring " + r.name + ": markers '" + r.marker->str() + "' don't match your environment");
+  return false;
+}
+
+void PythonInstaller::Step::collect_requirements() {
+  auto refuse_url = [](const std::string& what) {
     throw Error(what + ": direct URL requirements are not supported", "download the file and pass it with "
                 "--extra-packages, or publish it to the index");
   };
-
-  // pip's "Ignoring x: markers '...' don't match your environment" for a requirement given by the user.
-  auto markers_match = [&](const python::Requirement& r) {
-    if (!r.marker) return true;
-    if (r.marker->evaluate(python::MarkerEnvironment::cpython_linux(facts.python_full_version, facts.machine),
-                           python::pep440_version_compare))
-      return true;
-    st.log("Ignoring " + r.name + ": markers '" + r.marker->str() + "' don't match your environment");
-    return false;
-  };
-
-  if (kind == "requirements-file") {
+  if (kind_ == "requirements-file") {
     python::RequirementsEnv renv;
-    for (const std::string& e : config_env(config)) {
+    for (const std::string& e : config_env(config_)) {
       auto eq = e.find('=');
       if (eq != std::string::npos) renv.vars[e.substr(0, eq)] = e.substr(eq + 1);
     }
-    renv.cwd = cwd;
-    renv.read_file = [&](const std::string& path) { return read_image_file(image_relative(path, cwd)); };
-    renv.path_exists = [&](const std::string& path) { return merged.find(image_relative(path, cwd)) != nullptr; };
-    python::RequirementsFile file = python::parse_requirements_file(value, renv);
-    file_options = file.options;
-    hash_mode = file.hash_checking_mode();
+    renv.cwd = cwd_;
+    renv.read_file = [this](const std::string& path) { return read_image_file(image_relative(path, cwd_)); };
+    renv.path_exists = [this](const std::string& path) { return merged_.find(image_relative(path, cwd_)) != nullptr; };
+    python::RequirementsFile file = python::parse_requirements_file(value_, renv);
+    file_options_ = file.options;
+    hash_mode_ = file.hash_checking_mode();
     for (const python::RequirementLine& line : file.lines) {
       std::string display = line.file + ":" + std::to_string(line.line_number) + ": " + line.requirement_text;
       if (line.editable) throw Error(display + ": editable installs are not supported", "drop the -e");
       if (line.kind == python::RequirementLine::Kind::vcs)
         throw Error(display + ": VCS requirements are not supported", "build a wheel and pass it with --extra-packages");
       if (line.constraint) {
-        if (line.requirement && line.kind == python::RequirementLine::Kind::named) constraints.push_back(*line.requirement);
+        if (line.requirement && line.kind == python::RequirementLine::Kind::named) constraints_.push_back(*line.requirement);
         continue;
       }
       if (line.kind == python::RequirementLine::Kind::named) {
         if (!markers_match(*line.requirement)) continue;
         if (!line.requirement->url.empty()) refuse_url(display);
-        roots.push_back({*line.requirement, true, false});
+        roots_.push_back({*line.requirement, true, false});
         std::string n = python::canonicalize_name(line.requirement->name);
         for (const auto& [algorithm, hex] : line.hashes) {
           if (algorithm != "sha256")
             throw Error(display + ": only sha256 hashes are checked by trainpack, not " + algorithm,
                         "add --hash=sha256:... for the same file (pip hash FILE prints it)");
-          allowed_sha256[n].insert(hex);
-          hash_origin[n] = line.file + ":" + std::to_string(line.line_number);
+          allowed_sha256_[n].insert(hex);
+          hash_origin_[n] = line.file + ":" + std::to_string(line.line_number);
         }
       } else if (line.kind == python::RequirementLine::Kind::path) {
-        local_items.push_back({image_relative(line.location, cwd), display});
+        local_items_.push_back({image_relative(line.location, cwd_), display});
       } else {
         refuse_url(display);
       }
     }
-  } else if (kind == "archive") {
-    local_items.push_back({image_relative(value, cwd), "--extra-packages " + value});
-  } else if (kind == "requirement") {
-    python::Requirement r = python::Requirement::parse(value);
-    if (!r.url.empty()) refuse_url("--requirements " + value);
-    if (markers_match(r)) roots.push_back({r, true, true});
-  } else if (kind == "project") {
-    local_items.push_back({image_relative(value, cwd), "the project in setup.py"});
+  } else if (kind_ == "archive") {
+    local_items_.push_back({image_relative(value_, cwd_), "--extra-packages " + value_});
+  } else if (kind_ == "requirement") {
+    python::Requirement r = python::Requirement::parse(value_);
+    if (!r.url.empty()) refuse_url("--requirements " + value_);
+    if (markers_match(r)) roots_.push_back({r, true, true});
+  } else if (kind_ == "project") {
+    local_items_.push_back({image_relative(value_, cwd_), "the project in setup.py"});
   } else {
-    throw Error("internal: unknown pip step kind " + kind);
+    throw Error("internal: unknown pip step kind " + kind_);
   }
+}
 
-  // --- Where from: flags, then the requirements file's own options, then the image's pip config ----------------
-  std::vector<std::string> cli_indexes{st.options.index_url.value_or(pip.index_url)};
-  for (const auto& u : st.options.extra_index_urls.empty() ? pip.extra_index_urls : st.options.extra_index_urls)
+// Where from: the flags, else the image's pip config; then the requirements file's own options, as pip applies them.
+void PythonInstaller::Step::configure_index() {
+  std::vector<std::string> cli_indexes{st_.options.index_url.value_or(pip_.index_url)};
+  for (const auto& u : st_.options.extra_index_urls.empty() ? pip_.extra_index_urls : st_.options.extra_index_urls)
     cli_indexes.push_back(u);
-  python::IndexClientOptions io;
-  io.index_urls = file_options.effective_index_urls(cli_indexes, pip.no_index);
-  io.find_links = st.options.find_links.empty() ? pip.find_links : st.options.find_links;
-  for (const auto& f : file_options.find_links) io.find_links.push_back(f);
-  if (!st.http) {
-    registry::HttpOptions ho;
-    ho.user_agent = std::string("trainpack/") + TRAINPACK_VERSION;
-    ho.max_attempts = 3;
-    st.http = std::make_unique<registry::HttpClient>(ho);
-  }
+  index_.index_urls = file_options_.effective_index_urls(cli_indexes, pip_.no_index);
+  index_.find_links = st_.options.find_links.empty() ? pip_.find_links : st_.options.find_links;
+  for (const auto& f : file_options_.find_links) index_.find_links.push_back(f);
+  index_.access_token = [&st = st_](const std::string& host) { return st.google_token(host); };
+}
 
-  // --- Local wheels, sdists and project directories -------------------------------------------------------------
-  if (!st.host_python_checked) {
-    st.host_python_checked = true;
-    st.host_python = python::find_host_python(facts.python_version, facts.python_full_version);
+const python::HostPython& PythonInstaller::Step::need_host_python(const std::string& what) {
+  if (!st_.host_python_checked) {
+    st_.host_python_checked = true;
+    st_.host_python = python::find_host_python(facts_.python_version, facts_.python_full_version);
   }
-  auto need_host_python = [&](const std::string& what) -> const python::HostPython& {
-    if (!st.host_python)
-      throw Error("building " + what + " needs python" + facts.python_version + " (the image's Python) on this host",
-                  "install python" + facts.python_version + " with pip and setuptools here, or publish a wheel");
-    return *st.host_python;
-  };
-  auto build_request = [&](const fs::path& source, const std::string& display, const fs::path& out) {
-    python::WheelBuildRequest b;
-    b.python = need_host_python(display);
-    b.source = source;
-    b.display = display;
-    b.index_urls = pip.no_index || file_options.no_index ? std::vector<std::string>{} : io.index_urls;
-    b.find_links = io.find_links;
-    b.out_dir = out;
-    return b;
-  };
-  // An sdist: refused before building when it carries native sources; built wheels are cached by the sdist's
-  // sha256 and the host Python's version.
-  SdistBuilder build_sdist = [&](const fs::path& file, const std::string& filename, const std::string& display) {
-    std::vector<std::string> native = python::native_sources_in_sdist(file);
-    if (!native.empty())
-      throw Error(display + " has native code (" + native.front() +
-                      (native.size() > 1 ? " and " + std::to_string(native.size() - 1) + " more" : "") +
-                      ") and no wheel for this image",
-                  "publish a wheel built for the image's platform (manylinux) to the index, or pass one with "
-                  "--extra-packages");
-    const python::HostPython& py = need_host_python(display);
-    std::string key = layers::sha256_of(layers::sha256_of_file(file).hex() + " " + py.path + " " + py.version).hex();
-    fs::path cached = st.cache_dir / "built-wheels" / key;
-    std::error_code ec;
-    if (fs::is_directory(cached, ec))
-      for (const auto& e : fs::directory_iterator(cached))
-        if (e.path().extension() == ".whl") return e.path();
-    fs::path stage = make_temp_dir(st.work.path(), "sdist-");
-    fs::path named = stage / filename;
-    fs::copy_file(file, named);
-    st.log("building " + display + " into a wheel with " + py.path);
-    fs::path wheel = python::build_wheel(build_request(named, display, stage / "out"));
-    fs::create_directories(cached.parent_path());
-    fs::rename(stage / "out", cached, ec);  // another build may have won the race: then use its result
+  if (!st_.host_python)
+    throw Error("building " + what + " needs python" + facts_.python_version + " (the image's Python) on this host",
+                "install python" + facts_.python_version + " with pip and setuptools here, or publish a wheel");
+  return *st_.host_python;
+}
+
+python::WheelBuildRequest PythonInstaller::Step::build_request(const fs::path& source, const std::string& display,
+                                                               const fs::path& out) {
+  python::WheelBuildRequest b;
+  b.python = need_host_python(display);
+  b.source = source;
+  b.display = display;
+  b.index_urls = pip_.no_index || file_options_.no_index ? std::vector<std::string>{} : index_.index_urls;
+  b.find_links = index_.find_links;
+  b.out_dir = out;
+  return b;
+}
+
+// An sdist: refused before building when it carries native sources; built wheels are cached by the sdist's sha256
+// and the host Python's version.
+fs::path PythonInstaller::Step::build_sdist(const fs::path& file, const std::string& filename,
+                                            const std::string& display) {
+  std::vector<std::string> native = python::native_sources_in_sdist(file);
+  if (!native.empty())
+    throw Error(display + " has native code (" + native.front() +
+                    (native.size() > 1 ? " and " + std::to_string(native.size() - 1) + " more" : "") +
+                    ") and no wheel for this image",
+                "publish a wheel built for the image's platform (manylinux) to the index, or pass one with "
+                "--extra-packages");
+  const python::HostPython& py = need_host_python(display);
+  std::string key = layers::sha256_of(layers::sha256_of_file(file).hex() + " " + py.path + " " + py.version).hex();
+  fs::path cached = st_.cache_dir / "built-wheels" / key;
+  std::error_code ec;
+  if (fs::is_directory(cached, ec))
     for (const auto& e : fs::directory_iterator(cached))
       if (e.path().extension() == ".whl") return e.path();
-    return wheel;
-  };
-  std::vector<FileEntry> build_artifacts;  // what an in-tree build leaves in /usr/app
-  for (const LocalItem& item : local_items) {
+  fs::path stage = make_temp_dir(st_.work.path(), "sdist-");
+  fs::path named = stage / filename;
+  fs::copy_file(file, named);
+  st_.log("building " + display + " into a wheel with " + py.path);
+  fs::path wheel = python::build_wheel(build_request(named, display, stage / "out"));
+  fs::create_directories(cached.parent_path());
+  fs::rename(stage / "out", cached, ec);  // another build may have won the race: then use its result
+  for (const auto& e : fs::directory_iterator(cached))
+    if (e.path().extension() == ".whl") return e.path();
+  return wheel;
+}
+
+// pip builds the project in place, in /usr/app, where gcloud has copied only setup.py (and what COPY put there
+// before): that tree is reproduced on the host and built, and what the build leaves next to it is kept.
+fs::path PythonInstaller::Step::build_project(const LocalItem& item) {
+  fs::path tree = make_temp_dir(st_.work.path(), "project-");
+  std::set<std::string> original;
+  const std::string prefix = item.image_rel + "/";
+  layers::EntryContentReader reader;
+  for (const auto& [path, entry] : own_files_) {
+    if (!path.starts_with(prefix)) continue;
+    std::string rel = path.substr(prefix.size());
+    original.insert(rel);
+    if (entry->type == FileEntry::Type::kDirectory) {
+      fs::create_directories(tree / rel);
+    } else if (entry->type == FileEntry::Type::kRegular) {
+      fs::create_directories((tree / rel).parent_path());
+      reader.copy_to(*entry, tree / rel);
+    }
+  }
+  st_.log("building " + item.display + " into a wheel with " + need_host_python(item.display).path);
+  fs::path wheel = python::build_wheel(build_request(tree, item.display, make_temp_dir(st_.work.path(), "wheel-")));
+  for (auto it = fs::recursive_directory_iterator(tree); it != fs::recursive_directory_iterator(); ++it) {
+    std::string rel = fs::relative(it->path(), tree).string();
+    if (original.count(rel)) continue;
+    std::string image = item.image_rel + "/" + rel;
+    if (it->is_directory() && !it->is_symlink()) {
+      build_artifacts_.push_back(FileEntry::directory(image, 0755));
+    } else if (it->is_regular_file() && !it->is_symlink()) {
+      bool exec = (fs::status(it->path()).permissions() & fs::perms::owner_exec) != fs::perms::none;
+      build_artifacts_.push_back(FileEntry::inline_file(image, read_file(it->path(), 1u << 30), exec ? 0755 : 0644));
+    }
+  }
+  return wheel;
+}
+
+// Local wheels, sdists and project directories become wheels, each the only candidate of its project.
+void PythonInstaller::Step::prepare_local_items() {
+  for (const LocalItem& item : local_items_) {
     fs::path wheel;
     json direct_url;
     bool built = true;  // false for a wheel given as a file
     const std::string url = "file:///" + item.image_rel;
-    if (kind == "project") {
-      // pip builds the project in place, in /usr/app, where gcloud has copied only setup.py (and what COPY put
-      // there before): reproduce that tree on the host, build, and keep what the build leaves next to it.
-      fs::path tree = make_temp_dir(st.work.path(), "project-");
-      std::set<std::string> original;
-      const std::string prefix = item.image_rel + "/";
-      for (const auto& [path, entry] : own_files) {
-        if (!path.starts_with(prefix)) continue;
-        std::string rel = path.substr(prefix.size());
-        original.insert(rel);
-        if (entry->type == FileEntry::Type::kDirectory) fs::create_directories(tree / rel);
-        else if (entry->type == FileEntry::Type::kRegular) {
-          fs::create_directories((tree / rel).parent_path());
-          layers::EntryContentReader().copy_to(*entry, tree / rel);
-        }
-      }
-      st.log("building " + item.display + " into a wheel with " + need_host_python(item.display).path);
-      wheel = python::build_wheel(build_request(tree, item.display, make_temp_dir(st.work.path(), "wheel-")));
-      for (auto it = fs::recursive_directory_iterator(tree); it != fs::recursive_directory_iterator(); ++it) {
-        std::string rel = fs::relative(it->path(), tree).string();
-        if (original.count(rel)) continue;
-        std::string image = item.image_rel + "/" + rel;
-        if (it->is_directory() && !it->is_symlink()) {
-          build_artifacts.push_back(FileEntry::directory(image, 0755));
-        } else if (it->is_regular_file() && !it->is_symlink()) {
-          bool exec = (fs::status(it->path()).permissions() & fs::perms::owner_exec) != fs::perms::none;
-          build_artifacts.push_back(FileEntry::inline_file(image, read_file(it->path(), 1u << 30), exec ? 0755 : 0644));
-        }
-      }
+    if (kind_ == "project") {
+      wheel = build_project(item);
       direct_url = json{{"dir_info", json::object()}, {"url", url}};
     } else {
       std::optional<fs::path> host = host_path_of(item.image_rel);
@@ -583,48 +686,26 @@ std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json
     auto wf = python::WheelFilename::try_parse(wheel.filename().string());
     if (!wf) throw Error(item.display + ": " + wheel.filename().string() + " is not a valid wheel file name",
                          "wheel names are NAME-VERSION-TAGS.whl");
-    roots.push_back({python::Requirement::parse(wf->name + "==" + wf->version.str()), true, false});
-    local_wheels.emplace(wf->name, LocalWheel{wheel, *wf, direct_url, built});
+    roots_.push_back({python::Requirement::parse(wf->name + "==" + wf->version.str()), true, false});
+    local_wheels_.emplace(wf->name, LocalWheel{wheel, *wf, direct_url, built});
   }
+}
 
-  // Artifact Registry Python repositories: the same Google credentials as the registry, found only when asked.
-  io.access_token = [&st](const std::string& host) -> std::string {
-    std::lock_guard<std::mutex> lock(st.google_mutex);
-    if (!st.google) {
-      registry::GoogleAdcOptions go;
-      go.http = [&st](const registry::HttpRequest& r) { return st.http->send(r); };
-      st.google = registry::GoogleCredentials::find_default(std::move(go));
-      if (!st.google)
-        throw Error("no Google credentials for the Python repository " + host,
-                    "set GOOGLE_APPLICATION_CREDENTIALS, run on Cloud Build/GCE, or put the token in ~/.netrc");
-    }
-    return st.google->token().token;
-  };
-  python::IndexClient client(*st.http, st.store, io);
-  python::FormatControl formats = file_options.format_control;
-  for (const auto& n : pip.only_binary) formats.add_only_binary(n);
-  for (const auto& n : pip.no_binary) formats.add_no_binary(n);
-  python::TagPriority tags = tags_for(facts);
-  IndexCandidates source(client, tags, formats, local_wheels, build_sdist);
-  source.blob_path_ = [&](const layers::StoredBlob& b) { return st.store.path_of(b.digest); };
-
-  // --- Resolve ---------------------------------------------------------------------------------------------------
+python::Resolution PythonInstaller::Step::resolve(IndexCandidates& source) {
   python::ResolveOptions ro;
-  ro.environment = python::MarkerEnvironment::cpython_linux(facts.python_full_version, facts.machine);
-  ro.python_version = facts.python_full_version;
-  ro.constraints = constraints;
-  ro.pre = pip.pre || file_options.pre;
-  ro.require_hashes = hash_mode || pip.require_hashes;
-  ro.log = [&](std::string_view line) { st.log(std::string(line)); };
-  std::map<std::string, python::SiteDistribution> installed_sites;
-  for (const python::SiteDistribution& d : facts.installed) {
+  ro.environment = python::MarkerEnvironment::cpython_linux(facts_.python_full_version, facts_.machine);
+  ro.python_version = facts_.python_full_version;
+  ro.constraints = constraints_;
+  ro.pre = pip_.pre || file_options_.pre;
+  ro.require_hashes = hash_mode_ || pip_.require_hashes;
+  ro.log = [this](std::string_view line) { st_.log(std::string(line)); };
+  for (const python::SiteDistribution& d : facts_.installed) {
     std::string n = python::canonicalize_name(d.name);
-    if (st.installed_here.count(n)) continue;
-    std::string meta_path = d.egg_info ? (merged.find(d.metadata_dir.substr(1)) &&
-                                                  merged.find(d.metadata_dir.substr(1))->type == PathInfo::Type::kDirectory
-                                              ? d.metadata_dir + "/PKG-INFO"
-                                              : d.metadata_dir)
-                                       : d.metadata_dir + "/METADATA";
+    if (st_.installed_here.count(n)) continue;
+    const PathInfo* meta = merged_.find(d.metadata_dir.substr(1));
+    std::string meta_path = !d.egg_info ? d.metadata_dir + "/METADATA"
+                            : meta && meta->type == PathInfo::Type::kDirectory ? d.metadata_dir + "/PKG-INFO"
+                                                                                : d.metadata_dir;
     python::InstalledDist dist;
     try {
       dist.name = n;
@@ -635,22 +716,22 @@ std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json
         dist.provides_extra = md.provides_extra;
       }
     } catch (const Error& e) {
-      st.log("ignoring the installed " + d.name + " " + d.version + ": " + e.what());
+      st_.log("ignoring the installed " + d.name + " " + d.version + ": " + e.what());
       continue;
     }
     ro.installed.push_back(std::move(dist));
-    installed_sites[n] = d;
+    installed_sites_[n] = d;
   }
-  for (const auto& [n, b] : st.installed_here) {
+  for (const auto& [n, b] : st_.installed_here) {
     ro.installed.push_back({n, python::Version::parse(b.site.version), b.requires_dist, b.provides_extra});
-    installed_sites[n] = b.site;
+    installed_sites_[n] = b.site;
   }
-  python::Resolution resolution = python::resolve(roots, ro, source);
+  python::Resolution resolution = python::resolve(roots_, ro, source);
   // pip's resolver: a local sdist or project directory at the installed version is reinstalled (a local wheel is
   // left alone, as the resolver already did).
   for (python::ResolvedDist& d : resolution.dists) {
-    auto local = local_wheels.find(d.name);
-    if (!d.already_installed || local == local_wheels.end() || !local->second.built) continue;
+    auto local = local_wheels_.find(d.name);
+    if (!d.already_installed || local == local_wheels_.end() || !local->second.built) continue;
     d.file = source.candidates(d.name).front();
     d.already_installed = false;
     d.replaces_installed = d.version;
@@ -662,57 +743,69 @@ std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json
     if (d.file) to_fetch.push_back(d.file->handle);
     summary += (summary.empty() ? "" : ", ") + d.name + "==" + d.version.str() + (d.already_installed ? " (kept)" : "");
   }
-  st.log(step.args.at(0) + ": " + (summary.empty() ? "nothing to install" : summary));
-  source.prefetch(to_fetch, st.options.jobs);
+  st_.log(step_.args.at(0) + ": " + (summary.empty() ? "nothing to install" : summary));
+  source.prefetch(to_fetch, st_.options.jobs);
+  return resolution;
+}
 
-  // Hash-checking mode (pip's --require-hashes, or any --hash): every file installed must match a hash given for it.
-  if (hash_mode) {
-    for (const python::ResolvedDist& d : resolution.dists) {
-      if (!d.file) continue;
-      auto it = allowed_sha256.find(d.name);
-      const LocalWheel* local = source.local(d.file->handle);
-      std::string filename = local ? local->host_path.filename().string() : source.index_file(d.file->handle).filename;
-      if (it == allowed_sha256.end())
-        throw Error("hashes are required for every package in hash-checking mode, but " + d.name + "==" +
-                        d.version.str() + " (" + filename + ") has none",
-                    "add --hash=sha256:... lines for it (and pin it with ==) in the requirements file");
-      std::string got = layers::sha256_of_file(source.wheel_path(d.file->handle)).hex();
-      if (!it->second.count(got))
-        throw Error(filename + " does not match the hashes in " + hash_origin[d.name] + ": got sha256:" + got,
-                    "update the --hash on that line (pip hash FILE prints it), or check where the file came from");
+// Hash-checking mode (pip's --require-hashes, or any --hash): every file installed must match a hash given for it.
+void PythonInstaller::Step::check_hashes(const python::Resolution& resolution, IndexCandidates& source) {
+  for (const python::ResolvedDist& d : resolution.dists) {
+    if (!d.file) continue;
+    auto it = allowed_sha256_.find(d.name);
+    const LocalWheel* local = source.local(d.file->handle);
+    std::string filename = local ? local->host_path.filename().string() : source.index_file(d.file->handle).filename;
+    if (it == allowed_sha256_.end())
+      throw Error("hashes are required for every package in hash-checking mode, but " + d.name + "==" +
+                      d.version.str() + " (" + filename + ") has none",
+                  "add --hash=sha256:... lines for it (and pin it with ==) in the requirements file");
+    std::string got = layers::sha256_of_file(source.wheel_path(d.file->handle)).hex();
+    if (!it->second.count(got))
+      throw Error(filename + " does not match the hashes in " + hash_origin_[d.name] + ": got sha256:" + got,
+                  "update the --hash on that line (pip hash FILE prints it), or check where the file came from");
+  }
+}
+
+// Debian's pip (its is_local patch) leaves distributions under /usr alone unless they are in its own install scheme
+// (/usr/local): it installs the new version beside the distro's, which stays. Elsewhere pip may modify everything
+// (in a venv, everything is under sys.prefix).
+bool PythonInstaller::Step::pip_may_modify(const std::string& site_dir) const {
+  if (facts_.venv || !facts_.scheme_name.starts_with("deb_") || !site_dir.starts_with("/usr/")) return true;
+  for (const std::string& local : {facts_.purelib, facts_.platlib, facts_.scripts, facts_.data, facts_.include})
+    if (!local.empty() && (site_dir == local || site_dir.starts_with(local + "/"))) return true;
+  return false;
+}
+
+// pip uninstalls a replaced distribution before it installs the new one: the paths it would remove.
+void PythonInstaller::Step::uninstall(const python::SiteDistribution& old) {
+  if (old.egg_info || old.record.empty())
+    throw Error("cannot replace the installed " + old.name + " " + old.version + " (" + old.metadata_dir +
+                    "): it has no RECORD, so pip could not uninstall it either",
+                "pin " + old.name + "==" + old.version + " or use a base without it");
+  std::optional<std::string> record = read_image_file(old.record.substr(1));
+  if (!record) throw Error("cannot read " + old.record + " in the image");
+  python::UninstallPaths removed = python::uninstall_paths(
+      *record, old.site_dir, [this](const std::string& dir) { return files_under(merged_, dir); },
+      [this](const std::string& p) { return merged_.find(p) != nullptr; });
+  removed_dirs_.insert(removed.directories.begin(), removed.directories.end());
+  removed_files_.insert(removed.files.begin(), removed.files.end());
+}
+
+void PythonInstaller::Step::install(const python::Resolution& resolution, IndexCandidates& source) {
+  const bool compile = pip_.compile && !st_.options.no_compile;
+  const python::HostPython* compiler = nullptr;
+  if (compile) {
+    try {
+      compiler = &need_host_python("bytecode");
+    } catch (const Error&) {
+      st_.log("no python" + facts_.python_version + " on this host: installing without .pyc (pip in the image "
+              "would compile them; Python compiles on first import instead)");
     }
   }
-
-  // --- Install into entries ----------------------------------------------------------------------------------------
-  struct OwnLayer {
-    std::string what;  // "torch 2.1.0"
-    std::map<std::string, FileEntry> files;
-    std::set<std::string> dirs;
-  };
-  std::vector<OwnLayer> own_layers_out;
-  std::map<std::string, FileEntry> out;       // path → entry (files, whiteouts)
-  std::set<std::string> dirs;                 // directories the step writes into
-  std::set<std::string> recreated_dirs;       // removed by an uninstall, then written again
-  std::set<std::string> removed_dirs;
-  std::set<std::string> removed_files;
-
-  const bool compile = pip.compile && !st.options.no_compile;
-  if (compile && !st.host_python)
-    st.log("no python" + facts.python_version + " on this host: installing without .pyc (pip in the image would "
-           "compile them; Python compiles on first import instead)");
-  int optimization = std::min(2, std::max(0, parse_int(env_value(facts.env, "PYTHONOPTIMIZE"))));
-  if (!env_value(facts.env, "PYTHONOPTIMIZE").empty() && optimization == 0) optimization = 1;
+  int optimization = std::min(2, std::max(0, parse_int(env_value(facts_.env, "PYTHONOPTIMIZE"))));
+  if (!env_value(facts_.env, "PYTHONOPTIMIZE").empty() && optimization == 0) optimization = 1;
   layers::EntryContentReader reader;
 
-  // Debian's pip (its is_local patch) leaves distributions under /usr alone unless they are in its own install
-  // scheme (/usr/local): it installs the new version beside the distro's, which stays. Elsewhere pip may modify
-  // everything (in a venv, everything is under sys.prefix).
-  auto pip_may_modify = [&](const std::string& site_dir) {
-    if (facts.venv || !facts.scheme_name.starts_with("deb_") || !site_dir.starts_with("/usr/")) return true;
-    for (const std::string& local : {facts.purelib, facts.platlib, facts.scripts, facts.data, facts.include})
-      if (!local.empty() && (site_dir == local || site_dir.starts_with(local + "/"))) return true;
-    return false;
-  };
   for (const python::ResolvedDist& d : resolution.dists) {
     if (!d.file) continue;
     fs::path wheel = source.wheel_path(d.file->handle);
@@ -720,49 +813,35 @@ std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json
     std::string filename = local ? local->host_path.filename().string() : source.index_file(d.file->handle).filename;
     std::string project = filename.substr(0, filename.find('-'));
 
-    // A replaced distribution goes first, as pip uninstalls before it installs.
-    auto replaced = installed_sites.find(d.name);
-    if (replaced != installed_sites.end() && d.replaces_installed && !pip_may_modify(replaced->second.site_dir)) {
-      st.log("Not uninstalling " + d.name + " at " + replaced->second.site_dir + ", outside environment /usr");
-    } else if (replaced != installed_sites.end() && d.replaces_installed) {
-      const python::SiteDistribution& old = replaced->second;
-      if (old.egg_info || old.record.empty())
-        throw Error("cannot replace the installed " + old.name + " " + old.version + " (" + old.metadata_dir +
-                        "): it has no RECORD, so pip could not uninstall it either",
-                    "pin " + old.name + "==" + old.version + " or use a base without it");
-      std::optional<std::string> record = read_image_file(old.record.substr(1));
-      if (!record) throw Error("cannot read " + old.record + " in the image");
-      python::UninstallPaths removed = python::uninstall_paths(
-          *record, old.site_dir, [&](const std::string& dir) { return files_under(merged, dir); },
-          [&](const std::string& p) { return merged.find(p) != nullptr; });
-      for (const auto& p : removed.directories) removed_dirs.insert(p);
-      for (const auto& p : removed.files) removed_files.insert(p);
-      st.installed_here.erase(d.name);
+    if (auto replaced = installed_sites_.find(d.name); replaced != installed_sites_.end() && d.replaces_installed) {
+      if (pip_may_modify(replaced->second.site_dir)) uninstall(replaced->second);
+      else st_.log("Not uninstalling " + d.name + " at " + replaced->second.site_dir + ", outside environment /usr");
+      st_.installed_here.erase(d.name);
     }
 
     python::WheelInstallRequest req;
     req.wheel = wheel;
     req.name = project;
     req.version = d.version.str();
-    req.scheme = facts.scheme_for(project);
-    req.sys_executable = facts.executable;
-    if (!facts.pip_version.empty()) req.pip_version = python::Version::parse(facts.pip_version);
-    req.python_version = facts.python_version;
+    req.scheme = facts_.scheme_for(project);
+    req.sys_executable = facts_.executable;
+    if (!facts_.pip_version.empty()) req.pip_version = python::Version::parse(facts_.pip_version);
+    req.python_version = facts_.python_version;
     req.requested = d.user_requested;
     if (local) req.direct_url = local->direct_url;
     python::InstalledWheel installed = python::install_wheel(req);
-    for (const auto& w : installed.warnings) st.log(filename + ": " + w);
+    for (const auto& w : installed.warnings) st_.log(filename + ": " + w);
 
-    if (compile && st.host_python) {
+    if (compiler) {
       std::vector<python::BytecodeSource> sources;
       for (const FileEntry& e : installed.files) {
         if (!e.path.ends_with(".py")) continue;
         sources.push_back({e.path, [&reader, entry = &e](const fs::path& to) { reader.copy_to(*entry, to); }});
       }
-      fs::path work = st.work.path() / python::canonicalize_name(project);
+      fs::path work = st_.work.path() / python::canonicalize_name(project);
       fs::create_directories(work);
       std::vector<python::Bytecode> compiled =
-          python::compile_bytecode(*st.host_python, sources, st.mtime, optimization, work);
+          python::compile_bytecode(*compiler, sources, st_.mtime, optimization, work);
       std::vector<std::string> record_paths;
       for (const python::Bytecode& b : compiled) {
         installed.files.push_back(FileEntry::inline_file(b.image_path, read_file(b.file, 1u << 30), 0644));
@@ -775,13 +854,13 @@ std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json
     // requirement does not rewrite it: its layer's inputs stay the same and the layer cache keeps it.
     std::uint64_t bytes = 0;
     for (const FileEntry& e : installed.files) bytes += e.size;
-    if (bytes >= st.options.own_layer_bytes) {
+    if (bytes >= st_.options.own_layer_bytes) {
       OwnLayer own{d.name + " " + d.version.str(), {}, installed.directories};
       for (FileEntry& e : installed.files) own.files[e.path] = std::move(e);
-      own_layers_out.push_back(std::move(own));
+      own_layers_out_.push_back(std::move(own));
     } else {
-      for (FileEntry& e : installed.files) out[e.path] = std::move(e);
-      for (const auto& dir : installed.directories) dirs.insert(dir);
+      for (FileEntry& e : installed.files) out_[e.path] = std::move(e);
+      dirs_.insert(installed.directories.begin(), installed.directories.end());
     }
 
     // What a later pip step of this build sees as installed.
@@ -791,67 +870,85 @@ std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json
     here.site.site_dir = installed.lib_dir;
     here.site.metadata_dir = installed.lib_dir + "/" + installed.dist_info_dir;
     here.site.record = here.site.metadata_dir + "/RECORD";
-    std::string meta = read_wheel_metadata(wheel, filename);
-    python::CandidateMetadata md = candidate_metadata(meta);
+    python::CandidateMetadata md = candidate_metadata(read_wheel_metadata(wheel, filename));
     here.requires_dist = md.requires_dist;
     here.provides_extra = md.provides_extra;
-    st.installed_here[d.name] = std::move(here);
+    st_.installed_here[d.name] = std::move(here);
   }
+}
 
-  // --- Whiteouts, then directories with the attributes the image gives them -----------------------------------
-  FileEntries entries;
-  for (const auto& dir : removed_dirs) {
-    if (dirs.count(dir)) {
-      recreated_dirs.insert(dir);
-      out[dir + "/.wh..wh..opq"] = FileEntry::inline_file(dir + "/.wh..wh..opq", "", 0644);
+// Every ancestor directory of a layer's entries: with the image's attributes where it has that directory (unless
+// this step removed and recreates it), else as pip's os.makedirs makes them under RUN's umask 022.
+std::set<std::string> PythonInstaller::Step::directories_for(const std::map<std::string, FileEntry>& files,
+                                                             const std::set<std::string>& leaf_dirs,
+                                                             FileEntries& into) const {
+  std::set<std::string> all;
+  for (const auto& dir : leaf_dirs)
+    for (std::string p = dir; !p.empty(); p = std::string(path_dir(p))) all.insert(p);
+  for (const auto& [p, e] : files)
+    for (std::string d = std::string(path_dir(e.path)); !d.empty(); d = std::string(path_dir(d))) all.insert(d);
+  for (const auto& dir : all) {
+    const PathInfo* info = recreated_dirs_.count(dir) ? nullptr : merged_.find(dir);
+    if (info && info->type == PathInfo::Type::kDirectory)
+      into.push_back(FileEntry::directory(dir, info->mode, info->uid, info->gid));
+    else if (info)
+      throw Error("RUN " + facts_.pip_command + " install would write under /" + dir +
+                  ", which is not a directory in the image");
+    else
+      into.push_back(FileEntry::directory(dir, 0755));
+  }
+  return all;
+}
+
+// The step's layer (whiteouts, installed files, the in-tree build's leftovers), then one per very large distribution.
+std::vector<PipLayer> PythonInstaller::Step::layers() {
+  for (const auto& dir : removed_dirs_) {
+    if (dirs_.count(dir)) {
+      recreated_dirs_.insert(dir);
+      out_[dir + "/.wh..wh..opq"] = FileEntry::inline_file(dir + "/.wh..wh..opq", "", 0644);
     } else {
-      out[dir] = FileEntry::whiteout(dir);  // keyed by the removed path; written as .wh.<name>
+      out_[dir] = FileEntry::whiteout(dir);  // keyed by the removed path; written as .wh.<name>
     }
   }
-  for (const auto& f : removed_files)
-    if (!out.count(f)) out[f] = FileEntry::whiteout(f);
-  // Every ancestor directory of a layer's entries: with the image's attributes where it has that directory (unless
-  // this step removed and recreates it), else as pip's os.makedirs makes them under RUN's umask 022.
-  auto directories_for = [&](const std::map<std::string, FileEntry>& files, const std::set<std::string>& leaf_dirs,
-                             FileEntries& into) {
-    std::set<std::string> all;
-    for (const auto& dir : leaf_dirs)
-      for (std::string p = dir; !p.empty(); p = std::string(path_dir(p))) all.insert(p);
-    for (const auto& [p, e] : files)
-      for (std::string d = std::string(path_dir(e.path)); !d.empty(); d = std::string(path_dir(d))) all.insert(d);
-    for (const auto& dir : all) {
-      const PathInfo* info = recreated_dirs.count(dir) ? nullptr : merged.find(dir);
-      if (info && info->type == PathInfo::Type::kDirectory)
-        into.push_back(FileEntry::directory(dir, info->mode, info->uid, info->gid));
-      else if (info)
-        throw Error(where + " would write under /" + dir + ", which is not a directory in the image");
-      else
-        into.push_back(FileEntry::directory(dir, 0755));
-    }
-    return all;
-  };
-  std::set<std::string> all_dirs = directories_for(out, dirs, entries);
-  for (auto& [p, e] : out) entries.push_back(std::move(e));
+  for (const auto& f : removed_files_)
+    if (!out_.count(f)) out_[f] = FileEntry::whiteout(f);
+
+  FileEntries entries;
+  std::set<std::string> all_dirs = directories_for(out_, dirs_, entries);
+  for (auto& [p, e] : out_) entries.push_back(std::move(e));
   // The in-tree build's leftovers in /usr/app, with their parents (which an earlier COPY may have made).
   std::set<std::string> artifact_paths;
-  for (const FileEntry& e : build_artifacts) artifact_paths.insert(e.path);
-  for (FileEntry& e : build_artifacts) {
+  for (const FileEntry& e : build_artifacts_) artifact_paths.insert(e.path);
+  for (FileEntry& e : build_artifacts_) {
     for (std::string d = std::string(path_dir(e.path)); !d.empty(); d = std::string(path_dir(d))) {
       if (all_dirs.count(d) || artifact_paths.count(d)) continue;
-      const PathInfo* info = merged.find(d);
+      const PathInfo* info = merged_.find(d);
       entries.push_back(info ? FileEntry::directory(d, info->mode, info->uid, info->gid) : FileEntry::directory(d, 0755));
       all_dirs.insert(d);
     }
     if (!all_dirs.count(e.path)) entries.push_back(std::move(e));
   }
-  std::vector<PipLayer> layers{{"", std::move(entries)}};
-  for (OwnLayer& own : own_layers_out) {
+  std::vector<PipLayer> result{{"", std::move(entries)}};
+  for (OwnLayer& own : own_layers_out_) {
     FileEntries own_entries;
     directories_for(own.files, own.dirs, own_entries);
     for (auto& [p, e] : own.files) own_entries.push_back(std::move(e));
-    layers.push_back({own.what, std::move(own_entries)});
+    result.push_back({own.what, std::move(own_entries)});
   }
-  return layers;
+  return result;
+}
+
+PythonInstaller::PythonInstaller(std::shared_ptr<const layers::Image> base, const layers::BlobStore& store,
+                                 fs::path cache_dir, PythonOptions options, std::int64_t mtime,
+                                 std::function<void(const std::string&)> log)
+    : state_(std::make_unique<State>(std::move(base), store, std::move(cache_dir), std::move(options), mtime,
+                                     std::move(log))) {}
+
+PythonInstaller::~PythonInstaller() = default;
+
+std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json& config,
+                                               const std::vector<FileEntries>& own_layers) {
+  return Step(*state_, step, config, own_layers).run();
 }
 
 }  // namespace trainpack::builder

@@ -49,14 +49,14 @@ class PythonInstaller {
   PythonInstaller& operator=(const PythonInstaller&) = delete;
 
   // The layers of one pip step. `config` is the image config at that step (Env, User; gcloud's ENV lines
-  // included), `own_layers` the layers this build added before it, `package_dir` the build context (the source
-  // of every file COPY put into /usr/app). Throws Error with a one-line cause and a hint.
+  // included), `own_layers` the layers this build added before it (their entries name the host files COPY put
+  // into /usr/app). Throws Error with a one-line cause and a hint.
   std::vector<PipLayer> install(const BuildStep& step, const nlohmann::json& config,
-                              const std::vector<layers::FileEntries>& own_layers,
-                              const std::filesystem::path& package_dir);
+                                const std::vector<layers::FileEntries>& own_layers);
 
  private:
-  struct State;
+  struct State;  // what lasts for the whole build: the base's scan, the HTTP client, what earlier steps installed
+  class Step;    // one step, phase by phase
   std::unique_ptr<State> state_;
 };
 
