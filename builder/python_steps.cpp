@@ -163,9 +163,9 @@ using SdistBuilder =
 // The index (and find-links) as the resolver's candidate source, filtered to what the image can install.
 class IndexCandidates : public python::CandidateSource {
  public:
-  IndexCandidates(python::IndexClient& client, const python::TagPriority& tags, python::FormatControl formats,
-                  std::map<std::string, LocalWheel> local, SdistBuilder build_sdist)
-      : client_(client), tags_(tags), formats_(std::move(formats)), local_(std::move(local)),
+  IndexCandidates(python::IndexClient& client, const layers::BlobStore& store, const python::TagPriority& tags,
+                  python::FormatControl formats, std::map<std::string, LocalWheel> local, SdistBuilder build_sdist)
+      : client_(client), store_(store), tags_(tags), formats_(std::move(formats)), local_(std::move(local)),
         build_sdist_(std::move(build_sdist)) {}
 
   std::vector<python::CandidateInfo> candidates(const std::string& name) override {
@@ -173,7 +173,7 @@ class IndexCandidates : public python::CandidateSource {
       python::IndexFile f;
       f.filename = it->second.host_path.filename().string();
       f.url = python::file_url_for(it->second.host_path);
-      files_.push_back({f, &it->second, std::nullopt, {}});
+      files_.push_back({f, &it->second, std::nullopt, {}, std::nullopt});
       return {python::CandidateInfo{it->second.filename.version, false, "", "", true, files_.size() - 1}};
     }
     struct Ranked {
@@ -198,7 +198,7 @@ class IndexCandidates : public python::CandidateSource {
         r = Ranked{{sf->version, f.is_yanked(), f.yanked.value_or(""), f.requires_python.value_or(""), false, 0},
                    false, 0, std::nullopt};
       }
-      files_.push_back({std::move(f), nullptr, std::nullopt, {}});
+      files_.push_back({std::move(f), nullptr, std::nullopt, {}, std::nullopt});
       r.info.handle = files_.size() - 1;
       ranked.push_back(std::move(r));
     }
@@ -215,11 +215,20 @@ class IndexCandidates : public python::CandidateSource {
   }
 
   python::CandidateMetadata metadata(const std::string& name, const python::CandidateInfo& c) override {
-    const File& file = files_.at(c.handle);
-    if (file.local) return candidate_metadata(read_wheel_metadata(file.local->host_path, file.index.filename));
-    if (!c.is_wheel) return candidate_metadata(read_wheel_metadata(wheel_path(c.handle), file.index.filename));
-    if (auto text = client_.fetch_metadata(file.index)) return candidate_metadata(*text);
-    return candidate_metadata(read_wheel_metadata(wheel_path(c.handle), file.index.filename));
+    return metadata_of(c.handle);
+  }
+
+  // A candidate's dependencies: PEP 658 metadata when the index has it, else the wheel's METADATA (built first for
+  // an sdist). Read once per file; the installer asks again for what it records of the installed distribution.
+  const python::CandidateMetadata& metadata_of(std::size_t handle) {
+    File& file = files_.at(handle);
+    if (!file.metadata) {
+      std::optional<std::string> text;
+      if (!file.local && file.index.filename.ends_with(".whl")) text = client_.fetch_metadata(file.index);
+      if (!text) text = read_wheel_metadata(wheel_path(handle), file.index.filename);
+      file.metadata = candidate_metadata(*text);
+    }
+    return *file.metadata;
   }
 
   // The file of a picked candidate: downloaded (verified) into the blob store, or the local wheel.
@@ -228,11 +237,11 @@ class IndexCandidates : public python::CandidateSource {
     if (file.local) return file.local->host_path;
     if (!file.built.empty()) return file.built;
     if (!file.blob) file.blob = client_.download(file.index);
-    if (file.index.filename.ends_with(".whl")) return blob_path_(*file.blob);
+    if (file.index.filename.ends_with(".whl")) return store_.path_of(file.blob->digest);
     // An sdist: pip would build it in the image; trainpack builds it on the host when it is pure Python.
     auto sdist = python::SdistFilename::try_parse(file.index.filename);
     std::string display = sdist ? sdist->name + " " + sdist->version.str() : file.index.filename;
-    file.built = build_sdist_(blob_path_(*file.blob), file.index.filename, display);
+    file.built = build_sdist_(store_.path_of(file.blob->digest), file.index.filename, display);
     return file.built;
   }
   const python::IndexFile& index_file(std::size_t handle) const { return files_.at(handle).index; }
@@ -250,16 +259,16 @@ class IndexCandidates : public python::CandidateSource {
     std::vector<layers::StoredBlob> blobs = client_.download_all(todo, jobs);
     for (std::size_t i = 0; i < which.size(); ++i) files_.at(which[i]).blob = blobs[i];
   }
-  std::function<fs::path(const layers::StoredBlob&)> blob_path_;
-
  private:
   struct File {
     python::IndexFile index;
     const LocalWheel* local = nullptr;
     std::optional<layers::StoredBlob> blob;
     fs::path built;  // the wheel built from an sdist
+    std::optional<python::CandidateMetadata> metadata;
   };
   python::IndexClient& client_;
+  const layers::BlobStore& store_;
   const python::TagPriority& tags_;
   python::FormatControl formats_;
   std::map<std::string, LocalWheel> local_;
@@ -454,11 +463,10 @@ std::vector<PipLayer> PythonInstaller::Step::run() {
   for (const auto& n : pip_.only_binary) formats.add_only_binary(n);
   for (const auto& n : pip_.no_binary) formats.add_no_binary(n);
   python::TagPriority tags = tags_for(facts_);
-  IndexCandidates source(client, tags, formats, local_wheels_,
+  IndexCandidates source(client, st_.store, tags, formats, local_wheels_,
                          [this](const fs::path& file, const std::string& filename, const std::string& display) {
                            return build_sdist(file, filename, display);
                          });
-  source.blob_path_ = [this](const layers::StoredBlob& b) { return st_.store.path_of(b.digest); };
 
   python::Resolution resolution = resolve(source);
   if (hash_mode_) check_hashes(resolution, source);
@@ -480,10 +488,8 @@ void PythonInstaller::Step::check_pip_would_install() const {
 
 std::optional<std::string> PythonInstaller::Step::read_image_file(const std::string& rel) const {
   if (auto it = own_files_.find(rel); it != own_files_.end()) {
-    const FileEntry& e = *it->second;
-    if (e.type != FileEntry::Type::kRegular) return std::nullopt;
-    if (!e.source.empty() && e.zip_member.empty()) return read_file(e.source, kMetadataCap);
-    if (e.zip_member.empty()) return e.data;
+    if (it->second->type != FileEntry::Type::kRegular) return std::nullopt;
+    return layers::EntryContentReader().read(*it->second, kMetadataCap);
   }
   return st_.filesystem().read(rel, kMetadataCap);
 }
@@ -870,7 +876,7 @@ void PythonInstaller::Step::install(const python::Resolution& resolution, IndexC
     here.site.site_dir = installed.lib_dir;
     here.site.metadata_dir = installed.lib_dir + "/" + installed.dist_info_dir;
     here.site.record = here.site.metadata_dir + "/RECORD";
-    python::CandidateMetadata md = candidate_metadata(read_wheel_metadata(wheel, filename));
+    const python::CandidateMetadata& md = source.metadata_of(d.file->handle);
     here.requires_dist = md.requires_dist;
     here.provides_extra = md.provides_extra;
     st_.installed_here[d.name] = std::move(here);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "support/error.h"
+#include "support/fs.h"
 
 namespace trainpack::layers {
 
@@ -211,6 +212,20 @@ void EntryContentReader::copy_to(const FileEntry& e, const std::filesystem::path
   }
   out.close();
   if (!out) throw Error("cannot write " + destination.string());
+}
+
+std::string EntryContentReader::read(const FileEntry& e, std::uint64_t max_bytes) {
+  if (e.type != FileEntry::Type::kRegular) throw Error("layer entry " + e.path + " is not a regular file");
+  if (e.size > max_bytes)
+    throw Error("layer entry " + e.path + " is too large to read (" + std::to_string(e.size) + " bytes)");
+  if (!e.zip_member.empty()) {
+    std::string out;
+    std::vector<char> buf(kChunk);
+    zips_->stream(e, buf, [&](const char* p, std::size_t n) { out.append(p, n); });
+    return out;
+  }
+  if (!e.source.empty()) return read_file(e.source, max_bytes);
+  return e.data;
 }
 
 std::int64_t default_layer_mtime() {

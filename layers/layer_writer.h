@@ -42,13 +42,15 @@ void sort_and_check_entries(FileEntries& entries);
 
 class ZipArchives;
 
-// Copies the bytes of regular-file entries (inline, host file or wheel member) to host files, for tools that need
-// them on disk (the host Python compiling bytecode). Keeps wheels open between calls.
+// The bytes of regular-file entries (inline, host file or wheel member), copied to host files for tools that need
+// them on disk (the host Python compiling bytecode) or read into memory. Keeps wheels open between calls.
 class EntryContentReader {
  public:
   EntryContentReader();
   ~EntryContentReader();
   void copy_to(const FileEntry& entry, const std::filesystem::path& destination);
+  // The bytes themselves; throws Error when the entry holds more than `max_bytes`.
+  std::string read(const FileEntry& entry, std::uint64_t max_bytes);
 
  private:
   std::unique_ptr<ZipArchives> zips_;

@@ -106,21 +106,6 @@ void split_entry_point_value(EntryPoint& ep) {
   ep.extras = std::move(extras);
 }
 
-// str.splitlines() for the ASCII line boundaries.
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == '\x1c' || c == '\x1d' || c == '\x1e') {
-      lines.push_back(text.substr(start, i - start));
-      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      start = i + 1;
-    }
-  }
-  if (start < text.size()) lines.push_back(text.substr(start));
-  return lines;
-}
 
 // "2.1" -> (2, 1); nullopt unless two dot-separated decimal numbers.
 std::optional<std::pair<int, int>> parse_major_minor(std::string_view text) {
@@ -289,7 +274,7 @@ WheelInfo WheelInfo::parse(std::string_view text) {
 std::vector<EntryPoint> parse_entry_points(std::string_view text) {
   std::vector<EntryPoint> out;
   std::optional<std::string> group;
-  for (std::string_view raw : split_lines(text)) {
+  for (std::string_view raw : py_splitlines(text)) {
     std::string_view line = py_strip(raw);
     if (line.empty() || line.front() == '#') continue;
     if (line.front() == '[' && line.back() == ']') {

@@ -1,6 +1,7 @@
 #pragma once
-// Python's str.strip() for the ASCII range, which packaging applies to versions and specifiers.
+// Python's str.strip() and str.splitlines() for the ASCII range, as packaging, email and csv readers apply them.
 #include <string_view>
+#include <vector>
 
 namespace trainpack::python {
 
@@ -11,6 +12,22 @@ inline std::string_view py_strip(std::string_view s) {
   while (!s.empty() && is_py_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_py_space(s.back())) s.remove_suffix(1);
   return s;
+}
+
+// str.splitlines() for the ASCII line boundaries (\n, \r, \r\n, \v, \f, \x1c-\x1e); no trailing empty line.
+inline std::vector<std::string_view> py_splitlines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == '\x1c' || c == '\x1d' || c == '\x1e') {
+      lines.push_back(text.substr(start, i - start));
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      start = i + 1;
+    }
+  }
+  if (start < text.size()) lines.push_back(text.substr(start));
+  return lines;
 }
 
 }  // namespace trainpack::python

@@ -3,39 +3,21 @@
 #include <algorithm>
 #include <set>
 
+#include "python/text.h"
+#include "python/wheel_installer.h"
 #include "support/paths.h"
 
 namespace trainpack::python {
 namespace {
 
-// The first field of each RECORD row (csv: a quoted field may hold commas and doubled quotes).
+// The first field of each RECORD row.
 std::vector<std::string> record_paths(std::string_view record) {
   std::vector<std::string> out;
-  std::size_t pos = 0;
-  while (pos < record.size()) {
-    std::size_t eol = record.find('\n', pos);
-    std::string_view line = record.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
-    pos = eol == std::string_view::npos ? record.size() : eol + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  for (std::string_view line : py_splitlines(record)) {
     if (line.empty()) continue;
-    std::string field;
-    if (line.front() == '"') {
-      for (std::size_t i = 1; i < line.size(); ++i) {
-        if (line[i] == '"') {
-          if (i + 1 < line.size() && line[i + 1] == '"') {
-            field += '"';
-            ++i;
-          } else {
-            break;
-          }
-        } else {
-          field += line[i];
-        }
-      }
-    } else {
-      field = std::string(line.substr(0, line.find(',')));
-    }
-    if (!field.empty()) out.push_back(std::move(field));
+    std::size_t fields = 0;
+    RecordRow row = parse_record_line(line, fields);
+    if (!row[0].empty()) out.push_back(std::move(row[0]));
   }
   return out;
 }

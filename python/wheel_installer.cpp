@@ -192,22 +192,6 @@ std::map<std::string, std::string> parse_wheel_file(std::string_view text) {
 }
 
 // Python's str.splitlines() for the ASCII line boundaries.
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  std::size_t start = 0, i = 0;
-  while (i < text.size()) {
-    char c = text[i];
-    if (c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == '\x1c' || c == '\x1d' || c == '\x1e') {
-      lines.push_back(text.substr(start, i - start));
-      i += (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ? 2 : 1;
-      start = i;
-    } else {
-      ++i;
-    }
-  }
-  if (start < text.size()) lines.push_back(text.substr(start));
-  return lines;
-}
 
 struct EntryPoints {
   // name → value, later definitions win (pip builds a dict); vector keeps the file order for generation.
@@ -287,36 +271,6 @@ void check_script_name(const std::string& name, const std::string& wheel) {
 }
 
 // One RECORD line: csv.reader (excel dialect) over a line from str.splitlines().
-RecordRow parse_record_line(std::string_view line, std::size_t& fields) {
-  std::vector<std::string> out(1);
-  bool quoted = false, was_quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quoted) {
-      if (c == '"') {
-        if (i + 1 < line.size() && line[i + 1] == '"') {
-          out.back() += '"';
-          ++i;
-        } else {
-          quoted = false;
-        }
-      } else {
-        out.back() += c;
-      }
-    } else if (c == ',') {
-      out.emplace_back();
-      was_quoted = false;
-    } else if (c == '"' && out.back().empty() && !was_quoted) {
-      quoted = was_quoted = true;
-    } else {
-      out.back() += c;
-    }
-  }
-  fields = out.size();
-  RecordRow row;
-  for (std::size_t k = 0; k < 3 && k < out.size(); ++k) row[k] = std::move(out[k]);
-  return row;
-}
 
 std::string json_string(std::string_view s) {
   static const char* hex = "0123456789abcdef";
@@ -417,6 +371,37 @@ std::string launcher_body(std::string_view module, std::string_view attr, const 
 }
 
 }  // namespace
+
+RecordRow parse_record_line(std::string_view line, std::size_t& fields) {
+  std::vector<std::string> out(1);
+  bool quoted = false, was_quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < line.size() && line[i + 1] == '"') {
+          out.back() += '"';
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        out.back() += c;
+      }
+    } else if (c == ',') {
+      out.emplace_back();
+      was_quoted = false;
+    } else if (c == '"' && out.back().empty() && !was_quoted) {
+      quoted = was_quoted = true;
+    } else {
+      out.back() += c;
+    }
+  }
+  fields = out.size();
+  RecordRow row;
+  for (std::size_t k = 0; k < 3 && k < out.size(); ++k) row[k] = std::move(out[k]);
+  return row;
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -599,7 +584,7 @@ InstalledWheel install_wheel(const WheelInstallRequest& req) {
   {
     std::string text = read_member(za.get(), *record_member, kMaxMetadataFile, wheel);
     if (!valid_utf8(text)) throw Error(where + "RECORD is not UTF-8");
-    for (std::string_view line : split_lines(text)) {
+    for (std::string_view line : py_splitlines(text)) {
       if (line.empty()) continue;  // csv gives [] and pip would crash on row[0]
       std::size_t fields = 0;
       old_rows.push_back(parse_record_line(line, fields));

@@ -74,6 +74,10 @@ std::string python_json_dumps(const nlohmann::json& value);
 // RECORD's hash of some bytes: "sha256=" + urlsafe base64 without padding.
 std::string record_hash(std::string_view bytes);
 
+// One RECORD line as csv.reader (excel dialect) reads it: quoted fields with doubled quotes; the first three fields,
+// and in `fields` how many there were.
+RecordRow parse_record_line(std::string_view line, std::size_t& fields);
+
 // csv.writer (excel dialect: minimal quoting, "\r\n") over sorted rows.
 std::string format_record(const std::vector<RecordRow>& rows);
 

@@ -221,6 +221,14 @@ TEST(PipFailures, EachFailureHasACauseAHintAndWritesNothing) {
     if (flags.empty()) flags.push_back("--index-url=" + index_url());
     expect_one_line_cause(build_fails(dir, "oci:" + base.string() + ":3.11", c.requirements, flags), c.cause);
   }
+  // Nothing pushed either: a failing pip step with a registry output leaves no tag (and no manifest) there.
+  TempDir dir("tp-pip-fail");
+  const std::string target = env_or_fail("TRAINPACK_TEST_REGISTRY") + "/pip-failure:1";
+  expect_one_line_cause(build_fails(dir, "oci:" + base.string() + ":3.11", "tp-yanked\n",
+                                    {"--index-url=" + index_url(), "--output=docker://" + target}),
+                        "tp-yanked");
+  auto inspect = run_command({"skopeo", "inspect", "--raw", "--tls-verify=false", "docker://" + target});
+  EXPECT_NE(inspect.exit_code, 0) << "a failed build pushed " << target << ": " << inspect.out;
 }
 
 // A large distribution's layer stays cached when another requirement changes (--own-layer-mb=0 makes every
