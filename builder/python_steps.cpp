@@ -381,6 +381,10 @@ class PythonInstaller::Step {
     std::string image_rel;  // "usr/app/dist/x.whl", "usr/app" for the project
     std::string display;
   };
+  struct Installed {
+    const python::ResolvedDist* dist;
+    python::InstalledWheel wheel;
+  };
   struct OwnLayer {
     std::string what;  // "torch 2.1.0"
     std::map<std::string, FileEntry> files;
@@ -394,6 +398,7 @@ class PythonInstaller::Step {
   python::Resolution resolve(IndexCandidates& source);
   void check_hashes(const python::Resolution& resolution, IndexCandidates& source);
   void install(const python::Resolution& resolution, IndexCandidates& source);
+  void add_bytecode(std::vector<Installed>& installed);
   void uninstall(const python::SiteDistribution& old);
   std::vector<PipLayer> layers();
 
@@ -798,20 +803,7 @@ void PythonInstaller::Step::uninstall(const python::SiteDistribution& old) {
 }
 
 void PythonInstaller::Step::install(const python::Resolution& resolution, IndexCandidates& source) {
-  const bool compile = pip_.compile && !st_.options.no_compile;
-  const python::HostPython* compiler = nullptr;
-  if (compile) {
-    try {
-      compiler = &need_host_python("bytecode");
-    } catch (const Error&) {
-      st_.log("no python" + facts_.python_version + " on this host: installing without .pyc (pip in the image "
-              "would compile them; Python compiles on first import instead)");
-    }
-  }
-  int optimization = std::min(2, std::max(0, parse_int(env_value(facts_.env, "PYTHONOPTIMIZE"))));
-  if (!env_value(facts_.env, "PYTHONOPTIMIZE").empty() && optimization == 0) optimization = 1;
-  layers::EntryContentReader reader;
-
+  std::vector<Installed> installed;
   for (const python::ResolvedDist& d : resolution.dists) {
     if (!d.file) continue;
     fs::path wheel = source.wheel_path(d.file->handle);
@@ -835,52 +827,77 @@ void PythonInstaller::Step::install(const python::Resolution& resolution, IndexC
     req.python_version = facts_.python_version;
     req.requested = d.user_requested;
     if (local) req.direct_url = local->direct_url;
-    python::InstalledWheel installed = python::install_wheel(req);
-    for (const auto& w : installed.warnings) st_.log(filename + ": " + w);
-
-    if (compiler) {
-      std::vector<python::BytecodeSource> sources;
-      for (const FileEntry& e : installed.files) {
-        if (!e.path.ends_with(".py")) continue;
-        sources.push_back({e.path, [&reader, entry = &e](const fs::path& to) { reader.copy_to(*entry, to); }});
-      }
-      fs::path work = st_.work.path() / python::canonicalize_name(project);
-      fs::create_directories(work);
-      std::vector<python::Bytecode> compiled =
-          python::compile_bytecode(*compiler, sources, st_.mtime, optimization, work);
-      std::vector<std::string> record_paths;
-      for (const python::Bytecode& b : compiled) {
-        installed.files.push_back(FileEntry::inline_file(b.image_path, read_file(b.file, 1u << 30), 0644));
-        installed.directories.insert(std::string(path_dir(b.image_path)));
-        record_paths.push_back(python::record_relative_path("/" + b.image_path, installed.lib_dir));
-      }
-      installed.add_unhashed_record_paths(record_paths);
-    }
-    // A very large distribution (torch-sized) gets a layer of its own after the step's layer, so changing another
-    // requirement does not rewrite it: its layer's inputs stay the same and the layer cache keeps it.
-    std::uint64_t bytes = 0;
-    for (const FileEntry& e : installed.files) bytes += e.size;
-    if (bytes >= st_.options.own_layer_bytes) {
-      OwnLayer own{d.name + " " + d.version.str(), {}, installed.directories};
-      for (FileEntry& e : installed.files) own.files[e.path] = std::move(e);
-      own_layers_out_.push_back(std::move(own));
-    } else {
-      for (FileEntry& e : installed.files) out_[e.path] = std::move(e);
-      dirs_.insert(installed.directories.begin(), installed.directories.end());
-    }
+    installed.push_back({&d, python::install_wheel(req)});
+    for (const auto& w : installed.back().wheel.warnings) st_.log(filename + ": " + w);
 
     // What a later pip step of this build sees as installed.
+    const python::InstalledWheel& w = installed.back().wheel;
     BuildInstalled here;
     here.site.name = project;
     here.site.version = d.version.str();
-    here.site.site_dir = installed.lib_dir;
-    here.site.metadata_dir = installed.lib_dir + "/" + installed.dist_info_dir;
+    here.site.site_dir = w.lib_dir;
+    here.site.metadata_dir = w.lib_dir + "/" + w.dist_info_dir;
     here.site.record = here.site.metadata_dir + "/RECORD";
     const python::CandidateMetadata& md = source.metadata_of(d.file->handle);
     here.requires_dist = md.requires_dist;
     here.provides_extra = md.provides_extra;
     st_.installed_here[d.name] = std::move(here);
   }
+
+  add_bytecode(installed);
+
+  for (Installed& i : installed) {
+    // A very large distribution (torch-sized) gets a layer of its own after the step's layer, so changing another
+    // requirement does not rewrite it: its layer's inputs stay the same and the layer cache keeps it.
+    std::uint64_t bytes = 0;
+    for (const FileEntry& e : i.wheel.files) bytes += e.size;
+    if (bytes >= st_.options.own_layer_bytes) {
+      OwnLayer own{i.dist->name + " " + i.dist->version.str(), {}, i.wheel.directories};
+      for (FileEntry& e : i.wheel.files) own.files[e.path] = std::move(e);
+      own_layers_out_.push_back(std::move(own));
+    } else {
+      for (FileEntry& e : i.wheel.files) out_[e.path] = std::move(e);
+      dirs_.insert(i.wheel.directories.begin(), i.wheel.directories.end());
+    }
+  }
+}
+
+// pip compiles every installed .py (compileall, failures ignored) and lists the .pyc in RECORD. One run of the host
+// Python compiles the whole step.
+void PythonInstaller::Step::add_bytecode(std::vector<Installed>& installed) {
+  if (!pip_.compile || st_.options.no_compile) return;
+  const python::HostPython* compiler = nullptr;
+  try {
+    compiler = &need_host_python("bytecode");
+  } catch (const Error&) {
+    st_.log("no python" + facts_.python_version + " on this host: installing without .pyc (pip in the image "
+            "would compile them; Python compiles on first import instead)");
+    return;
+  }
+  int optimization = std::min(2, std::max(0, parse_int(env_value(facts_.env, "PYTHONOPTIMIZE"))));
+  if (!env_value(facts_.env, "PYTHONOPTIMIZE").empty() && optimization == 0) optimization = 1;
+
+  layers::EntryContentReader reader;
+  std::vector<python::BytecodeSource> sources;
+  std::map<std::string, std::size_t> owner;  // source path → index in `installed`
+  for (std::size_t k = 0; k < installed.size(); ++k) {
+    for (const FileEntry& e : installed[k].wheel.files) {
+      if (!e.path.ends_with(".py")) continue;
+      owner[e.path] = k;
+      sources.push_back({e.path, [&reader, entry = &e](const fs::path& to) { reader.copy_to(*entry, to); }});
+    }
+  }
+  std::vector<python::Bytecode> compiled =
+      python::compile_bytecode(*compiler, sources, st_.mtime, optimization, make_temp_dir(st_.work.path(), "pyc-"));
+  std::vector<std::vector<std::string>> record_paths(installed.size());
+  for (const python::Bytecode& b : compiled) {
+    python::InstalledWheel& w = installed.at(owner.at(b.source_image_path)).wheel;
+    w.files.push_back(FileEntry::inline_file(b.image_path, read_file(b.file, 1u << 30), 0644));
+    w.directories.insert(std::string(path_dir(b.image_path)));
+    record_paths[owner.at(b.source_image_path)].push_back(python::record_relative_path("/" + b.image_path, w.lib_dir));
+  }
+  for (std::size_t k = 0; k < installed.size(); ++k)
+    if (!record_paths[k].empty()) installed[k].wheel.add_unhashed_record_paths(record_paths[k]);
 }
 
 // Every ancestor directory of a layer's entries: with the image's attributes where it has that directory (unless

@@ -18,12 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool has_parent_reference(std::string_view path) {
-  for (std::string_view c : path_components(path))
-    if (c == "..") return true;
-  return false;
-}
-
 // Streams an entry's data into `to` (parents created), through a temporary name.
 void keep_copy(const fs::path& to, const std::function<std::size_t(char*, std::size_t)>& read) {
   fs::create_directories(to.parent_path());

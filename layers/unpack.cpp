@@ -32,12 +32,6 @@ std::string clean_name(std::string_view p) {
   return p.starts_with('/') ? "/" + out : out;
 }
 
-bool has_dotdot(std::string_view p) {
-  for (std::string_view comp : path_components(p))
-    if (comp == "..") return true;
-  return false;
-}
-
 std::string base_name(std::string_view p) { return std::string(path_base(p)); }
 std::string dir_name(std::string_view p) { return std::string(path_dir(p)); }
 
@@ -131,7 +125,7 @@ class Unpacker {
   std::string checked(const char* raw, const char* kind) const {
     std::string name = raw ? raw : "";
     std::string rel = clean_name(name);
-    if (rel.starts_with("/") || has_dotdot(rel))
+    if (rel.starts_with("/") || has_parent_reference(rel))
       throw Error(what_ + ": " + kind + " '" + name + "' escapes the image root",
                   "the layer is malicious or corrupt; the image is refused");
     return rel;

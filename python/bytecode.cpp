@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/error.h"
+#include "support/paths.h"
 #include "support/process.h"
 
 namespace trainpack::python {
@@ -71,7 +72,7 @@ std::vector<Bytecode> compile_bytecode(const HostPython& python, const std::vect
   json files = json::array();
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const auto& s = sources[i];
-    if (s.image_path.empty() || s.image_path.front() == '/' || s.image_path.find("..") != std::string::npos)
+    if (s.image_path.empty() || s.image_path.front() == '/' || has_parent_reference(s.image_path))
       throw Error("internal: bad bytecode source path " + s.image_path);
     fs::path host = src_dir / std::to_string(i) / fs::path(s.image_path).filename();
     fs::create_directories(host.parent_path());

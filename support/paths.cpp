@@ -15,6 +15,12 @@ std::vector<std::string_view> path_components(std::string_view path) {
   return out;
 }
 
+bool has_parent_reference(std::string_view path) {
+  for (std::string_view c : path_components(path))
+    if (c == "..") return true;
+  return false;
+}
+
 std::string normalize_path(std::string_view path) {
   std::vector<std::string_view> parts;
   for (std::string_view c : path_components(path)) {

@@ -13,6 +13,9 @@ std::vector<std::string_view> path_components(std::string_view path);
 // above the root; returned relative, without a leading "/" ("/a/./b/../c" → "a/c", "../x" → "x", "/" → "").
 std::string normalize_path(std::string_view path);
 
+// Whether any component is "..".
+bool has_parent_reference(std::string_view path);
+
 // "a" + "/" + "b", where an empty side yields the other.
 std::string join_path(std::string_view a, std::string_view b);
 
