@@ -11,7 +11,7 @@
 set -euo pipefail
 
 BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libzip-dev libcurl4-openssl-dev libssl-dev zlib1g-dev
-            nlohmann-json3-dev libcli11-dev libgtest-dev)
+            nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libgtest-dev)
 DEMO_PKGS=(mmdebstrap umoci skopeo runc oci-image-tool time)
 TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap runc bubblewrap docker.io
            python3 python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates openssl)
