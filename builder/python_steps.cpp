@@ -12,18 +12,22 @@
 #include "layers/layer_writer.h"
 #include "layers/rootfs_index.h"
 #include "layers/scanned_image.h"
+#include "layers/stacked_filesystem.h"
 #include "python/base_facts.h"
 #include "python/bytecode.h"
 #include "python/filenames.h"
 #include "python/index_client.h"
 #include "python/index_page.h"
+#include "python/installed_dists.h"
 #include "python/marker_compare.h"
 #include "python/metadata.h"
 #include "python/names.h"
+#include "python/pip_behaviour.h"
 #include "python/requirements_file.h"
 #include "python/resolver.h"
 #include "python/tags.h"
 #include "python/uninstall.h"
+#include "python/sdist.h"
 #include "python/wheel_builder.h"
 #include "python/wheel_installer.h"
 #include "registry/google_credentials.h"
@@ -164,9 +168,10 @@ using SdistBuilder =
 class IndexCandidates : public python::CandidateSource {
  public:
   IndexCandidates(python::IndexClient& client, const layers::BlobStore& store, const python::TagPriority& tags,
-                  python::FormatControl formats, std::map<std::string, LocalWheel> local, SdistBuilder build_sdist)
+                  python::FormatControl formats, std::map<std::string, LocalWheel> local, SdistBuilder build_sdist,
+                  const python::PipBehaviour& pip)
       : client_(client), store_(store), tags_(tags), formats_(std::move(formats)), local_(std::move(local)),
-        build_sdist_(std::move(build_sdist)) {}
+        build_sdist_(std::move(build_sdist)), pip_(pip) {}
 
   std::vector<python::CandidateInfo> candidates(const std::string& name) override {
     if (auto it = local_.find(name); it != local_.end()) {
@@ -190,12 +195,12 @@ class IndexCandidates : public python::CandidateSource {
         if (!wf || wf->name != name || !formats_.binary_allowed(name)) continue;
         auto pri = tags_.wheel_priority(wf->tags);
         if (!pri) continue;
-        r = Ranked{{wf->version, f.is_yanked(), f.yanked.value_or(""), f.requires_python.value_or(""), true, 0},
+        r = Ranked{{wf->version, yanked(f), f.yanked.value_or(""), f.requires_python.value_or(""), true, 0},
                    true, *pri, wf->build};
       } else {
         auto sf = python::SdistFilename::try_parse(f.filename);
         if (!sf || sf->name != name || !formats_.source_allowed(name)) continue;
-        r = Ranked{{sf->version, f.is_yanked(), f.yanked.value_or(""), f.requires_python.value_or(""), false, 0},
+        r = Ranked{{sf->version, yanked(f), f.yanked.value_or(""), f.requires_python.value_or(""), false, 0},
                    false, 0, std::nullopt};
       }
       files_.push_back({std::move(f), nullptr, std::nullopt, {}, std::nullopt});
@@ -260,6 +265,9 @@ class IndexCandidates : public python::CandidateSource {
     for (std::size_t i = 0; i < which.size(); ++i) files_.at(which[i]).blob = blobs[i];
   }
  private:
+  bool yanked(const python::IndexFile& f) const {
+    return f.is_yanked() && (!f.yanked_without_value || pip_.bare_yanked_attribute_is_yanked());
+  }
   struct File {
     python::IndexFile index;
     const LocalWheel* local = nullptr;
@@ -273,32 +281,9 @@ class IndexCandidates : public python::CandidateSource {
   python::FormatControl formats_;
   std::map<std::string, LocalWheel> local_;
   SdistBuilder build_sdist_;
+  const python::PipBehaviour& pip_;
   std::vector<File> files_;
 };
-
-// A distribution installed by an earlier pip step of this build.
-struct BuildInstalled {
-  python::SiteDistribution site;
-  std::vector<std::string> requires_dist;
-  std::vector<std::string> provides_extra;
-};
-
-// Every non-directory path below `dir` in a merged index.
-std::vector<std::string> files_under(const layers::RootfsIndex& index, const std::string& dir) {
-  std::vector<std::string> out;
-  std::vector<std::string> todo{dir};
-  while (!todo.empty()) {
-    std::string d = todo.back();
-    todo.pop_back();
-    for (const std::string& child : index.children(d)) {
-      std::string p = join_path(d, child);
-      const PathInfo* info = index.find(p);
-      if (info && info->type == PathInfo::Type::kDirectory) todo.push_back(p);
-      else out.push_back(p);
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -316,7 +301,6 @@ struct PythonInstaller::State {
   std::mutex google_mutex;
   std::optional<python::HostPython> host_python;
   bool host_python_checked = false;
-  std::map<std::string, BuildInstalled> installed_here;  // canonical name → dist this build installed
   ScopedDir work;
 
   State(std::shared_ptr<const layers::Image> b, const layers::BlobStore& s, fs::path c, PythonOptions o, std::int64_t m,
@@ -409,7 +393,6 @@ class PythonInstaller::Step {
   python::WheelBuildRequest build_request(const fs::path& source, const std::string& display, const fs::path& out);
   fs::path build_sdist(const fs::path& file, const std::string& filename, const std::string& display);
   fs::path build_project(const LocalItem& item);
-  bool pip_may_modify(const std::string& site_dir) const;
   std::set<std::string> directories_for(const std::map<std::string, FileEntry>& files,
                                         const std::set<std::string>& leaf_dirs, FileEntries& into) const;
 
@@ -420,9 +403,12 @@ class PythonInstaller::Step {
   const std::string& value_;
   python::PythonFacts facts_;
   const python::PipConfig& pip_;
+  python::PipBehaviour behaviour_;                      // what the image's pip version (and Debian's patches) change
   const std::string cwd_ = kWorkdir;
-  layers::RootfsIndex merged_;                          // the filesystem pip sees: the base, then this build's layers
+  layers::StackedFilesystem fs_;                        // the filesystem pip sees: the base, then this build's layers
+  const layers::RootfsIndex& merged_;                   // its listing
   std::map<std::string, const FileEntry*> own_files_;  // what this build's layers wrote, last writer wins
+  std::vector<python::SiteDistribution> installed_;     // what pip finds installed on that filesystem
 
   // What to install.
   std::vector<python::RootRequirement> roots_;
@@ -450,11 +436,10 @@ PythonInstaller::Step::Step(State& st, const BuildStep& step, const json& config
                             const std::vector<FileEntries>& own_layers)
     : st_(st), step_(step), config_(config), kind_(step.args.at(1)), value_(step.args.at(2)),
       facts_(st.facts(config, step.args.at(3) == "pip3")), pip_(facts_.pip_config),
-      merged_(st.filesystem().index()) {
-  for (const FileEntries& layer : own_layers) {
-    merged_.apply(layer);
+      behaviour_(python::PipBehaviour::of(facts_)), fs_(st.filesystem(), st.filesystem().index(), own_layers), merged_(fs_.index()),
+      installed_(python::find_installed_distributions(fs_, python::site_sys_path(fs_, facts_.site_dirs))) {
+  for (const FileEntries& layer : own_layers)
     for (const FileEntry& e : layer) own_files_[e.path] = &e;
-  }
 }
 
 std::vector<PipLayer> PythonInstaller::Step::run() {
@@ -471,7 +456,8 @@ std::vector<PipLayer> PythonInstaller::Step::run() {
   IndexCandidates source(client, st_.store, tags, formats, local_wheels_,
                          [this](const fs::path& file, const std::string& filename, const std::string& display) {
                            return build_sdist(file, filename, display);
-                         });
+                         },
+                         behaviour_);
 
   python::Resolution resolution = resolve(source);
   if (hash_mode_) check_hashes(resolution, source);
@@ -492,11 +478,7 @@ void PythonInstaller::Step::check_pip_would_install() const {
 }
 
 std::optional<std::string> PythonInstaller::Step::read_image_file(const std::string& rel) const {
-  if (auto it = own_files_.find(rel); it != own_files_.end()) {
-    if (it->second->type != FileEntry::Type::kRegular) return std::nullopt;
-    return layers::EntryContentReader().read(*it->second, kMetadataCap);
-  }
-  return st_.filesystem().read(rel, kMetadataCap);
+  return fs_.read(rel, kMetadataCap);
 }
 
 std::optional<fs::path> PythonInstaller::Step::host_path_of(const std::string& rel) const {
@@ -692,7 +674,13 @@ void PythonInstaller::Step::prepare_local_items() {
       } else {
         throw Error(item.display + " is neither a wheel nor an sdist archive", "pass a .whl, .tar.gz or .zip");
       }
-      direct_url = json{{"archive_info", json::object()}, {"url", url}};
+      // PEP 610; pip >= 23.1 records the sha256 of the file the user gave (the sdist for an sdist).
+      json archive_info = json::object();
+      if (behaviour_.hashes_local_archives()) {
+        std::string hex = layers::sha256_of_file(*host).hex();
+        archive_info = json{{"hash", "sha256=" + hex}, {"hashes", {{"sha256", hex}}}};
+      }
+      direct_url = json{{"archive_info", archive_info}, {"url", url}};
     }
     auto wf = python::WheelFilename::try_parse(wheel.filename().string());
     if (!wf) throw Error(item.display + ": " + wheel.filename().string() + " is not a valid wheel file name",
@@ -709,33 +697,23 @@ python::Resolution PythonInstaller::Step::resolve(IndexCandidates& source) {
   ro.constraints = constraints_;
   ro.pre = pip_.pre || file_options_.pre;
   ro.require_hashes = hash_mode_ || pip_.require_hashes;
+  ro.yanked_rule = behaviour_.yanked_rule();
+  ro.prerelease_fallback = behaviour_.prereleases_when_only_prereleases_match();
   ro.log = [this](std::string_view line) { st_.log(std::string(line)); };
-  for (const python::SiteDistribution& d : facts_.installed) {
-    std::string n = python::canonicalize_name(d.name);
-    if (st_.installed_here.count(n)) continue;
-    const PathInfo* meta = merged_.find(d.metadata_dir.substr(1));
-    std::string meta_path = !d.egg_info ? d.metadata_dir + "/METADATA"
-                            : meta && meta->type == PathInfo::Type::kDirectory ? d.metadata_dir + "/PKG-INFO"
-                                                                                : d.metadata_dir;
+  for (const python::SiteDistribution& d : installed_) {
     python::InstalledDist dist;
     try {
-      dist.name = n;
+      dist.name = python::canonicalize_name(d.name);
       dist.version = python::Version::parse(d.version);
-      if (auto text = read_image_file(meta_path.substr(1))) {
-        python::CandidateMetadata md = candidate_metadata(*text);
-        dist.requires_dist = md.requires_dist;
-        dist.provides_extra = md.provides_extra;
-      }
+      python::InstalledMetadata md = python::read_installed_metadata(fs_, d);
+      dist.requires_dist = md.requires_dist;
+      dist.provides_extra = md.provides_extra;
     } catch (const Error& e) {
       st_.log("ignoring the installed " + d.name + " " + d.version + ": " + e.what());
       continue;
     }
+    installed_sites_[dist.name] = d;
     ro.installed.push_back(std::move(dist));
-    installed_sites_[n] = d;
-  }
-  for (const auto& [n, b] : st_.installed_here) {
-    ro.installed.push_back({n, python::Version::parse(b.site.version), b.requires_dist, b.provides_extra});
-    installed_sites_[n] = b.site;
   }
   python::Resolution resolution = python::resolve(roots_, ro, source);
   // pip's resolver: a local sdist or project directory at the installed version is reinstalled (a local wheel is
@@ -777,29 +755,24 @@ void PythonInstaller::Step::check_hashes(const python::Resolution& resolution, I
   }
 }
 
-// Debian's pip (its is_local patch) leaves distributions under /usr alone unless they are in its own install scheme
-// (/usr/local): it installs the new version beside the distro's, which stays. Elsewhere pip may modify everything
-// (in a venv, everything is under sys.prefix).
-bool PythonInstaller::Step::pip_may_modify(const std::string& site_dir) const {
-  if (facts_.venv || !facts_.scheme_name.starts_with("deb_") || !site_dir.starts_with("/usr/")) return true;
-  for (const std::string& local : {facts_.purelib, facts_.platlib, facts_.scripts, facts_.data, facts_.include})
-    if (!local.empty() && (site_dir == local || site_dir.starts_with(local + "/"))) return true;
-  return false;
-}
-
-// pip uninstalls a replaced distribution before it installs the new one: the paths it would remove.
+// pip uninstalls a replaced distribution before it installs the new one: the paths it would remove become
+// whiteouts, and a .pth file it edits is written again without the distribution's entry.
 void PythonInstaller::Step::uninstall(const python::SiteDistribution& old) {
-  if (old.egg_info || old.record.empty())
-    throw Error("cannot replace the installed " + old.name + " " + old.version + " (" + old.metadata_dir +
-                    "): it has no RECORD, so pip could not uninstall it either",
-                "pin " + old.name + "==" + old.version + " or use a base without it");
-  std::optional<std::string> record = read_image_file(old.record.substr(1));
-  if (!record) throw Error("cannot read " + old.record + " in the image");
-  python::UninstallPaths removed = python::uninstall_paths(
-      *record, old.site_dir, [this](const std::string& dir) { return files_under(merged_, dir); },
-      [this](const std::string& p) { return merged_.find(p) != nullptr; });
+  python::UninstallContext context;
+  context.bin_dir = behaviour_.uninstall_bin_dir(facts_);
+  context.cache_tag = facts_.cache_tag();
+  context.permitted = [this](const std::string& p) { return behaviour_.is_local(p, facts_); };
+  python::UninstallSet set = python::uninstall_set(fs_, old, context);
+  python::UninstallPaths removed = python::compress_for_rename(fs_, set.paths);
   removed_dirs_.insert(removed.directories.begin(), removed.directories.end());
   removed_files_.insert(removed.files.begin(), removed.files.end());
+  for (const auto& [pth, entries] : set.pth_entries) {
+    std::string rel = pth.substr(1);
+    std::optional<std::string> text = fs_.read(rel, kMetadataCap);
+    if (!text) continue;  // pip warns "Cannot remove entries from nonexistent file" and goes on
+    const PathInfo* info = merged_.find(merged_.resolve(rel));
+    out_[rel] = FileEntry::inline_file(rel, python::remove_pth_entries(*text, entries), info ? info->mode : 0644);
+  }
 }
 
 void PythonInstaller::Step::install(const python::Resolution& resolution, IndexCandidates& source) {
@@ -812,9 +785,10 @@ void PythonInstaller::Step::install(const python::Resolution& resolution, IndexC
     std::string project = filename.substr(0, filename.find('-'));
 
     if (auto replaced = installed_sites_.find(d.name); replaced != installed_sites_.end() && d.replaces_installed) {
-      if (pip_may_modify(replaced->second.site_dir)) uninstall(replaced->second);
-      else st_.log("Not uninstalling " + d.name + " at " + replaced->second.site_dir + ", outside environment /usr");
-      st_.installed_here.erase(d.name);
+      // req_uninstall.py from_dist: a distribution outside pip's environment stays (shadowed by the new one).
+      if (behaviour_.is_local(replaced->second.site_dir, facts_)) uninstall(replaced->second);
+      else st_.log("Not uninstalling " + d.name + " at " + replaced->second.site_dir + ", outside environment " +
+                   facts_.prefix);
     }
 
     python::WheelInstallRequest req;
@@ -829,19 +803,6 @@ void PythonInstaller::Step::install(const python::Resolution& resolution, IndexC
     if (local) req.direct_url = local->direct_url;
     installed.push_back({&d, python::install_wheel(req)});
     for (const auto& w : installed.back().wheel.warnings) st_.log(filename + ": " + w);
-
-    // What a later pip step of this build sees as installed.
-    const python::InstalledWheel& w = installed.back().wheel;
-    BuildInstalled here;
-    here.site.name = project;
-    here.site.version = d.version.str();
-    here.site.site_dir = w.lib_dir;
-    here.site.metadata_dir = w.lib_dir + "/" + w.dist_info_dir;
-    here.site.record = here.site.metadata_dir + "/RECORD";
-    const python::CandidateMetadata& md = source.metadata_of(d.file->handle);
-    here.requires_dist = md.requires_dist;
-    here.provides_extra = md.provides_extra;
-    st_.installed_here[d.name] = std::move(here);
   }
 
   add_bytecode(installed);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "python/image_root.h"
 #include "python/names.h"
 #include "python/requirements_file.h"
 #include "python/text.h"
@@ -24,36 +25,6 @@ constexpr std::string_view kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/s
 constexpr std::size_t kSmallFile = 1u << 20;     // scripts, cfg, os-release, ini files
 constexpr std::size_t kMediumFile = 16u << 20;   // sysconfigdata, sysconfig.py, dpkg status / apk db
 constexpr std::size_t kLibcCap = 64u << 20;      // libc.so.6 is ~2 MB
-constexpr std::size_t kMetadataHead = 256u << 10;
-
-// ---- absolute image paths over ImageFilesystem's root-relative ones ----
-
-std::string abs_path(std::string_view rel) {
-  std::string out = "/";
-  for (std::string_view c : path_components(rel)) {
-    if (out.size() > 1) out += '/';
-    out += c;
-  }
-  return out;
-}
-std::string parent_of(std::string_view p) { return abs_path(path_dir(abs_path(p).substr(1))); }
-std::string base_of(std::string_view p) { return std::string(path_base(p)); }
-std::string join(std::string_view a, std::string_view b) { return abs_path(std::string(a) + "/" + std::string(b)); }
-
-struct Root {
-  const ImageFilesystem& fs;
-  std::string resolve(std::string_view p) const { return abs_path(fs.resolve(abs_path(p).substr(1))); }
-  const PathInfo* info(std::string_view p) const { return fs.find(resolve(p).substr(1)); }
-  bool is_file(std::string_view p) const { return fs.is_file(abs_path(p).substr(1)); }
-  bool is_dir(std::string_view p) const { return fs.is_dir(abs_path(p).substr(1)); }
-  std::vector<std::string> children(std::string_view p) const { return fs.children(abs_path(p).substr(1)); }
-  std::optional<std::string> read(std::string_view p, std::size_t cap) const {
-    return fs.read(abs_path(p).substr(1), cap);
-  }
-  std::optional<std::string> head(std::string_view p, std::size_t n) const {
-    return fs.read_prefix(abs_path(p).substr(1), n);
-  }
-};
 
 // ---- small text helpers ----
 
@@ -375,7 +346,7 @@ struct PasswdEntry {
   std::string home;
 };
 
-std::optional<PasswdEntry> lookup_passwd(const Root& root, std::string_view user) {
+std::optional<PasswdEntry> lookup_passwd(const ImageRoot& root, std::string_view user) {
   auto text = root.read("/etc/passwd", kMediumFile);
   if (!text) return std::nullopt;
   for (std::string_view line : split_lines(*text)) {
@@ -394,7 +365,7 @@ std::optional<PasswdEntry> lookup_passwd(const Root& root, std::string_view user
   return std::nullopt;
 }
 
-std::optional<std::uint32_t> lookup_group(const Root& root, std::string_view group) {
+std::optional<std::uint32_t> lookup_group(const ImageRoot& root, std::string_view group) {
   if (all_digits(group)) return static_cast<std::uint32_t>(std::stoul(std::string(group)));
   auto text = root.read("/etc/group", kMediumFile);
   if (!text) return std::nullopt;
@@ -707,7 +678,7 @@ std::map<std::string, std::string> parse_sysconfigdata(std::string_view text) {
 
 PipConfig read_pip_config(const ImageFilesystem& fs, const std::vector<std::pair<std::string, std::string>>& env_list,
                           std::string_view sys_prefix, std::string_view home) {
-  Root root{fs};
+  ImageRoot root{fs};
   std::map<std::string, std::string> env(env_list.begin(), env_list.end());
   PipConfig c;
   // configuration.py: variants merged in OVERRIDE_ORDER (global, user, site, env file, env vars); a later
@@ -772,6 +743,12 @@ InstallScheme PythonFacts::scheme_for(std::string_view project_name) const {
   return InstallScheme{purelib, platlib, include + "/" + std::string(project_name), scripts, data};
 }
 
+std::string PythonFacts::cache_tag() const {
+  std::string nodot = python_version;
+  nodot.erase(std::remove(nodot.begin(), nodot.end(), '.'), nodot.end());
+  return "cpython-" + nodot;
+}
+
 const SiteDistribution* PythonFacts::find_installed(std::string_view name) const {
   std::string want = canonicalize_name(name);
   for (const auto& d : installed)
@@ -780,7 +757,7 @@ const SiteDistribution* PythonFacts::find_installed(std::string_view name) const
 }
 
 PythonFacts read_python_facts(const ImageFilesystem& fs, const ImageConfigFacts& cfg, bool use_python3_names) {
-  Root root{fs};
+  ImageRoot root{fs};
   PythonFacts f;
   std::map<std::string, std::string> env;
   for (const std::string& kv : cfg.env) {
@@ -1132,31 +1109,8 @@ PythonFacts read_python_facts(const ImageFilesystem& fs, const ImageConfigFacts&
   }
 
   // Installed distributions: first per canonical name along sys.path.
-  std::set<std::string> seen;
-  for (const std::string& site : f.site_dirs) {
-    for (const std::string& n : root.children(site)) {
-      bool dist_info = n.ends_with(".dist-info");
-      if (!dist_info && !n.ends_with(".egg-info")) continue;
-      std::string dir = join(site, n);
-      bool is_dir = root.is_dir(dir);
-      std::string metadata = dist_info ? join(dir, "METADATA") : is_dir ? join(dir, "PKG-INFO") : dir;
-      auto text = root.head(metadata, kMetadataHead);
-      if (!text) continue;
-      auto fields = header_fields(*text);
-      if (fields["name"].empty()) continue;
-      std::string canon = canonicalize_name(fields["name"]);
-      if (!seen.insert(canon).second) continue;
-      SiteDistribution d;
-      d.name = fields["name"];
-      d.version = fields["version"];
-      d.metadata_dir = dir;
-      d.site_dir = site;
-      d.egg_info = !dist_info;
-      std::string record = dist_info ? join(dir, "RECORD") : is_dir ? join(dir, "installed-files.txt") : "";
-      if (!record.empty() && root.is_file(record)) d.record = record;
-      f.installed.push_back(std::move(d));
-    }
-  }
+  f.sys_path = site_sys_path(fs, f.site_dirs);
+  f.installed = find_installed_distributions(fs, f.sys_path);
   const SiteDistribution* pip = f.find_installed("pip");
   if (!pip)
     throw Error(f.pip_path + " is there but no pip distribution is on " + f.executable + "'s sys.path",
@@ -1246,7 +1200,14 @@ PythonFacts read_python_facts(const ImageFilesystem& fs, const ImageConfigFacts&
 
 // ---- JSON ----
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SiteDistribution, name, version, metadata_dir, record, site_dir, egg_info)
+NLOHMANN_JSON_SERIALIZE_ENUM(DistributionForm, {{DistributionForm::kDistInfo, "dist-info"},
+                                                {DistributionForm::kEggInfo, "egg-info"},
+                                                {DistributionForm::kDistutilsEggInfo, "distutils-egg-info"},
+                                                {DistributionForm::kEgg, "egg"},
+                                                {DistributionForm::kDevelop, "develop"}})
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SiteDistribution, name, version, metadata_dir, record, site_dir, form, installer,
+                                   egg_link, pth_file)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SysPathEntry, path, pth_file)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PipConfig, files, index_url, extra_index_urls, find_links, trusted_hosts,
                                    no_index, pre, compile, break_system_packages, prefer_binary, require_hashes,
                                    user, no_deps, ignore_installed, upgrade, upgrade_strategy, only_binary,
@@ -1256,12 +1217,12 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PythonFacts, path, pip_command, pip_path, pyt
                                    free_threaded, sysconfigdata, soabi, ext_suffix, abiflags, multiarch, platlibdir,
                                    py_debug, sysconfig_prefix, libdir, stdlib, prefix, base_prefix, venv, venv_home,
                                    include_system_site_packages, conda, distro_id, distro_version_id, distro_id_like,
-                                   scheme_name, purelib, platlib, include, scripts, data, site_dirs,
+                                   scheme_name, purelib, platlib, include, scripts, data, site_dirs, sys_path,
                                    externally_managed, externally_managed_error, installed, pip_version,
                                    elf_interpreter, libc, libc_version, machine, user, home, pip_config, env)
 
 namespace {
-constexpr int kJsonFormat = 1;
+constexpr int kJsonFormat = 2;
 }
 
 nlohmann::json to_json(const PythonFacts& facts) {

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "layers/image_filesystem.h"
+#include "python/installed_dists.h"
 #include "python/scheme.h"
 
 namespace trainpack::python {
@@ -24,16 +25,6 @@ struct ImageConfigFacts {
   std::string user;              // "" = root; "name", "uid", "name:group", "uid:gid"
   std::string architecture;      // "amd64", "arm64", ...
   std::string variant;           // "v7", "v8", or ""
-};
-
-struct SiteDistribution {
-  std::string name;          // METADATA / PKG-INFO Name as written
-  std::string version;       // Version as written
-  std::string metadata_dir;  // "/usr/lib/python3/dist-packages/pip-23.0.1.dist-info" (or an .egg-info file)
-  std::string record;        // path of RECORD (dist-info) or installed-files.txt (egg-info); "" when absent
-  std::string site_dir;      // the sys.path entry it was found in
-  bool egg_info = false;
-  bool operator==(const SiteDistribution&) const = default;
 };
 
 // The pip options the image's configuration sets for `pip install`, after pip's precedence: files (global
@@ -111,6 +102,7 @@ struct PythonFacts {
   std::string scripts;
   std::string data;
   std::vector<std::string> site_dirs;  // site-packages dirs in sys.path order (existing or not)
+  std::vector<SysPathEntry> sys_path;  // the existing site dirs and what their .pth files add, in sys.path order
   // PEP 668.
   std::string externally_managed;        // path of EXTERNALLY-MANAGED, "" when absent or in a venv
   std::string externally_managed_error;  // its [externally-managed] Error= text (pip's default when missing)
@@ -130,6 +122,8 @@ struct PythonFacts {
 
   // pip's scheme for installing `project_name` (headers = include/<name as written>).
   InstallScheme scheme_for(std::string_view project_name) const;
+  // sys.implementation.cache_tag: "cpython-311" (free-threaded builds share it).
+  std::string cache_tag() const;
   // The installed distribution pip sees for a name (any spelling); nullptr when none.
   const SiteDistribution* find_installed(std::string_view name) const;
   bool operator==(const PythonFacts&) const = default;

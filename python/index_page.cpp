@@ -117,13 +117,21 @@ std::string clean_url_path(std::string_view path) {
 struct Tag {
   std::string name;                                       // lower case
   std::vector<std::pair<std::string, std::string>> attrs;  // names lower case, values unescaped
+  std::vector<bool> has_value;                             // per attribute: written with "=value"
 
-  // The last value, as pip's dict(attrs) keeps; nullopt when absent.
+  // The last value, as pip's dict(attrs) keeps; nullopt when absent ("" when written without a value).
   std::optional<std::string> get(std::string_view name) const {
     std::optional<std::string> v;
     for (const auto& [k, val] : attrs)
       if (k == name) v = val;
     return v;
+  }
+  // Whether the last `name` attribute was written bare (`<a data-yanked>`): html.parser reports None for it.
+  bool valueless(std::string_view name) const {
+    bool bare = false;
+    for (std::size_t i = 0; i < attrs.size(); ++i)
+      if (attrs[i].first == name) bare = !has_value[i];
+    return bare;
   }
 };
 
@@ -167,6 +175,7 @@ void for_each_start_tag(std::string_view html, F&& on_tag) {
       } while (p < n && !is_html_space(html[p]) && html[p] != '/' && html[p] != '>' && html[p] != '=');
       while (p < n && is_html_space(html[p])) ++p;
       std::string value;
+      tag.has_value.push_back(p < n && html[p] == '=');
       if (p < n && html[p] == '=') {
         ++p;
         while (p < n && is_html_space(html[p])) ++p;
@@ -433,6 +442,7 @@ IndexPage parse_html_page(std::string_view html, const std::string& page_url) {
     file.origin = page.url;
     if (auto rp = a.get("data-requires-python"); rp && !rp->empty()) file.requires_python = *rp;
     file.yanked = a.get("data-yanked");
+    file.yanked_without_value = a.valueless("data-yanked");
     std::optional<std::string> meta = a.get("data-core-metadata");
     if (!meta) meta = a.get("data-dist-info-metadata");
     if (meta) {

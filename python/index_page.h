@@ -25,6 +25,9 @@ struct IndexFile {
   std::map<std::string, std::string> hashes;  // algorithm (lower case) → lower-case hex
   std::optional<std::string> requires_python;
   std::optional<std::string> yanked;  // the reason when yanked; "" when yanked without one
+  // HTML `<a data-yanked>` with no value at all: yanked for pip <= 21.3 (html5lib gives ""), not yanked for pip >= 22
+  // (html.parser gives None, and pip tests `is not None`).
+  bool yanked_without_value = false;
   struct Metadata {
     bool available = false;                     // PEP 658: <url>.metadata exists
     std::map<std::string, std::string> hashes;  // algorithm → hex, possibly empty

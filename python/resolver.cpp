@@ -497,18 +497,31 @@ std::vector<const Cand*> Resolver::found_candidates(const std::string& id, const
       for (const auto* i : usable)
         if (i->version.is_prerelease()) applicable.push_back(i);
   }
-  std::stable_sort(applicable.begin(), applicable.end(),
-                   [](const CandidateInfo* a, const CandidateInfo* b) { return a->version > b->version; });
+  // pip 20.3.0-20.3.1 only ranked yanked files last (the finder's sort key puts yank_value before the version).
+  const bool yanked_last = opt_.yanked_rule == YankedRule::ranked_last;
+  std::stable_sort(applicable.begin(), applicable.end(), [yanked_last](const CandidateInfo* a, const CandidateInfo* b) {
+    if (yanked_last && a->yanked != b->yanked) return b->yanked;
+    return a->version > b->version;
+  });
 
-  // PEP 592: yanked files only when every match is yanked and the specifier pins (== without wildcard, or ===).
+  // PEP 592 (resolution/resolvelib/factory.py _iter_found_candidates): yanked files only when every match is yanked
+  // (pip 20.3.2-21.3.1) and, from pip 22.0, the specifier pins (== without wildcard, or ===).
   bool all_yanked = std::all_of(applicable.begin(), applicable.end(), [](const auto* i) { return i->yanked; });
   bool pinned = std::any_of(specs.begin(), specs.end(), [](const Specifier& s) {
     return s.op() == "===" || (s.op() == "==" && !s.is_wildcard());
   });
+  auto skip_yanked = [&](const CandidateInfo* i) {
+    switch (opt_.yanked_rule) {
+      case YankedRule::ranked_last: return false;
+      case YankedRule::unless_all_yanked: return i->yanked && !all_yanked;
+      case YankedRule::unless_all_yanked_and_pinned: break;
+    }
+    return i->yanked && !(all_yanked && pinned);
+  };
   std::vector<const Cand*> index;
   std::optional<Version> last;  // applicable is sorted: one file per version is the first one seen
   for (const auto* i : applicable) {
-    if (i->yanked && !(all_yanked && pinned)) continue;
+    if (skip_yanked(i)) continue;
     if (last && *last == i->version) continue;
     last = i->version;
     index.push_back(extras_cand(base_cand(CandKind::index, name, i->version, i, tmpl, template_parent), extras));

@@ -73,6 +73,13 @@ enum class UpgradeStrategy {
   eager,           // every project prefers the best candidate over the installed one
 };
 
+// Which yanked files the resolver may pick (PEP 592), by pip version.
+enum class YankedRule {
+  ranked_last,                   // pip 20.3.0-20.3.1: never skipped, tried after every file that is not yanked
+  unless_all_yanked,             // pip 20.3.2-21.3.1: only when every matching file is yanked
+  unless_all_yanked_and_pinned,  // pip >= 22.0: ... and the requirement pins a version (== without *, or ===)
+};
+
 struct ResolveOptions {
   MarkerEnvironment environment;
   std::string python_version;  // the target's full version ("3.11.2"); Requires-Python sees major.minor.micro
@@ -83,6 +90,7 @@ struct ResolveOptions {
   // pip >= 26: a specifier that only pre-releases match selects them (and packaging >= 25 decides which operators
   // "explicitly request" a pre-release). pip <= 25 (default) falls back to pre-releases only for a bare name.
   bool prerelease_fallback = false;
+  YankedRule yanked_rule = YankedRule::unless_all_yanked_and_pinned;
   bool require_hashes = false;  // hash-checking mode: every requirement of an index candidate must be ==/=== pinned
   std::size_t max_rounds = 200000;
   std::function<void(std::string_view)> log;  // pip's INFO/WARNING lines about skipped candidates; may be empty

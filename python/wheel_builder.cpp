@@ -30,11 +30,6 @@ std::string last_lines(const std::string& text, std::size_t n) {
   return out;
 }
 
-bool is_native_source(std::string_view path) {
-  for (std::string_view ext : {".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".pyx", ".pxd", ".f", ".f90", ".rs"})
-    if (path.ends_with(ext)) return true;
-  return path.ends_with("/Cargo.toml") || path == "Cargo.toml";
-}
 
 }  // namespace
 
@@ -44,31 +39,6 @@ bool is_pure_wheel_filename(std::string_view filename) {
   for (const Tag& t : wf->tags)
     if (t.abi != "none" || t.platform != "any") return false;
   return true;
-}
-
-std::vector<std::string> native_sources_in_sdist(const fs::path& archive) {
-  std::unique_ptr<struct archive, decltype(&archive_read_free)> a(archive_read_new(), &archive_read_free);
-  archive_read_support_filter_all(a.get());
-  archive_read_support_format_tar(a.get());
-  archive_read_support_format_zip(a.get());
-  if (archive_read_open_filename(a.get(), archive.c_str(), 1 << 16) != ARCHIVE_OK)
-    throw Error("cannot read " + archive.filename().string() + ": " + archive_error_string(a.get()));
-  std::vector<std::string> out;
-  struct archive_entry* e;
-  int r;
-  while ((r = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK) {
-    const char* p = archive_entry_pathname(e);
-    if (!p) continue;
-    std::string path(p);
-    auto slash = path.find('/');
-    std::string rel = slash == std::string::npos ? path : path.substr(slash + 1);
-    if (archive_entry_filetype(e) == AE_IFREG && is_native_source(rel)) out.push_back(rel);
-    archive_read_data_skip(a.get());
-  }
-  if (r != ARCHIVE_EOF)
-    throw Error("cannot read " + archive.filename().string() + ": " + archive_error_string(a.get()),
-                "the sdist is corrupt; download it again");
-  return out;
 }
 
 fs::path build_wheel(const WheelBuildRequest& req) {

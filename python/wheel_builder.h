@@ -28,10 +28,6 @@ struct WheelBuildRequest {
 // a wheel that is not pure Python, naming the package that needs a prebuilt wheel.
 std::filesystem::path build_wheel(const WheelBuildRequest& request);
 
-// Files of an sdist that mean native code (C/C++/Cython/Fortran/Rust sources), relative to the archive's top
-// directory; empty for a pure-Python sdist. Throws Error when the archive cannot be read.
-std::vector<std::string> native_sources_in_sdist(const std::filesystem::path& archive);
-
 // A wheel file name whose every tag is platform "any" with abi "none".
 bool is_pure_wheel_filename(std::string_view filename);
 

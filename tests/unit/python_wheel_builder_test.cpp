@@ -23,26 +23,6 @@ TEST(WheelBuilder, PureWheelNamesAreNoneAny) {
   EXPECT_FALSE(is_pure_wheel_filename("not-a-wheel.tar.gz"));
 }
 
-TEST(WheelBuilder, NativeSourcesInAnSdistAreListed) {
-  trainpack::ScopedDir work(trainpack::make_temp_dir("", "tp-sdist-"));
-  fs::path top = work.path() / "pkg-1.0";
-  fs::create_directories(top / "pkg");
-  trainpack::write_file_atomic(top / "setup.py", "from setuptools import setup\nsetup()\n");
-  trainpack::write_file_atomic(top / "pkg" / "__init__.py", "");
-  auto tar = [&](const std::string& name) {
-    auto r = trainpack::run_process({"tar", "-czf", (work.path() / name).string(), "-C", work.path().string(), "pkg-1.0"},
-                                    "", std::chrono::seconds(30));
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  };
-  tar("pure.tar.gz");
-  EXPECT_TRUE(native_sources_in_sdist(work.path() / "pure.tar.gz").empty());
-  trainpack::write_file_atomic(top / "pkg" / "_speed.c", "int x;\n");
-  tar("native.tar.gz");
-  EXPECT_EQ(native_sources_in_sdist(work.path() / "native.tar.gz"), (std::vector<std::string>{"pkg/_speed.c"}));
-  trainpack::write_file_atomic(work.path() / "junk.tar.gz", "not an archive");
-  EXPECT_THROW(native_sources_in_sdist(work.path() / "junk.tar.gz"), trainpack::Error);
-}
-
 TEST(WheelBuilder, ASetupPyProjectBuildsInPlaceWithTheHostPython) {
   // Debian's own python3.11, which has setuptools beside it (python3-setuptools, installed for the tests).
   if (::access("/usr/bin/python3.11", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/python3.11";
