@@ -9,6 +9,7 @@
 
 #include "builder/build.h"
 #include "builder/build_plan.h"
+#include "builder/gcloud_flags.h"
 #include "builder/image_location.h"
 #include "builder/job_spec.h"
 #include "builder/local_run_spec.h"
@@ -361,7 +362,7 @@ int run_cli(int argc, char** argv) {
     if (opt->get_items_expected_max() == 1) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
   try {
-    app.parse(argc, argv);
+    parse_like_argparse(app, argc, argv);
     if (dockerfile->parsed()) run_dockerfile(df_flags);
     else if (build->parsed()) run_build_command(build_flags, bf, job, job_spec_out);
     else if (local_run->parsed()) run_local_run(lr_flags, lr_bf, lr);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "builder/gcloud_flags.h"
 #include "support/error.h"
 #include "support/fs.h"
 
@@ -197,12 +198,14 @@ void add_shared_flags(CLI::App& cmd, JobSpecOptions& opts, const std::string& fo
   cmd.add_option("--replica-count", opts.replica_count, "Replicas in the worker pool (default 1)");
   cmd.add_option("--accelerator-type", opts.accelerator_type, "Accelerator, e.g. NVIDIA_TESLA_T4 (default: none)");
   cmd.add_option("--accelerator-count", opts.accelerator_count, "Accelerators per replica (default 1 with a type)");
-  cmd.add_option("--args", opts.args, "One argument appended to the image's ENTRYPOINT (repeatable)")
-      ->allow_extra_args(false);
+  // custom_jobs/flags.py _CUSTOM_JOB_ARGS, _CUSTOM_JOB_COMMAND: type=arg_parsers.ArgList(),
+  // action=arg_parsers.UpdateAction.
+  add_list_flag(cmd, "--args", opts.args, RepeatedList::kConcatenate, "ARG",
+                "Arguments appended to the image's ENTRYPOINT (a gcloud list; repeated flags add up; each item once)");
   cmd.add_option("--env", opts.env, "KEY=VALUE environment variable for the container (repeatable)")
       ->allow_extra_args(false);
-  cmd.add_option("--command", opts.command, "One word of a command replacing the ENTRYPOINT (repeatable, in order)")
-      ->allow_extra_args(false);
+  add_list_flag(cmd, "--command", opts.command, RepeatedList::kConcatenate, "COMMAND",
+                "Command replacing the ENTRYPOINT (a gcloud list; repeated flags add up; each item once)");
   cmd.add_option("--service-account", opts.service_account, "Service account email the job runs as");
   cmd.add_option("--base-output-dir", opts.base_output_dir, "gs://BUCKET/PATH for the job's output (AIP_MODEL_DIR…)");
   cmd.add_option("--network", opts.network, "VPC network to peer with: projects/NUMBER/global/networks/NAME");
@@ -233,7 +236,8 @@ void add_job_spec_command(CLI::App& app) {
       ->required();
   add_shared_flags(*cmd, state->opts, "--format");
   cmd->add_option("--output", state->output, "Write the spec to FILE (atomically) instead of stdout");
-  cmd->add_option("job-args", state->trailing_args, "Arguments after -- are appended to --args");
+  cmd->add_option("job-args", state->trailing_args,
+                  "Arguments after -- are appended to --args as they are (not split, repeats allowed)");
   for (CLI::Option* opt : cmd->get_options())
     if (opt->get_items_expected_max() == 1) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd->callback([state] {

@@ -22,7 +22,7 @@ struct LocalRunFlags {
   std::string local_package_path = ".";  // gcloud: the current directory; "~" is expanded
   std::string script;
   std::string python_module;
-  std::vector<std::string> requirements;    // comma lists, split by split_gcloud_list; repeated flags append
+  std::vector<std::string> requirements;    // gcloud lists (split_gcloud_list); a repeated flag replaces the list
   std::vector<std::string> extra_packages;
   std::vector<std::string> extra_dirs;
   std::string output_image_uri;
@@ -32,14 +32,9 @@ struct LocalRunFlags {
 
 // Registers --executor-image-uri (required), --local-package-path, --script, --python-module, --requirements,
 // --extra-packages, --extra-dirs, --output-image-uri, --service-account-key-file and --gpu on `cmd`, writing into
-// `flags` (which must outlive parsing). Values are taken as --flag=value or --flag value; each list flag takes one
-// value per occurrence (a gcloud comma list) and may be repeated.
+// `flags` (which must outlive parsing), with gcloud's meaning (gcloud_flags.h; parse with parse_like_argparse): the
+// three lists are gcloud lists, and for every flag given twice the last occurrence counts.
 void add_local_run_flags(CLI::App& cmd, LocalRunFlags& flags);
-
-// gcloud's ArgList splitting: "" -> [], "a,b" -> [a, b], one trailing delimiter ignored ("a," -> [a]), empty items
-// kept ("a,,b" -> [a, "", b]); "^D^rest" switches the delimiter to D ("^;^x>=1,<2;y" -> ["x>=1,<2", "y"]).
-// Throws Error for "^^..." (empty delimiter).
-std::vector<std::string> split_gcloud_list(std::string_view value);
 
 // A validated local run.
 struct LocalRunSpec {

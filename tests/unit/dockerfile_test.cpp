@@ -101,7 +101,7 @@ TEST(Dockerfile, GoldenEPrime_EverythingOnPlainPython) {
 TEST(Dockerfile, GoldenFilesKeepTheirExactShape) {
   // Guards against editors or git normalising the files: leading newline, no final newline, no CR, 8-space lines.
   for (const char* name : {"A.Dockerfile", "B.Dockerfile", "C.Dockerfile", "D.Dockerfile", "D-prime.Dockerfile",
-                           "E.Dockerfile", "E-prime.Dockerfile"}) {
+                           "E.Dockerfile", "E-prime.Dockerfile", "F.Dockerfile"}) {
     const std::string text = golden(name);
     ASSERT_FALSE(text.empty()) << name;
     EXPECT_EQ(text.front(), '\n') << name;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "builder/gcloud_flags.h"
 #include "support/error.h"
 #include "support/fs.h"
 
@@ -215,9 +216,9 @@ json run_job_spec(std::vector<std::string> args) {
   b::add_job_spec_command(app);
   std::vector<std::string> argv = {"trainpack", "job-spec", "--output=" + out.string()};
   argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> cargv;
-  for (auto& a : argv) cargv.push_back(a.data());
-  app.parse(static_cast<int>(cargv.size()), cargv.data());
+  std::vector<const char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.c_str());
+  b::parse_like_argparse(app, static_cast<int>(cargv.size()), cargv.data());
   std::string text = trainpack::read_file(out);
   EXPECT_EQ(text.back(), '\n');
   return json::parse(text);
@@ -228,16 +229,36 @@ TEST(JobSpecCommand, FlagsAndArgsAfterDoubleDash) {
                          "--accelerator-type=NVIDIA_L4", "--accelerator-count=1", "--args=--epochs=3", "--args",
                          "x,y", "--env", "A=1", "--env=B=two words", "--command=python3", "--command=task.py",
                          "--service-account=sa@p.iam.gserviceaccount.com", "--base-output-dir=gs://b/o", "--",
-                         "--lr", "0.5"});
+                         "--lr", "0.5", "--lr", "0.5"});
   const json& pool = j["workerPoolSpecs"][0];
   EXPECT_EQ(pool["machineSpec"],
             json({{"machineType", "n1-highmem-8"}, {"acceleratorType", "NVIDIA_L4"}, {"acceleratorCount", 1}}));
   EXPECT_EQ(pool["replicaCount"], 2);
-  EXPECT_EQ(pool["containerSpec"]["args"], json({"--epochs=3", "x,y", "--lr", "0.5"}));
+  // --args is a gcloud list; what follows -- is appended as it is, repeats included.
+  EXPECT_EQ(pool["containerSpec"]["args"], json({"--epochs=3", "x", "y", "--lr", "0.5", "--lr", "0.5"}));
   EXPECT_EQ(pool["containerSpec"]["command"], json({"python3", "task.py"}));
   EXPECT_EQ(pool["containerSpec"]["env"][1], json({{"name", "B"}, {"value", "two words"}}));
   EXPECT_EQ(j["baseOutputDirectory"]["outputUriPrefix"], "gs://b/o");
   EXPECT_EQ(j["serviceAccount"], "sa@p.iam.gserviceaccount.com");
+}
+
+TEST(JobSpecCommand, ArgsAndCommandAreGcloudUpdateLists) {
+  // custom_jobs/flags.py: ArgList with arg_parsers.UpdateAction. Occurrences add up; delimiter, spaces and empty
+  // items as ArgList reads them.
+  json c = run_job_spec({"--image-uri=" + kImage, "--args=^;^--tags=a,b;--n=1", "--args=x, y,,", "--command=",
+                         "--command=python3,-m", "--command", "trainer.task"})["workerPoolSpecs"][0]["containerSpec"];
+  EXPECT_EQ(c["args"], json({"--tags=a,b", "--n=1", "x", " y", ""}));
+  EXPECT_EQ(c["command"], json({"python3", "-m", "trainer.task"}));
+  c = run_job_spec({"--image-uri=" + kImage, "--args=", "--command="})["workerPoolSpecs"][0]["containerSpec"];
+  EXPECT_FALSE(c.contains("args"));
+  EXPECT_FALSE(c.contains("command"));
+  try {
+    run_job_spec({"--image-uri=" + kImage, "--args=--lr,1", "--args=--epochs,1"});
+    FAIL() << "a repeated item was accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "argument --args: \"1\" cannot be specified multiple times");
+  }
+  EXPECT_THROW(run_job_spec({"--image-uri=" + kImage, "--command=python3,python3"}), Error);
 }
 
 TEST(JobSpecCommand, RestFormat) {
@@ -262,10 +283,10 @@ TEST(JobSpecCommand, BuildFlagsFillOptions) {
   b::add_job_spec_flags(*build, opts, out);
   std::vector<std::string> argv = {"trainpack", "build", "--format=json", "--job-spec-out=job.json",
                                    "--job-spec-format=rest", "--display-name=d", "--machine-type=m",
-                                   "--env=K=V", "--args=a"};
-  std::vector<char*> cargv;
-  for (auto& a : argv) cargv.push_back(a.data());
-  app.parse(static_cast<int>(cargv.size()), cargv.data());
+                                   "--env=K=V", "--args=a,b", "--args", "c"};
+  std::vector<const char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.c_str());
+  b::parse_like_argparse(app, static_cast<int>(cargv.size()), cargv.data());
   EXPECT_EQ(fmt, "json");
   EXPECT_EQ(out, "job.json");
   EXPECT_EQ(opts.format, JobSpecFormat::kRest);
@@ -273,7 +294,7 @@ TEST(JobSpecCommand, BuildFlagsFillOptions) {
   opts.image_uri = b::pin_image_uri("r/img:v1", kDigest);
   json j = json::parse(b::job_spec_text(opts));
   EXPECT_EQ(j["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["env"][0]["value"], "V");
-  EXPECT_EQ(j["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"], json({"a"}));
+  EXPECT_EQ(j["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"], json({"a", "b", "c"}));
 }
 
 }  // namespace

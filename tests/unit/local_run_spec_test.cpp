@@ -13,6 +13,7 @@
 #include <regex>
 #include <sstream>
 
+#include "builder/gcloud_flags.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "templates/dockerfile.h"
@@ -27,7 +28,7 @@ using trainpack::builder::local_image_tag;
 using trainpack::builder::LocalRunFlags;
 using trainpack::builder::LocalRunSpec;
 using trainpack::builder::sanitize_repository_name;
-using trainpack::builder::split_gcloud_list;
+using trainpack::builder::parse_like_argparse;
 using trainpack::builder::validate_local_run;
 using trainpack::builder::validate_repository_and_tag;
 
@@ -95,7 +96,7 @@ std::optional<LocalRunFlags> parse(std::vector<std::string> args) {
   std::vector<const char*> argv{"local-run"};
   for (const auto& a : args) argv.push_back(a.c_str());
   try {
-    app.parse(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
+    parse_like_argparse(app, static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError&) {
     return std::nullopt;
   }
@@ -124,14 +125,19 @@ TEST(LocalRunFlags, BothValueFormsAndDefaults) {
 
 TEST(LocalRunFlags, ExecutorImageIsRequired) { EXPECT_FALSE(parse({"--script=task.py"})); }
 
-TEST(LocalRunFlags, ListsSplitOnCommasAndRepeatedFlagsAppend) {
+TEST(LocalRunFlags, ListsAreGcloudListsAndTheLastOccurrenceCounts) {
+  // argparse's 'store' (custom_jobs/flags.py declares no action): a repeated list flag replaces the list.
   auto f = parse({"--executor-image-uri=img", "--requirements=pandas==1.2.0,scipy>=1.3.0", "--requirements",
                   "torch", "--extra-packages", "dep/foo.tar.gz,bar.whl", "--extra-dirs=dataset,config",
-                  "--extra-dirs=more"});
+                  "--extra-dirs=^;^more,data; x"});
   ASSERT_TRUE(f);
-  EXPECT_EQ(f->requirements, (std::vector<std::string>{"pandas==1.2.0", "scipy>=1.3.0", "torch"}));
+  EXPECT_EQ(f->requirements, (std::vector<std::string>{"torch"}));
   EXPECT_EQ(f->extra_packages, (std::vector<std::string>{"dep/foo.tar.gz", "bar.whl"}));
-  EXPECT_EQ(f->extra_dirs, (std::vector<std::string>{"dataset", "config", "more"}));
+  EXPECT_EQ(f->extra_dirs, (std::vector<std::string>{"more,data", " x"}));
+  f = parse({"--executor-image-uri=img", "--requirements=a,,b,", "--extra-dirs=a", "--extra-dirs="});
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->requirements, (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_TRUE(f->extra_dirs.empty());
 }
 
 TEST(LocalRunFlags, ListFlagTakesOneValuePerOccurrence) {
@@ -141,7 +147,7 @@ TEST(LocalRunFlags, ListFlagTakesOneValuePerOccurrence) {
   std::vector<std::string> rest;
   app.add_option("rest", rest);
   const char* argv[] = {"local-run", "--executor-image-uri=img", "--requirements", "a,b", "positional"};
-  app.parse(5, const_cast<char**>(argv));
+  parse_like_argparse(app, 5, argv);
   EXPECT_EQ(flags.requirements, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(rest, (std::vector<std::string>{"positional"}));
 }
@@ -163,23 +169,6 @@ TEST(LocalRunFlags, RepeatedScalarFlagLastWins) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->executor_image_uri, "b");
   EXPECT_EQ(f->script, "y.py");
-}
-
-TEST(GcloudList, SplitsLikeArgList) {
-  EXPECT_EQ(split_gcloud_list(""), std::vector<std::string>{});
-  EXPECT_EQ(split_gcloud_list("a"), (std::vector<std::string>{"a"}));
-  EXPECT_EQ(split_gcloud_list("a,b"), (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(split_gcloud_list("a,b,"), (std::vector<std::string>{"a", "b"}));  // one trailing comma ignored
-  EXPECT_EQ(split_gcloud_list("a,,b"), (std::vector<std::string>{"a", "", "b"}));
-  EXPECT_EQ(split_gcloud_list(","), (std::vector<std::string>{""}));
-  EXPECT_EQ(split_gcloud_list("a,,"), (std::vector<std::string>{"a", ""}));
-  // The alternate delimiter syntax, useful for requirements with commas.
-  EXPECT_EQ(split_gcloud_list("^;^numpy>=1,<2;pandas"), (std::vector<std::string>{"numpy>=1,<2", "pandas"}));
-  EXPECT_EQ(split_gcloud_list("^:^a,b:c"), (std::vector<std::string>{"a,b", "c"}));
-  EXPECT_EQ(split_gcloud_list("^::^a:b::c"), (std::vector<std::string>{"a:b", "c"}));
-  EXPECT_EQ(split_gcloud_list("^,^^a^,b,c"), (std::vector<std::string>{"^a^", "b", "c"}));
-  EXPECT_EQ(split_gcloud_list("^a"), (std::vector<std::string>{"^a"}));  // no closing caret: plain value
-  EXPECT_THROW(split_gcloud_list("^^a"), Error);
 }
 
 // ----- validation: successes -----

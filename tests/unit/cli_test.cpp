@@ -1,0 +1,208 @@
+// gcloud's list flags through the whole command line of each subcommand that takes them (dockerfile, build,
+// local-run, job-spec): a repeated flag, the ^DELIM^ syntax, empty items and spaces, as Cloud SDK 578.0.0 reads them.
+#include "builder/cli.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "image_test_support.h"
+#include "layers/oci_layout.h"
+#include "support/fs.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kPrebuilt = "us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-14.py310:latest";
+const std::string kImage = "us-central1-docker.pkg.dev/proj/repo/trainer@sha256:" + std::string(64, 'a');
+
+struct CliResult {
+  int exit_code;
+  std::string out, err;
+};
+
+// trainpack ARGS..., with stdout and stderr captured.
+CliResult trainpack(std::vector<std::string> args) {
+  args.insert(args.begin(), "trainpack");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  std::ostringstream out, err;
+  std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
+  std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
+  const int code = trainpack::builder::run_cli(static_cast<int>(argv.size()), argv.data());
+  std::cout.rdbuf(old_out);
+  std::cerr.rdbuf(old_err);
+  return {code, out.str(), err.str()};
+}
+
+std::string golden(const std::string& name) {
+  return trainpack::read_file(fs::path(TRAINPACK_TESTDATA_DIR) / "dockerfile" / name);
+}
+
+// A temp dir with a package directory "pkg" in it.
+class CliTest : public ::testing::Test {
+ protected:
+  CliTest() : root_(trainpack::make_temp_dir({}, "trainpack-cli-")) {
+    pkg_ = fs::canonical(root_.path()) / "pkg";
+    fs::create_directories(pkg_);
+  }
+  void file(const std::string& rel) {
+    fs::create_directories((pkg_ / rel).parent_path());
+    std::ofstream(pkg_ / rel) << "x";
+  }
+  void dir(const std::string& rel) { fs::create_directories(pkg_ / rel); }
+  std::string pkg_flag() const { return "--local-package-path=" + pkg_.string(); }
+
+  trainpack::ScopedDir root_;
+  fs::path pkg_;
+};
+
+TEST_F(CliTest, DockerfileRepeatedListFlagsKeepTheLast) {
+  // E.Dockerfile's inputs, each list given twice: the first occurrences name files that do not exist.
+  for (const char* f : {"setup.py", "requirements.txt", "trainer/task.py", "dep/foo.tar.gz", "bar.whl"}) file(f);
+  dir("dataset");
+  dir("config");
+  CliResult r = trainpack({"dockerfile", std::string("--executor-image-uri=") + kPrebuilt, pkg_flag(),
+                           "--python-module=trainer.task", "--requirements=torch",
+                           "--requirements=pandas==1.2.0,scipy>=1.3.0", "--extra-packages=gone.whl",
+                           "--extra-packages", "dep/foo.tar.gz,bar.whl", "--extra-dirs=gone", "--extra-dirs=dataset,config"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, golden("E.Dockerfile"));
+}
+
+TEST_F(CliTest, DockerfileDelimiterSpacesAndTrailingDelimiter) {
+  // F.Dockerfile is what gcloud's docker/build.py writes for these flags.
+  file("trainer/task.py");
+  file("dep/foo.tar.gz");
+  dir("config");
+  CliResult r = trainpack({"dockerfile", "--executor-image-uri=python:3.10", pkg_flag(), "--script=trainer/task.py",
+                           "--requirements=^;^numpy>=1,<2; pandas==1.2.0", "--extra-packages=bar.whl",
+                           "--extra-packages=dep/foo.tar.gz,", "--extra-dirs=dataset", "--extra-dirs=config,"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, golden("F.Dockerfile"));
+}
+
+TEST_F(CliTest, DockerfileEmptyItems) {
+  file("task.py");
+  file("a.whl");
+  // An empty requirement is written as gcloud writes it (pip then refuses it in the build).
+  CliResult r = trainpack({"dockerfile", "--executor-image-uri=python:3.10", pkg_flag(), "--script=task.py",
+                           "--requirements=a,,b"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nRUN pip install --no-cache-dir --upgrade a\n\nRUN pip install --no-cache-dir --upgrade ''\n\n"
+                       "RUN pip install --no-cache-dir --upgrade b\n"),
+            std::string::npos)
+      << r.out;
+  // An empty package path is the package dir itself, which is no file: gcloud's message.
+  r = trainpack({"dockerfile", "--executor-image-uri=python:3.10", pkg_flag(), "--script=task.py",
+                 "--extra-packages=a.whl,,"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("trainpack: error: Invalid value for [--extra-packages]: Package file '' is not found under "
+                       "the package: '" + pkg_.string() + "'."),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliTest, DockerfileBadListValues) {
+  file("task.py");
+  CliResult r = trainpack({"dockerfile", "--executor-image-uri=python:3.10", pkg_flag(), "--script=task.py",
+                           "--requirements=^^a"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("trainpack: error: argument --requirements: Invalid delimeter."), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\nhint: "), std::string::npos) << r.err;
+  r = trainpack({"dockerfile", "--executor-image-uri=python:3.10", pkg_flag(), "--script=task.py", "--requirements"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("trainpack: error: argument --requirements: expected one argument"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, BuildDryRunPlansTheLastExtraDirs) {
+  file("trainer/task.py");
+  file("data,set/d");
+  file("config/c");
+  const fs::path base = root_.path() / "base";
+  {
+    auto image = trainpack::test_support::make_image(root_.path() / "store", "amd64", {{"f", "y"}});
+    trainpack::layers::write_oci_layout(*image.image, base, "1");
+  }
+  CliResult r = trainpack({"build", "--dry-run", "--format=json", "-q", "--executor-image-uri=python:3.10",
+                           "--base-source=oci:" + base.string() + ":1", "--cache-dir=" + (root_.path() / "cache").string(),
+                           "--output=oci:" + (root_.path() / "out").string(), pkg_flag(), "--script=trainer/task.py",
+                           "--extra-dirs=gone", "--extra-dirs=^:^data,set:config"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json plan = json::parse(r.out);
+  std::vector<std::string> copies;
+  for (const auto& layer : plan.at("layers")) {
+    const std::string created_by = layer.at("created_by");
+    if (created_by.starts_with("COPY")) copies.push_back(created_by);
+  }
+  EXPECT_EQ(copies, (std::vector<std::string>{"COPY [\"data,set\", \"data,set\"]", "COPY [\"config\", \"config\"]",
+                                              "COPY [\"trainer\", \"trainer\"]"}))
+      << r.out;
+}
+
+TEST_F(CliTest, BuildEmptyLastOccurrenceMeansNoList) {
+  // "--requirements=x --requirements=" is no --requirements at all: nothing asks for an image to be built.
+  CliResult r = trainpack({"build", "--executor-image-uri=python:3.10", pkg_flag(), "--requirements=x",
+                           "--requirements="});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("trainpack: error: nothing to build"), std::string::npos) << r.err;
+  r = trainpack({"build", "--executor-image-uri=python:3.10", pkg_flag(), "--requirements=", "--requirements=x"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("One of [--script, --python-module] must be supplied"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, BuildJobArgsRefuseARepeatedItem) {
+  CliResult r = trainpack({"build", "--executor-image-uri=python:3.10", pkg_flag(), "--args=--lr,1",
+                           "--args=--epochs,1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("trainpack: error: argument --args: \"1\" cannot be specified multiple times"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliTest, LocalRunRepeatedExtraDirsKeepTheLast) {
+  file("trainer/task.py");
+  dir("config");
+  const std::vector<std::string> common{"local-run", "-q", "--executor-image-uri=python:3.10",
+                                        "--base-source=oci:" + (root_.path() / "no-base").string(),
+                                        "--cache-dir=" + (root_.path() / "cache").string(), pkg_flag(),
+                                        "--script=trainer/task.py"};
+  // The last occurrence is checked: a missing directory there fails gcloud's validation...
+  std::vector<std::string> args = common;
+  args.insert(args.end(), {"--extra-dirs=config", "--extra-dirs=gone"});
+  CliResult r = trainpack(args);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Invalid value for [--extra-dirs]: Directory 'gone' is not found"), std::string::npos) << r.err;
+  // ...and one in an earlier occurrence does not: the run gets as far as the (missing) base image.
+  args = common;
+  args.insert(args.end(), {"--extra-dirs=gone", "--extra-dirs=config", "--requirements=^:^", "--", "--epochs", "1"});
+  r = trainpack(args);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Package is set to " + pkg_.string()), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("--extra-dirs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no-base"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, JobSpecArgsAddUp) {
+  CliResult r = trainpack({"job-spec", "--image-uri=" + kImage, "--args=a,b", "--args=^:^c,d:e", "--args=f, g,,",
+                           "--command=python3,-m", "--command", "trainer.task", "--", "a", "a"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json container = json::parse(r.out).at("workerPoolSpecs").at(0).at("containerSpec");
+  EXPECT_EQ(container.at("args"), json({"a", "b", "c,d", "e", "f", " g", "", "a", "a"}));
+  EXPECT_EQ(container.at("command"), json({"python3", "-m", "trainer.task"}));
+  r = trainpack({"job-spec", "--image-uri=" + kImage, "--args=a", "--args=b,a"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("trainpack: error: argument --args: \"a\" cannot be specified multiple times\nhint: "),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace
