@@ -987,11 +987,16 @@ PythonFacts read_python_facts(const ImageFilesystem& fs, const ImageConfigFacts&
   }
 
   // Install scheme and site dirs.
-  std::string sysconfig_py;
-  if (!f.stdlib.empty())
+  std::string sysconfig_py, site_py;
+  if (!f.stdlib.empty()) {
     if (auto text = root.read(join(f.stdlib, "sysconfig.py"), kMediumFile)) sysconfig_py = *text;
-  bool debian = sysconfig_py.find("'posix_local'") != std::string::npos &&
-                sysconfig_py.find("'deb_system'") != std::string::npos;
+    if (auto text = root.read(join(f.stdlib, "site.py"), kMediumFile)) site_py = *text;
+  }
+  // Debian's Python: its sysconfig schemes (3.10 and later), or, before them (Debian 11's 3.9 keeps deb_system in
+  // distutils), its site.py putting dist-packages on sys.path.
+  bool debian = (sysconfig_py.find("'posix_local'") != std::string::npos &&
+                 sysconfig_py.find("'deb_system'") != std::string::npos) ||
+                site_py.find("\"dist-packages\"") != std::string::npos;
   auto id_words = split_ws(f.distro_id + " " + f.distro_id_like);
   bool rpm_distro = std::any_of(id_words.begin(), id_words.end(), [](const std::string& w) {
     return w == "fedora" || w == "rhel" || w == "centos";
