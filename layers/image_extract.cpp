@@ -98,7 +98,8 @@ void ImageExtraction::add_directory(const std::string& dir, const std::function<
       if (skip_under && skip_under(p)) continue;
       const PathInfo* info = image_.index().find(p);
       if (info && info->type == PathInfo::Type::kDirectory) todo.push_back(p);
-      else if (info && info->type == PathInfo::Type::kSymlink && is_file(image_.index().find(image_.index().resolve(p))))
+      else if (info && info->type == PathInfo::Type::kSymlink &&
+               is_file(image_.index().find(image_.index().resolve(p))))
         add(p);  // the link and the file it names (sitecustomize.py -> /etc/python3.X/sitecustomize.py)
       else add_entry(p);
     }
