@@ -98,11 +98,19 @@ void ImageExtraction::add_directory(const std::string& dir, const std::function<
       if (skip_under && skip_under(p)) continue;
       const PathInfo* info = image_.index().find(p);
       if (info && info->type == PathInfo::Type::kDirectory) todo.push_back(p);
-      else if (info && info->type == PathInfo::Type::kSymlink &&
-               is_file(image_.index().find(image_.index().resolve(p))))
+      else if (info && info->type == PathInfo::Type::kSymlink && names_file(p))
         add(p);  // the link and the file it names (sitecustomize.py -> /etc/python3.X/sitecustomize.py)
       else add_entry(p);
     }
+  }
+}
+
+// Whether a symlink leads to a regular file (a loop leads nowhere).
+bool ImageExtraction::names_file(const std::string& link) const {
+  try {
+    return is_file(image_.index().find(image_.index().resolve(link)));
+  } catch (const Error&) {
+    return false;
   }
 }
 
@@ -195,9 +203,13 @@ std::string ImageExtraction::relative_target(const std::string& link, const std:
   if (target.front() != '/' && !has_parent_reference(target)) return target;
   std::string joined = target.front() == '/' ? target : "/" + std::string(path_dir(link)) + "/" + target;
   std::string_view last = path_base(joined);
-  std::string inside = last == ".." || last == "." || last.empty()
-                           ? image_.index().resolve(joined)
-                           : join_path(image_.index().resolve(path_dir(joined)), last);
+  std::string inside;
+  try {
+    inside = last == ".." || last == "." || last.empty() ? image_.index().resolve(joined)
+                                                          : join_path(image_.index().resolve(path_dir(joined)), last);
+  } catch (const Error&) {
+    inside = normalize_path(joined);  // a loop on the way: the lexical place, which stays inside all the same
+  }
   std::string out;
   for (std::size_t i = 0; i < depth(path_dir(link)); ++i) out += "../";
   out += inside;

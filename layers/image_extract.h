@@ -54,6 +54,7 @@ class ImageExtraction {
   void add_entry(const std::string& path);
   void add_directory(const std::string& dir, const std::function<bool(std::string_view)>& skip_under);
   void copy_layer(std::size_t layer, const std::set<std::string>& files, const Opportunistic& also);
+  bool names_file(const std::string& link) const;
   void write_symlink(const std::string& path, const std::string& target);
   std::string relative_target(const std::string& link, const std::string& target) const;
   std::filesystem::path host_parent(const std::string& path);

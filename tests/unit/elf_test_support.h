@@ -1,10 +1,12 @@
 #pragma once
 // Synthetic ELF files for tests: the parts trainpack reads (header, PT_INTERP, the dynamic section), laid out as the
-// System V gABI describes them.
+// System V gABI describes them; and the loader of a Debian root around them.
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "layers/memory_filesystem.h"
 
 namespace trainpack::test_support {
 
@@ -87,5 +89,14 @@ inline std::string make_elf64(const DynamicSpec& spec, bool big = false, std::ui
   return b.data;
 }
 
+
+// Debian 11's loader in a merged /usr: /lib -> usr/lib, /lib64 -> usr/lib64, and PT_INTERP's
+// /lib64/ld-linux-x86-64.so.2 an absolute symlink to /lib/x86_64-linux-gnu/ld-2.31.so.
+inline void add_debian11_loader(layers::MemoryFilesystem& fs) {
+  fs.add_symlink("lib", "usr/lib");
+  fs.add_symlink("lib64", "usr/lib64");
+  fs.add_file("usr/lib/x86_64-linux-gnu/ld-2.31.so", "loader", 0755);
+  fs.add_symlink("usr/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/ld-2.31.so");
+}
 
 }  // namespace trainpack::test_support

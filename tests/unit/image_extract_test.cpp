@@ -37,6 +37,9 @@ std::vector<std::vector<TarMember>> two_layers() {
       {"usr/lib/python3.9/escape", "", "../../../../../etc/shadow"},
       {"usr/lib/python3.9/sitecustomize.py", "", "/etc/python3.9/sitecustomize.py"},
       {"usr/lib/python3.9/empty/", "", "", true},
+      {"usr/lib/python3.9/loop-a", "", "loop-b"},
+      {"usr/lib/python3.9/loop-b", "", "loop-a"},
+      {"usr/lib/python3.9/into-loop", "", "../python3.9/loop-a/x"},
       {"etc/", "", "", true},
       {"etc/python3.9/", "", "", true},
       {"etc/python3.9/sitecustomize.py", "# site"},
@@ -98,6 +101,9 @@ TEST(ImageExtract, TheMergedViewWithSymlinksKeptInsideAndNoSetuid) {
   EXPECT_EQ(fs::read_symlink(f.dest / "usr/lib/python3.9/escape"), "../../../etc/shadow");
   EXPECT_EQ(fs::read_symlink(f.dest / "usr/lib/python3.9/sitecustomize.py"), "../../../etc/python3.9/sitecustomize.py");
   EXPECT_EQ(read_file(f.dest / "usr/lib/python3.9/sitecustomize.py"), "# site");
+  // Symlink loops are copied as they are, and a climbing target into one keeps its lexical place inside.
+  EXPECT_EQ(fs::read_symlink(f.dest / "usr/lib/python3.9/loop-a"), "loop-b");
+  EXPECT_EQ(fs::read_symlink(f.dest / "usr/lib/python3.9/into-loop"), "../../../usr/lib/python3.9/loop-a/x");
   EXPECT_FALSE(fs::exists(f.dest / "usr/lib/x86_64-linux-gnu/libfoo.so.1")) << "nothing opportunistic was asked";
   // Nothing beside the destination (the hardlink scratch directories are gone).
   EXPECT_EQ(dir_names(f.dest.parent_path()), (std::vector<std::string>{"root"}));

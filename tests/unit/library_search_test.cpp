@@ -47,10 +47,7 @@ namespace {
 // A merged-/usr Debian layout: /lib -> usr/lib, libc in the multiarch directory, ld.so.conf listing /usr/local/lib.
 MemoryFilesystem debian_root() {
   MemoryFilesystem fs;
-  fs.add_symlink("lib", "usr/lib");
-  fs.add_symlink("lib64", "usr/lib64");
-  fs.add_file("usr/lib/x86_64-linux-gnu/ld-2.31.so", "loader", 0755);
-  fs.add_symlink("usr/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/ld-2.31.so");
+  trainpack::test_support::add_debian11_loader(fs);
   fs.add_file("usr/lib/x86_64-linux-gnu/libc-2.31.so", make_elf64({"", {"ld-linux-x86-64.so.2"}, "", "", "libc.so.6"}));
   fs.add_symlink("usr/lib/x86_64-linux-gnu/libc.so.6", "libc-2.31.so");
   fs.add_file("etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");

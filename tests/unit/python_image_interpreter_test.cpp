@@ -26,10 +26,7 @@ std::string host_machine() {
 // lib-dynload, Debian's dist-packages with setuptools and pip (and something else), its python-wheels.
 MemoryFilesystem debian11() {
   MemoryFilesystem fs;
-  fs.add_symlink("lib", "usr/lib");
-  fs.add_symlink("lib64", "usr/lib64");
-  fs.add_file("usr/lib/x86_64-linux-gnu/ld-2.31.so", "ld", 0755);
-  fs.add_symlink("usr/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/ld-2.31.so");
+  trainpack::test_support::add_debian11_loader(fs);
   fs.add_file("usr/bin/python3.9", make_elf64({"/lib64/ld-linux-x86-64.so.2", {"libc.so.6"}, "", "", ""}), 0755);
   fs.add_symlink("usr/bin/python3", "python3.9");
   fs.add_file("usr/lib/python3.9/os.py", "");
