@@ -76,6 +76,7 @@ struct BuildFlags {
   std::vector<std::string> find_links;
   bool no_compile = false;
   bool break_system_packages = false;
+  std::string build_python = "auto";
   int own_layer_mb = 100;
 };
 
@@ -89,6 +90,10 @@ void add_python_flags(CLI::App& cmd, BuildFlags& bf) {
                  "A Python distribution installing at least this many MB gets a layer of its own (default 100)");
   cmd.add_flag("--break-system-packages", bf.break_system_packages,
                "Install into an externally managed Python (PEP 668), as pip's flag of that name");
+  cmd.add_option("--build-python", bf.build_python,
+                 "Python of the image's version for .pyc files and wheel builds: auto (a host one, else the base "
+                 "image's own), host, or image")
+      ->check(CLI::IsMember({"auto", "host", "image"}));
 }
 
 void run_dockerfile(const LocalRunFlags& flags) {
@@ -123,6 +128,9 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
   }
   req.python.no_compile = bf.no_compile;
   req.python.break_system_packages = bf.break_system_packages;
+  req.python.build_python = bf.build_python == "host"    ? BuildPython::kHost
+                            : bf.build_python == "image" ? BuildPython::kImage
+                                                         : BuildPython::kAuto;
   if (bf.own_layer_mb < 0) throw Error("--own-layer-mb must not be negative");
   req.python.own_layer_bytes = static_cast<std::uint64_t>(bf.own_layer_mb) << 20;
   req.python.jobs = bf.jobs;

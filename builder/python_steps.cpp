@@ -16,6 +16,7 @@
 #include "python/base_facts.h"
 #include "python/bytecode.h"
 #include "python/filenames.h"
+#include "python/image_interpreter.h"
 #include "python/index_client.h"
 #include "python/index_page.h"
 #include "python/installed_dists.h"
@@ -299,8 +300,9 @@ struct PythonInstaller::State {
   std::unique_ptr<registry::HttpClient> http;
   std::unique_ptr<registry::GoogleCredentials> google;
   std::mutex google_mutex;
-  std::optional<python::HostPython> host_python;
+  std::optional<python::Interpreter> host_python;
   bool host_python_checked = false;
+  std::optional<python::Interpreter> image_python;  // the base's own, with its pip, setuptools and wheel
   ScopedDir work;
 
   State(std::shared_ptr<const layers::Image> b, const layers::BlobStore& s, fs::path c, PythonOptions o, std::int64_t m,
@@ -389,7 +391,7 @@ class PythonInstaller::Step {
   std::optional<std::string> read_image_file(const std::string& rel) const;
   std::optional<fs::path> host_path_of(const std::string& rel) const;
   bool markers_match(const python::Requirement& r) const;
-  const python::HostPython& need_host_python(const std::string& what);
+  const python::Interpreter& need_interpreter(const std::string& what);
   python::WheelBuildRequest build_request(const fs::path& source, const std::string& display, const fs::path& out);
   fs::path build_sdist(const fs::path& file, const std::string& filename, const std::string& display);
   fs::path build_project(const LocalItem& item);
@@ -565,21 +567,42 @@ void PythonInstaller::Step::configure_index() {
   index_.access_token = [&st = st_](const std::string& host) { return st.google_token(host); };
 }
 
-const python::HostPython& PythonInstaller::Step::need_host_python(const std::string& what) {
-  if (!st_.host_python_checked) {
-    st_.host_python_checked = true;
-    st_.host_python = python::find_host_python(facts_.python_version, facts_.python_full_version);
+// A CPython of the image's X.Y for `what`, as --build-python says: a host python3.X (the image's exact version
+// preferred), else (auto) or only (image) the base's own interpreter run from the cache, with the image's pip,
+// setuptools and wheel for builds (one copy serves bytecode too: a few MB more than the standard library).
+const python::Interpreter& PythonInstaller::Step::need_interpreter(const std::string& what) {
+  const BuildPython mode = st_.options.build_python;
+  const std::string name = "python" + facts_.python_version;
+  if (mode != BuildPython::kImage) {
+    if (!st_.host_python_checked) {
+      st_.host_python_checked = true;
+      st_.host_python = python::find_host_python(facts_.python_version, facts_.python_full_version,
+                                                 st_.work.path() / "python-host");
+    }
+    if (st_.host_python) return *st_.host_python;
+    if (mode == BuildPython::kHost)
+      throw Error(what + " needs " + name + " (the image's Python) on this host, and --build-python=host allows "
+                  "no other", "install " + name + " here, or pass --build-python=auto to run the base image's own");
   }
-  if (!st_.host_python)
-    throw Error("building " + what + " needs python" + facts_.python_version + " (the image's Python) on this host",
-                "install python" + facts_.python_version + " with pip and setuptools here, or publish a wheel");
-  return *st_.host_python;
+  if (st_.image_python) return *st_.image_python;
+  python::ImageInterpreterOptions options;
+  options.cache_dir = st_.cache_dir;
+  options.scratch = st_.work.path() / "python-image";
+  options.packages = python::build_packages();
+  options.log = st_.log;
+  try {
+    st_.image_python = python::image_interpreter(st_.filesystem(), facts_, options);
+  } catch (const Error& e) {
+    if (mode == BuildPython::kImage) throw;
+    throw Error(what + " needs " + name + ", which this host lacks, and " + e.what(), e.hint());
+  }
+  return *st_.image_python;
 }
 
 python::WheelBuildRequest PythonInstaller::Step::build_request(const fs::path& source, const std::string& display,
                                                                const fs::path& out) {
   python::WheelBuildRequest b;
-  b.python = need_host_python(display);
+  b.python = need_interpreter("building " + display);
   b.source = source;
   b.display = display;
   b.index_urls = pip_.no_index || file_options_.no_index ? std::vector<std::string>{} : index_.index_urls;
@@ -599,8 +622,10 @@ fs::path PythonInstaller::Step::build_sdist(const fs::path& file, const std::str
                     ") and no wheel for this image",
                 "publish a wheel built for the image's platform (manylinux) to the index, or pass one with "
                 "--extra-packages");
-  const python::HostPython& py = need_host_python(display);
-  std::string key = layers::sha256_of(layers::sha256_of_file(file).hex() + " " + py.path + " " + py.version).hex();
+  const python::Interpreter& py = need_interpreter("building " + display);
+  std::string argv;
+  for (const std::string& a : py.argv) argv += a + " ";
+  std::string key = layers::sha256_of(layers::sha256_of_file(file).hex() + " " + argv + py.version).hex();
   fs::path cached = st_.cache_dir / "built-wheels" / key;
   std::error_code ec;
   if (fs::is_directory(cached, ec))
@@ -609,7 +634,7 @@ fs::path PythonInstaller::Step::build_sdist(const fs::path& file, const std::str
   fs::path stage = make_temp_dir(st_.work.path(), "sdist-");
   fs::path named = stage / filename;
   fs::copy_file(file, named);
-  st_.log("building " + display + " into a wheel with " + py.path);
+  st_.log("building " + display + " into a wheel with " + py.description);
   fs::path wheel = python::build_wheel(build_request(named, display, stage / "out"));
   fs::create_directories(cached.parent_path());
   fs::rename(stage / "out", cached, ec);  // another build may have won the race: then use its result
@@ -636,7 +661,8 @@ fs::path PythonInstaller::Step::build_project(const LocalItem& item) {
       reader.copy_to(*entry, tree / rel);
     }
   }
-  st_.log("building " + item.display + " into a wheel with " + need_host_python(item.display).path);
+  st_.log("building " + item.display + " into a wheel with " +
+          need_interpreter("building " + item.display).description);
   fs::path wheel = python::build_wheel(build_request(tree, item.display, make_temp_dir(st_.work.path(), "wheel-")));
   for (auto it = fs::recursive_directory_iterator(tree); it != fs::recursive_directory_iterator(); ++it) {
     std::string rel = fs::relative(it->path(), tree).string();
@@ -823,21 +849,10 @@ void PythonInstaller::Step::install(const python::Resolution& resolution, IndexC
   }
 }
 
-// pip compiles every installed .py (compileall, failures ignored) and lists the .pyc in RECORD. One run of the host
-// Python compiles the whole step.
+// pip compiles every installed .py (compileall, failures ignored) and lists the .pyc in RECORD. One run of a Python
+// of the image's X.Y compiles the whole step; without one the build fails rather than leave the .pyc out.
 void PythonInstaller::Step::add_bytecode(std::vector<Installed>& installed) {
   if (!pip_.compile || st_.options.no_compile) return;
-  const python::HostPython* compiler = nullptr;
-  try {
-    compiler = &need_host_python("bytecode");
-  } catch (const Error&) {
-    st_.log("no python" + facts_.python_version + " on this host: installing without .pyc (pip in the image "
-            "would compile them; Python compiles on first import instead)");
-    return;
-  }
-  int optimization = std::min(2, std::max(0, parse_int(env_value(facts_.env, "PYTHONOPTIMIZE"))));
-  if (!env_value(facts_.env, "PYTHONOPTIMIZE").empty() && optimization == 0) optimization = 1;
-
   layers::EntryContentReader reader;
   std::vector<python::BytecodeSource> sources;
   std::map<std::string, std::size_t> owner;  // source path → index in `installed`
@@ -848,8 +863,22 @@ void PythonInstaller::Step::add_bytecode(std::vector<Installed>& installed) {
       sources.push_back({e.path, [&reader, entry = &e](const fs::path& to) { reader.copy_to(*entry, to); }});
     }
   }
+  if (sources.empty()) return;
+  python::BytecodeOptions options;
+  options.mtime = st_.mtime;
+  options.optimization = std::min(2, std::max(0, parse_int(env_value(facts_.env, "PYTHONOPTIMIZE"))));
+  if (!env_value(facts_.env, "PYTHONOPTIMIZE").empty() && options.optimization == 0) options.optimization = 1;
+  options.invalidation = python::default_invalidation(env_value(facts_.env, "SOURCE_DATE_EPOCH"));
+  const python::Interpreter* compiler = nullptr;
+  try {
+    compiler = &need_interpreter("compiling the .pyc files pip writes");
+  } catch (const Error& e) {
+    if (e.hint().find("--no-compile") != std::string::npos) throw;
+    throw Error(e.what(), "pass --no-compile to install without .pyc files" +
+                              (e.hint().empty() ? std::string() : "; or " + e.hint()));
+  }
   std::vector<python::Bytecode> compiled =
-      python::compile_bytecode(*compiler, sources, st_.mtime, optimization, make_temp_dir(st_.work.path(), "pyc-"));
+      python::compile_bytecode(*compiler, sources, options, make_temp_dir(st_.work.path(), "pyc-"));
   std::vector<std::vector<std::string>> record_paths(installed.size());
   for (const python::Bytecode& b : compiled) {
     python::InstalledWheel& w = installed.at(owner.at(b.source_image_path)).wheel;

@@ -3,7 +3,9 @@
 // its layers (python/base_facts.h over layers/scanned_image.h), requirements are resolved against the index for
 // the image's interpreter and platform (python/resolver.h), wheels are installed straight into layer entries
 // (python/wheel_installer.h), replaced distributions become whiteouts (python/uninstall.h) and bytecode is
-// compiled by a host CPython of the image's X.Y (python/bytecode.h). Nothing from the image is executed.
+// compiled by a CPython of the image's X.Y (python/bytecode.h). Nothing from the image is executed except, where
+// such an interpreter is needed and the host has none, the image's own Python, extracted into the cache and started
+// through the image's own loader (python/image_interpreter.h).
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -21,6 +23,13 @@
 
 namespace trainpack::builder {
 
+// Which CPython of the image's X.Y compiles bytecode and builds wheels (--build-python).
+enum class BuildPython {
+  kAuto,   // a host python3.X (the image's exact version preferred), else the base image's own
+  kHost,   // a host python3.X only
+  kImage,  // the base image's own interpreter, run from the cache
+};
+
 // Command-line settings of the pip steps; they take precedence over the image's pip configuration.
 struct PythonOptions {
   std::optional<std::string> index_url;       // --index-url: replaces the image's index
@@ -28,6 +37,7 @@ struct PythonOptions {
   std::vector<std::string> find_links;        // --find-links: replaces the image's find-links when given
   bool no_compile = false;                    // --no-compile: no .pyc, whatever the image's pip says
   bool break_system_packages = false;         // install into an EXTERNALLY-MANAGED Python anyway
+  BuildPython build_python = BuildPython::kAuto;
   std::uint64_t own_layer_bytes = 100u << 20;  // a distribution this large gets a layer of its own
   int jobs = 4;                               // parallel downloads
 };

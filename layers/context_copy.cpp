@@ -11,6 +11,7 @@
 #include <deque>
 
 #include "support/error.h"
+#include "support/text.h"
 
 namespace trainpack::layers {
 namespace {
@@ -27,17 +28,7 @@ std::string join_rel(std::string_view a, std::string_view b) {
   return std::string(a) + "/" + std::string(b);
 }
 
-std::vector<std::string> split_path(std::string_view p) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i <= p.size()) {
-    std::size_t j = p.find('/', i);
-    if (j == std::string_view::npos) j = p.size();
-    if (j > i) out.emplace_back(p.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
+std::vector<std::string> split_path(std::string_view p) { return split_nonempty(p, "/"); }
 
 std::string join_all(const std::vector<std::string>& parts) {
   std::string out;

@@ -210,7 +210,7 @@ const PathInfo* RootfsIndex::find(std::string_view path) const {
   return it == entries_.end() ? nullptr : &it->second;
 }
 
-std::string RootfsIndex::resolve(std::string_view path) const {
+std::string RootfsIndex::resolve(std::string_view path, std::vector<std::string>* symlinks_passed) const {
   std::vector<std::string> todo;  // components still to walk, reversed
   auto push_components = [&todo](std::string_view p) {
     auto parts = path_components(p);
@@ -230,6 +230,7 @@ std::string RootfsIndex::resolve(std::string_view path) const {
     const PathInfo* info = find(next);
     if (info && info->type == PathInfo::Type::kSymlink) {
       if (++hops > 40) throw Error("too many levels of symbolic links resolving /" + std::string(path));
+      if (symlinks_passed) symlinks_passed->push_back(next);
       if (!info->link_target.empty() && info->link_target.front() == '/') done.clear();
       push_components(info->link_target);
       continue;

@@ -59,7 +59,8 @@ class RootfsIndex {
   std::vector<std::string> children(std::string_view dir) const;
   // Resolves symlinks in every component (absolute targets re-rooted at the image root), like the kernel
   // would inside the container. Missing components are kept as they are. Throws Error on symlink loops.
-  std::string resolve(std::string_view path) const;
+  // `symlinks_passed`, when given, receives the path of each symlink the walk went through, in order.
+  std::string resolve(std::string_view path, std::vector<std::string>* symlinks_passed = nullptr) const;
   std::size_t size() const { return entries_.size(); }
 
  private:

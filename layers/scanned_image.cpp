@@ -123,16 +123,29 @@ std::optional<fs::path> ScannedImage::local_copy(std::string_view path) const {
     // Not selected when the layer was scanned: read the layer once more for this file and keep it too.
     std::lock_guard<std::mutex> lock(mutex_);
     if (!fs::exists(file, ec)) {
-      const Digest& digest = layers_.at(it->second).digest;
       auto visit = [&](const std::string& p, const PathInfo& i, std::uint64_t,
                        const std::function<std::size_t(char*, std::size_t)>& read) {
         if (p == resolved && i.type == PathInfo::Type::kRegular) keep_copy(file, read);
       };
-      list_layer_blob(image_->blob_path(digest), image_->describe() + " layer " + digest.str(), visit);
+      read_layer(it->second, visit);
       if (!fs::exists(file, ec)) return std::nullopt;
     }
   }
   return file;
+}
+
+std::optional<std::size_t> ScannedImage::provider(std::string_view path) const {
+  auto it = provider_.find(path);
+  const PathInfo* info = index_.find(path);
+  if (it == provider_.end() || !info ||
+      (info->type != PathInfo::Type::kRegular && info->type != PathInfo::Type::kHardlink))
+    return std::nullopt;
+  return it->second;
+}
+
+void ScannedImage::read_layer(std::size_t i, const LayerEntryVisitor& visit) const {
+  const Digest& digest = layers_.at(i).digest;
+  list_layer_blob(image_->blob_path(digest), image_->describe() + " layer " + digest.str(), visit);
 }
 
 std::optional<std::string> ScannedImage::read(std::string_view path, std::size_t max_bytes) const {

@@ -32,12 +32,21 @@ class ScannedImage : public ImageFilesystem {
 
   const PathInfo* find(std::string_view path) const override { return index_.find(path); }
   std::string resolve(std::string_view path) const override { return index_.resolve(path); }
-  std::vector<std::string> children(std::string_view dir) const override { return index_.children(dir); }
+  std::vector<std::string> children(std::string_view dir) const override {
+    return index_.children(index_.resolve(dir));
+  }
   std::optional<std::string> read(std::string_view path, std::size_t max_bytes) const override;
   // Only the first max_bytes of the kept copy (ELF headers of a multi-MB interpreter).
   std::optional<std::string> read_prefix(std::string_view path, std::size_t max_bytes) const override;
 
   const RootfsIndex& index() const { return index_; }
+  const Image& image() const { return *image_; }
+  std::size_t layer_count() const { return layers_.size(); }
+  const Digest& layer_digest(std::size_t i) const { return layers_.at(i).digest; }
+  // The layer (manifest order) whose entry is the merged regular file or hardlink at `path`; nullopt otherwise.
+  std::optional<std::size_t> provider(std::string_view path) const;
+  // Reads layer i's blob once more (downloading it when the image is remote), showing each entry to `visit`.
+  void read_layer(std::size_t i, const LayerEntryVisitor& visit) const;
 
  private:
   struct Layer {

@@ -11,6 +11,7 @@
 #include "python/requirements_file.h"
 #include "python/text.h"
 #include "python/version.h"
+#include "support/elf.h"
 #include "support/error.h"
 #include "support/paths.h"
 #include "support/text.h"
@@ -191,57 +192,7 @@ std::map<std::string, std::string> parse_os_release(std::string_view text) {
   return out;
 }
 
-// ---- ELF ----
-
-struct ElfFacts {
-  std::string interp;
-  std::string machine;  // "" when unknown
-};
-
-std::uint64_t read_uint(std::string_view b, std::size_t at, std::size_t n, bool big) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t byte = static_cast<unsigned char>(b[at + (big ? i : n - 1 - i)]);
-    v = (v << 8) | byte;
-  }
-  return v;
-}
-
-std::optional<ElfFacts> parse_elf(std::string_view b) {
-  if (b.size() < 52 || b.substr(0, 4) != "\x7f" "ELF") return std::nullopt;
-  bool is64 = b[4] == 2;
-  bool big = b[5] == 2;
-  if ((b[4] != 1 && b[4] != 2) || (b[5] != 1 && b[5] != 2) || (is64 && b.size() < 64)) return std::nullopt;
-  ElfFacts out;
-  auto machine = read_uint(b, 0x12, 2, big);
-  switch (machine) {
-    case 62: out.machine = "x86_64"; break;
-    case 183: out.machine = "aarch64"; break;
-    case 3: out.machine = "i686"; break;
-    case 40: out.machine = "armv7l"; break;
-    case 21: out.machine = big ? "ppc64" : "ppc64le"; break;
-    case 22: out.machine = is64 ? "s390x" : "s390"; break;
-    case 243: out.machine = is64 ? "riscv64" : "riscv32"; break;
-    case 258: out.machine = "loongarch64"; break;
-    default: break;
-  }
-  std::uint64_t phoff = is64 ? read_uint(b, 0x20, 8, big) : read_uint(b, 0x1C, 4, big);
-  std::uint64_t phentsize = read_uint(b, is64 ? 0x36 : 0x2A, 2, big);
-  std::uint64_t phnum = read_uint(b, is64 ? 0x38 : 0x2C, 2, big);
-  for (std::uint64_t i = 0; i < phnum; ++i) {
-    std::uint64_t at = phoff + i * phentsize;
-    if (phentsize < (is64 ? 56u : 32u) || at + phentsize > b.size()) break;
-    if (read_uint(b, at, 4, big) != 3) continue;  // PT_INTERP
-    std::uint64_t off = is64 ? read_uint(b, at + 8, 8, big) : read_uint(b, at + 4, 4, big);
-    std::uint64_t size = is64 ? read_uint(b, at + 32, 8, big) : read_uint(b, at + 16, 4, big);
-    if (off + size > b.size()) break;
-    std::string s(b.substr(off, size));
-    while (!s.empty() && s.back() == '\0') s.pop_back();
-    out.interp = s;
-    break;
-  }
-  return out;
-}
+// ---- platform ----
 
 std::string machine_from_config(std::string_view arch, std::string_view variant) {
   if (arch == "amd64") return "x86_64";
@@ -1013,11 +964,16 @@ PythonFacts read_python_facts(const ImageFilesystem& fs, const ImageConfigFacts&
   }
 
   // Install scheme and site dirs.
-  std::string sysconfig_py;
-  if (!f.stdlib.empty())
+  std::string sysconfig_py, site_py;
+  if (!f.stdlib.empty()) {
     if (auto text = root.read(join(f.stdlib, "sysconfig.py"), kMediumFile)) sysconfig_py = *text;
-  bool debian = sysconfig_py.find("'posix_local'") != std::string::npos &&
-                sysconfig_py.find("'deb_system'") != std::string::npos;
+    if (auto text = root.read(join(f.stdlib, "site.py"), kMediumFile)) site_py = *text;
+  }
+  // Debian's Python: its sysconfig schemes (3.10 and later), or, before them (Debian 11's 3.9 keeps deb_system in
+  // distutils), its site.py putting dist-packages on sys.path.
+  bool debian = (sysconfig_py.find("'posix_local'") != std::string::npos &&
+                 sysconfig_py.find("'deb_system'") != std::string::npos) ||
+                site_py.find("\"dist-packages\"") != std::string::npos;
   auto id_words = split_ws(f.distro_id + " " + f.distro_id_like);
   bool rpm_distro = std::any_of(id_words.begin(), id_words.end(), [](const std::string& w) {
     return w == "fedora" || w == "rhel" || w == "centos";
@@ -1118,10 +1074,10 @@ PythonFacts read_python_facts(const ImageFilesystem& fs, const ImageConfigFacts&
   f.pip_version = pip->version;
 
   // libc and architecture from the interpreter's ELF.
-  std::optional<ElfFacts> elf;
+  std::optional<ElfFile> elf;
   if (auto head = root.head(f.interpreter, 64u << 10)) elf = parse_elf(*head);
   if (elf) {
-    f.elf_interpreter = elf->interp;
+    f.elf_interpreter = elf->interpreter;
     f.machine = elf->machine;
   }
   std::string config_machine =

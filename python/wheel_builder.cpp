@@ -30,6 +30,14 @@ std::string last_lines(const std::string& text, std::size_t n) {
   return out;
 }
 
+// Proxy and CA settings that curl, OpenSSL and pip's requests read, in either case.
+bool is_network_setting(std::string_view kv) {
+  std::string_view key = kv.substr(0, kv.find('='));
+  for (std::string_view k : {"http_proxy", "https_proxy", "no_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY",
+                             "NO_PROXY", "ALL_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE"})
+    if (key == k) return true;
+  return false;
+}
 
 }  // namespace
 
@@ -43,20 +51,17 @@ bool is_pure_wheel_filename(std::string_view filename) {
 
 fs::path build_wheel(const WheelBuildRequest& req) {
   fs::create_directories(req.out_dir);
-  std::vector<std::string> argv{req.python.path, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir",
-                                "--disable-pip-version-check", "--no-input", "--progress-bar", "off",
-                                "--wheel-dir", req.out_dir.string()};
+  std::vector<std::string> argv = req.python.command({"-m", "pip", "wheel", "--no-deps", "--no-cache-dir",
+                                                      "--disable-pip-version-check", "--no-input", "--progress-bar",
+                                                      "off", "--wheel-dir", req.out_dir.string()});
   argv.push_back(req.source.string());
 
-  ProcessOptions options;
+  ProcessOptions options = req.python.process_options();
   options.cwd = fs::is_directory(req.source) ? req.source : req.out_dir;
-  // The host's pip configuration and user site must not change what is built; the rest of the environment (PATH,
-  // proxies, certificates) is the user's.
-  for (char** e = environ; *e; ++e) {
-    std::string kv(*e);
-    if (kv.starts_with("PIP_") || kv.starts_with("PYTHON")) continue;
-    options.env.push_back(kv);
-  }
+  // The interpreter's own environment, plus the user's way to the network (proxies, certificates); the host's pip
+  // configuration and user site must not change what is built.
+  for (char** e = environ; *e; ++e)
+    if (is_network_setting(*e)) options.env.push_back(*e);
   options.env.push_back("PIP_CONFIG_FILE=/dev/null");
   // Index URLs may carry credentials: in the environment, not on a command line every user can read in ps.
   if (req.index_urls.empty()) {
@@ -70,13 +75,12 @@ fs::path build_wheel(const WheelBuildRequest& req) {
   std::string links;
   for (const auto& f : req.find_links) links += (links.empty() ? "" : " ") + f;
   if (!links.empty()) options.env.push_back("PIP_FIND_LINKS=" + links);
-  options.env.push_back("PYTHONNOUSERSITE=1");
   options.env.push_back("SOURCE_DATE_EPOCH=315532800");
   ProcessResult r = run_process(argv, "", req.timeout, options);
   if (r.timed_out) throw Error("building " + req.display + " into a wheel took longer than " +
                                std::to_string(req.timeout.count()) + " s", "publish a wheel for it instead");
   if (r.exit_code != 0)
-    throw Error("building " + req.display + " into a wheel with " + req.python.path + " failed",
+    throw Error("building " + req.display + " into a wheel with " + req.python.description + " failed",
                 "its build said:" + last_lines(r.err + r.out, 6) +
                     "\ncheck that it builds with `pip wheel`, or publish a wheel for it");
   std::vector<fs::path> wheels;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace trainpack {
 
@@ -17,6 +18,19 @@ inline std::string ascii_lower(std::string_view s) {
 inline bool ascii_iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() &&
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return ascii_lower(x) == ascii_lower(y); });
+}
+
+// The non-empty pieces of `s` between any of the `separators` ("a::b:" split at ":" gives a, b).
+inline std::vector<std::string> split_nonempty(std::string_view s, std::string_view separators) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    std::size_t end = s.find_first_of(separators, start);
+    if (end == std::string_view::npos) end = s.size();
+    if (end > start) out.emplace_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
 }
 
 }  // namespace trainpack

@@ -13,24 +13,13 @@
 
 #include "support/fs.h"
 #include "tests/integration/image_equivalence.h"
+#include "tests/integration/pip_test_support.h"
 #include "tests/integration/test_support.h"
 
 using namespace trainpack::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-// TRAINPACK_TEST_INDEX_URL / TRAINPACK_TEST_INDEX_DIR from the index fixture's env file.
-std::map<std::string, std::string> index_env() {
-  std::map<std::string, std::string> out;
-  std::ifstream in(fs::path(env_or_fail("TRAINPACK_TEST_INDEX_STATE")) / "env");
-  for (std::string line; std::getline(in, line);)
-    if (auto eq = line.find('='); eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-  return out;
-}
-
-std::string index_url() { return index_env().at("TRAINPACK_TEST_INDEX_URL"); }
-fs::path index_dir() { return index_env().at("TRAINPACK_TEST_INDEX_DIR"); }
 
 std::vector<std::string> docker(std::vector<std::string> args) {
   std::vector<std::string> argv = docker_command();
@@ -96,12 +85,14 @@ TEST(PipEquivalence, DebianSystemPythonWithPipConfigNamingTheIndex) {
                     {}, base, EquivalenceOptions{"host", {}});
 }
 
+namespace {
+
 // gcloud's setup.py step: `pip install .` in /usr/app, where only setup.py has been copied, builds the project in
 // place (leaving build/ and *.egg-info there) and installs it with its install_requires, one of which is published
-// only as a pure-Python sdist (built on the host, as pip builds it in the image). Then requirements.txt, then the
-// same sdist again as a local file in --extra-packages: pip reinstalls a local sdist even at the installed version
-// (with direct_url.json and REQUESTED this time).
-TEST(PipEquivalence, SetupPyWithInstallRequiresAndAnSdistDependency) {
+// only as a pure-Python sdist (built with a CPython of the image's X.Y, as pip builds it in the image). Then
+// requirements.txt, then the same sdist again as a local file in --extra-packages: pip reinstalls a local sdist even
+// at the installed version (with direct_url.json and REQUESTED this time).
+void expect_setup_py_step_like_docker(const std::vector<std::string>& trainpack_flags) {
   TempDir dir("tp-pip-equiv");
   const std::string tag = "trainpack-test/debian-pip:1";
   std::string base = debian_pip_base(dir.path(), tag);
@@ -115,7 +106,16 @@ TEST(PipEquivalence, SetupPyWithInstallRequiresAndAnSdistDependency) {
   expect_same_image(dir.path(),
                     {"--executor-image-uri=" + tag, "--local-package-path=" + pkg.string(), "--script=trainer/task.py",
                      "--extra-packages=dist/tp-pure-sdist-1.0.tar.gz"},
-                    {}, base, EquivalenceOptions{"host", {}});
+                    {}, base, EquivalenceOptions{"host", trainpack_flags});
+}
+
+}  // namespace
+
+TEST(PipEquivalence, SetupPyWithInstallRequiresAndAnSdistDependency) { expect_setup_py_step_like_docker({}); }
+
+// The same with the base image's own python3.11, pip and setuptools, run from the cache through the image's loader.
+TEST(PipEquivalence, SetupPyBuiltByTheBaseImagesOwnPython) {
+  expect_setup_py_step_like_docker({"--build-python=image"});
 }
 
 // A venv at /opt/venv first on PATH, its pip pointed at the index by ENV PIP_INDEX_URL, tp-beta 0.9 preinstalled

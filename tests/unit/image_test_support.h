@@ -31,9 +31,11 @@ using nlohmann::json;
 
 struct TarMember {
   std::string name;
-  std::string data;
-  std::string symlink;  // non-empty: a symlink to this target
+  std::string data = {};
+  std::string symlink = {};  // non-empty: a symlink to this target
   bool dir = false;
+  std::string hardlink = {};  // non-empty: a hardlink to this earlier member
+  unsigned mode = 0;     // permission bits (setuid and friends included); 0: the default for the type
 };
 
 // A deterministic uncompressed tar (mtime 0, uid/gid 0).
@@ -53,20 +55,25 @@ inline std::string make_tar(const std::vector<TarMember>& members) {
     archive_entry_set_mtime(e, 0, 0);
     archive_entry_set_uid(e, 0);
     archive_entry_set_gid(e, 0);
-    if (m.dir) {
+    if (!m.hardlink.empty()) {
+      archive_entry_set_filetype(e, AE_IFREG);
+      archive_entry_set_perm(e, m.mode ? m.mode : 0644);
+      archive_entry_set_hardlink(e, m.hardlink.c_str());
+      archive_entry_set_size(e, 0);
+    } else if (m.dir) {
       archive_entry_set_filetype(e, AE_IFDIR);
-      archive_entry_set_perm(e, 0755);
+      archive_entry_set_perm(e, m.mode ? m.mode : 0755);
     } else if (!m.symlink.empty()) {
       archive_entry_set_filetype(e, AE_IFLNK);
       archive_entry_set_perm(e, 0777);
       archive_entry_set_symlink(e, m.symlink.c_str());
     } else {
       archive_entry_set_filetype(e, AE_IFREG);
-      archive_entry_set_perm(e, 0644);
+      archive_entry_set_perm(e, m.mode ? m.mode : 0644);
       archive_entry_set_size(e, static_cast<la_int64_t>(m.data.size()));
     }
     if (archive_write_header(a, e) != ARCHIVE_OK) throw std::runtime_error("tar header");
-    if (!m.dir && m.symlink.empty() && !m.data.empty())
+    if (!m.dir && m.symlink.empty() && m.hardlink.empty() && !m.data.empty())
       archive_write_data(a, m.data.data(), m.data.size());
     archive_entry_free(e);
   }

@@ -273,6 +273,23 @@ TEST(PythonBaseFacts, Debian12SystemPythonMatchesTheLiveInterpreter) {
   EXPECT_THROW(python_facts_from_json(broken), Error);
 }
 
+// Debian 11's python3.9 has Debian's schemes only in distutils; its site.py is what puts dist-packages on sys.path.
+TEST(PythonBaseFacts, DebianBeforeSysconfigSchemesIsKnownByItsSitePy) {
+  MemoryFilesystem fs;
+  add_debian12(fs);
+  fs.add_file("usr/lib/python3.11/sysconfig.py", "_INSTALL_SCHEMES = {'posix_prefix': {}}\n");
+  ImageConfigFacts cfg{{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, "", "amd64", ""};
+  expect_error([&] { read_python_facts(fs, cfg, false); }, "no pip distribution");
+  fs.add_file("usr/lib/python3.11/site.py",
+              "            sitepackages.append(os.path.join(prefix, \"lib\",\n"
+              "                                        \"python3\",\n"
+              "                                        \"dist-packages\"))\n");
+  PythonFacts f = read_python_facts(fs, cfg, false);
+  EXPECT_EQ(f.scheme_name, "deb_posix_local");
+  EXPECT_EQ(f.purelib, "/usr/local/lib/python3.11/dist-packages");
+  EXPECT_EQ(f.site_dirs, load_json(kData + "debian12/expected.json")["site_dirs"].get<std::vector<std::string>>());
+}
+
 TEST(PythonBaseFacts, OfficialPythonImage) {
   MemoryFilesystem fs;
   add_official(fs);

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <optional>
 
 #include "support/error.h"
 #include "support/fs.h"
@@ -26,14 +25,19 @@ TEST(WheelBuilder, PureWheelNamesAreNoneAny) {
 TEST(WheelBuilder, ASetupPyProjectBuildsInPlaceWithTheHostPython) {
   // Debian's own python3.11, which has setuptools beside it (python3-setuptools, installed for the tests).
   if (::access("/usr/bin/python3.11", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/python3.11";
-  std::optional<HostPython> python = HostPython{"/usr/bin/python3.11", "3.11"};
   trainpack::ScopedDir work(trainpack::make_temp_dir("", "tp-build-"));
+  Interpreter python;
+  python.argv = {"/usr/bin/python3.11"};
+  python.env = clean_environment(work.path() / "scratch");
+  python.scratch = work.path() / "scratch";
+  python.version = python.major_minor = "3.11";
+  python.description = "the host's /usr/bin/python3.11";
   fs::path project = work.path() / "app";
   fs::create_directories(project);
   trainpack::write_file_atomic(project / "setup.py",
                                "from setuptools import setup\nsetup(name='tiny-app', version='0.3', py_modules=[])\n");
   WheelBuildRequest req;
-  req.python = *python;
+  req.python = python;
   req.source = project;
   req.display = "the project in setup.py";
   req.out_dir = work.path() / "out";  // no index: a setup.py project builds with the host's setuptools

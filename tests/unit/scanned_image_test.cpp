@@ -65,6 +65,9 @@ TEST(ScannedImage, ListsAllLayersKeepsSelectedFilesAndReadsOthersOnDemand) {
     EXPECT_FALSE(scan.read("usr/lib/python3/dist-packages/old-1.0.dist-info/METADATA", 1 << 20).has_value())
         << "whited out";
     EXPECT_EQ(scan.children("usr/lib/python3/dist-packages"), (std::vector<std::string>{"six-1.16.0.dist-info"}));
+    EXPECT_EQ(scan.children("/usr/lib/python3/dist-packages"), scan.children("usr/lib/python3/dist-packages"))
+        << "a leading / is tolerated";
+    EXPECT_EQ(scan.children("bin"), scan.children("usr/bin")) << "resolved first, as ImageFilesystem says";
     EXPECT_EQ(counting->blob_reads.load(), 2) << "selected files come from the scan";
     EXPECT_EQ(scan.read("etc/os-release", 1 << 20), "ID=debian\n") << "not selected: its layer is read again";
     EXPECT_EQ(counting->blob_reads.load(), 3);

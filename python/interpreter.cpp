@@ -1,0 +1,101 @@
+#include "python/interpreter.h"
+
+#include <unistd.h>
+
+#include <set>
+
+#include "support/error.h"
+
+namespace trainpack::python {
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::vector<std::string> Interpreter::command(const std::vector<std::string>& args) const {
+  std::vector<std::string> out = argv;
+  out.insert(out.end(), args.begin(), args.end());
+  return out;
+}
+
+std::vector<std::string> Interpreter::stdlib_command(const std::vector<std::string>& args) const {
+  std::vector<std::string> out = argv;
+  if (from_image) out.insert(out.end(), {"-s", "-S"});
+  else out.insert(out.end(), {"-I", "-S"});
+  out.insert(out.end(), args.begin(), args.end());
+  return out;
+}
+
+std::vector<std::string> Interpreter::environment() const {
+  std::vector<std::string> out = env;
+  std::string path;
+  for (const std::string& p : sys_path) path += (path.empty() ? "" : ":") + p;
+  if (!path.empty()) out.push_back("PYTHONPATH=" + path);
+  return out;
+}
+
+ProcessOptions Interpreter::process_options() const {
+  ProcessOptions options;
+  options.env = environment();
+  options.cwd = scratch;
+  return options;
+}
+
+std::vector<std::string> clean_environment(const fs::path& scratch, std::string_view locale) {
+  fs::create_directories(scratch / "home");
+  fs::create_directories(scratch / "tmp");
+  return {
+      "PATH=/usr/local/bin:/usr/bin:/bin",
+      "LC_ALL=" + std::string(locale),  // set: no PEP 538 coercion to a locale found elsewhere
+      "PYTHONUTF8=1",                   // PEP 540: UTF-8 whatever the locale
+      "PYTHONNOUSERSITE=1",             // no ~/.local site-packages (PEP 370)
+      "PYTHONDONTWRITEBYTECODE=1",      // imports never write __pycache__ into the interpreter's (shared) files
+      "PYTHONHASHSEED=0",               // set and dict orders that end up in build outputs do not vary
+      "HOME=" + (scratch / "home").string(),
+      "TMPDIR=" + (scratch / "tmp").string(),
+  };
+}
+
+namespace {
+
+// Asks one candidate for its implementation and version; nullopt when it is not CPython `major_minor`.
+std::optional<Interpreter> probe_host_python(const std::string& exe, std::string_view major_minor,
+                                             const fs::path& scratch) {
+  Interpreter python;
+  python.argv = {exe};
+  python.env = clean_environment(scratch);
+  python.scratch = scratch;
+  ProcessResult r = run_process(
+      python.command({"-I", "-c", "import platform, sys; print(sys.implementation.name, '%d.%d' % "
+                                  "sys.version_info[:2], platform.python_version())"}),
+      "", 30s, python.process_options());
+  std::string expected = "cpython " + std::string(major_minor) + " ";
+  if (r.exit_code != 0 || !r.out.starts_with(expected)) return std::nullopt;
+  python.version = r.out.substr(expected.size());
+  while (!python.version.empty() && (python.version.back() == '\n' || python.version.back() == '\r'))
+    python.version.pop_back();
+  python.major_minor = major_minor;
+  python.description = "the host's " + exe;
+  return python;
+}
+
+}  // namespace
+
+std::optional<Interpreter> find_host_python(std::string_view major_minor, std::string_view preferred_version,
+                                            const fs::path& scratch) {
+  const std::string name = "python" + std::string(major_minor);
+  std::vector<std::string> candidates{find_program(name), "/usr/bin/" + name, "/usr/local/bin/" + name};
+  std::optional<Interpreter> first;
+  std::set<std::string> seen;
+  for (const std::string& exe : candidates) {
+    std::error_code ec;
+    if (exe.empty() || ::access(exe.c_str(), X_OK) != 0) continue;
+    std::string real = fs::canonical(exe, ec).string();
+    if (ec || !seen.insert(real).second) continue;
+    std::optional<Interpreter> found = probe_host_python(exe, major_minor, scratch);
+    if (!found) continue;
+    if (preferred_version.empty() || found->version == preferred_version) return found;
+    if (!first) first = found;
+  }
+  return first;
+}
+
+}  // namespace trainpack::python
