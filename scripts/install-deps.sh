@@ -14,7 +14,10 @@ BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libzip-dev libcurl4-openssl
             nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libgtest-dev)
 DEMO_PKGS=(mmdebstrap umoci skopeo runc oci-image-tool time)
 TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap runc bubblewrap docker.io
-           python3 python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates openssl)
+           python3 python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates openssl
+           # tests/fixtures/python-bases: CPython compiled from source, relocated with patchelf
+           gcc make dpkg-dev xz-utils patchelf libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev libsqlite3-dev
+           uuid-dev libreadline-dev libncurses-dev)
 
 usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
 

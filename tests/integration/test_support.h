@@ -11,6 +11,9 @@
 //   DOCKER_HOST, DOCKER_CONFIG the same daemon and an empty client config, for any docker CLI a test runs
 //   TRAINPACK_TEST_REGISTRY    127.0.0.1:PORT of a plain-HTTP, no-auth registry (empty storage at first)
 //   TRAINPACK_TEST_TMPDIR      where TempDir creates directories (inside the build tree)
+// PipBases*.* tests also get
+//   TRAINPACK_TEST_BASES       fixture dir of tests/fixtures/python-bases.sh: NAME/oci (tag NAME), NAME/base.tar
+//                              (trainpack-test/NAME:1) for NAME in debian11, cpython, conda; env (their paths)
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
