@@ -151,4 +151,12 @@ SdistFilename SdistFilename::parse(std::string_view filename) {
   return std::move(*out);
 }
 
+bool is_pure_wheel_filename(std::string_view filename) {
+  auto wf = WheelFilename::try_parse(filename);
+  if (!wf || wf->tags.empty()) return false;
+  for (const Tag& t : wf->tags)
+    if (t.abi != "none" || t.platform != "any") return false;
+  return true;
+}
+
 }  // namespace trainpack::python

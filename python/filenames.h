@@ -34,6 +34,9 @@ struct WheelFilename {
   static WheelFilename parse(std::string_view filename);
 };
 
+// A wheel file name whose every tag is platform "any" with abi "none": pure Python, good for any image.
+bool is_pure_wheel_filename(std::string_view filename);
+
 struct SdistFilename {
   std::string name;  // canonicalized
   Version version;

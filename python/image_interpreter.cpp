@@ -374,6 +374,32 @@ InterpreterPlan plan_image_interpreter(const layers::ImageFilesystem& fs, const 
   return plan;
 }
 
+std::vector<std::string> image_site_packages(const layers::ScannedImage& image, const PythonFacts& facts,
+                                             const std::vector<std::string>& packages, const fs::path& cache_dir,
+                                             const std::function<void(const std::string&)>& log) {
+  InterpreterPlan plan;
+  plan_site_items(image, facts, packages, plan);
+  if (plan.site_items.empty()) return {};
+  json key = {{"format", kFormat}, {"site_items", plan.site_items}, {"layers", json::array()}};
+  for (std::size_t i = 0; i < image.layer_count(); ++i) key["layers"].push_back(image.layer_digest(i).str());
+  fs::path entry = cache_dir / "site-packages" / layers::sha256_of(key.dump()).hex().substr(0, 32);
+  std::error_code ec;
+  if (!fs::exists(entry / "complete", ec)) {
+    if (log) log("copying the base image's own setuptools and wheel into " + entry.string());
+    ScopedDir staging(make_temp_dir(entry.parent_path(), ".extract-"));
+    layers::ImageExtraction extraction(image, staging.path() / "root");
+    for (const std::string& item : plan.site_items) extraction.add(item);
+    extraction.copy();
+    write_file_atomic(staging.path() / "complete", "");
+    fs::rename(staging.path(), entry, ec);
+    if (!ec) staging.release();
+    else if (!fs::exists(entry / "complete")) throw Error("cannot store " + entry.string() + ": " + ec.message());
+  }
+  std::vector<std::string> dirs;
+  for (const std::string& d : plan.site_dirs) dirs.push_back((entry / "root" / normalize_path(d)).string());
+  return dirs;
+}
+
 Interpreter image_interpreter(const layers::ScannedImage& image, const PythonFacts& facts,
                               const ImageInterpreterOptions& options) {
   InterpreterPlan plan = plan_image_interpreter(image, facts, options.packages);

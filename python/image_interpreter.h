@@ -78,6 +78,15 @@ struct ImageInterpreterOptions {
   std::function<void(const std::string&)> log;
 };
 
+// The image's own copies of `packages` (setuptools, pkg_resources, _distutils_hack, wheel, ... with their
+// metadata) from its site dirs, copied into <cache-dir>/site-packages/<key>: the host directories that mirror the
+// image's site dirs holding them, in sys.path order. pip runs setup.py with these when it does not isolate a build;
+// any interpreter of the image's X.Y can import them. Empty when the image has none of them.
+std::vector<std::string> image_site_packages(const layers::ScannedImage& image, const PythonFacts& facts,
+                                             const std::vector<std::string>& packages,
+                                             const std::filesystem::path& cache_dir,
+                                             const std::function<void(const std::string&)>& log);
+
 // The base's interpreter extracted (or found in the cache), started once and checked. Throws Error with a cause
 // and a hint when it cannot be had.
 Interpreter image_interpreter(const layers::ScannedImage& image, const PythonFacts& facts,

@@ -244,25 +244,27 @@ std::vector<SysPathEntry> site_sys_path(const layers::ImageFilesystem& fs, const
   return out;
 }
 
+InstalledMetadata egg_info_metadata(std::string_view pkg_info, std::string_view requires_txt) {
+  InstalledMetadata out;
+  EmailMessage message = EmailMessage::parse(pkg_info);
+  out.requires_dist = message.get_all("Requires-Dist");
+  out.provides_extra = message.get_all("Provides-Extra");
+  InstalledMetadata from_txt;
+  add_requires_txt(requires_txt, from_txt);
+  if (out.requires_dist.empty()) out.requires_dist = std::move(from_txt.requires_dist);
+  if (out.provides_extra.empty()) out.provides_extra = std::move(from_txt.provides_extra);
+  return out;
+}
+
 InstalledMetadata read_installed_metadata(const layers::ImageFilesystem& fs, const SiteDistribution& dist) {
   ImageRoot root{fs};
-  InstalledMetadata out;
   std::string metadata = dist.form == DistributionForm::kDistInfo           ? join(dist.metadata_dir, "METADATA")
                          : dist.form == DistributionForm::kDistutilsEggInfo ? dist.metadata_dir
                                                                             : join(dist.metadata_dir, "PKG-INFO");
-  if (std::optional<std::string> text = root.read(metadata, kMetadataCap)) {
-    EmailMessage message = EmailMessage::parse(*text);
-    out.requires_dist = message.get_all("Requires-Dist");
-    out.provides_extra = message.get_all("Provides-Extra");
-  }
-  if (dist.form == DistributionForm::kDistInfo || dist.form == DistributionForm::kDistutilsEggInfo) return out;
-  if (std::optional<std::string> requires_txt = root.read(join(dist.metadata_dir, "requires.txt"), kMetadataCap)) {
-    InstalledMetadata from_txt;
-    add_requires_txt(*requires_txt, from_txt);
-    if (out.requires_dist.empty()) out.requires_dist = std::move(from_txt.requires_dist);
-    if (out.provides_extra.empty()) out.provides_extra = std::move(from_txt.provides_extra);
-  }
-  return out;
+  std::string text = root.read(metadata, kMetadataCap).value_or("");
+  if (dist.form == DistributionForm::kDistInfo || dist.form == DistributionForm::kDistutilsEggInfo)
+    return egg_info_metadata(text, "");
+  return egg_info_metadata(text, root.read(join(dist.metadata_dir, "requires.txt"), kMetadataCap).value_or(""));
 }
 
 std::vector<SiteDistribution> find_installed_distributions(const layers::ImageFilesystem& fs,

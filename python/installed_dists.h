@@ -61,5 +61,7 @@ struct InstalledMetadata {
   std::vector<std::string> provides_extra;
 };
 InstalledMetadata read_installed_metadata(const layers::ImageFilesystem& fs, const SiteDistribution& dist);
+// The same from the texts of an .egg-info's PKG-INFO and requires.txt ("" when absent).
+InstalledMetadata egg_info_metadata(std::string_view pkg_info, std::string_view requires_txt);
 
 }  // namespace trainpack::python

@@ -11,6 +11,7 @@
 using nlohmann::json;
 using trainpack::Error;
 using trainpack::python::BuildTag;
+using trainpack::python::is_pure_wheel_filename;
 using trainpack::python::SdistFilename;
 using trainpack::python::Tag;
 using trainpack::python::WheelFilename;
@@ -120,3 +121,11 @@ TEST(PythonFilenames, BuildTagOrdersLikePythonTuples) {
 }
 
 }  // namespace
+
+TEST(PythonFilenames, PureWheelNamesAreNoneAny) {
+  EXPECT_TRUE(is_pure_wheel_filename("a-1.0-py3-none-any.whl"));
+  EXPECT_TRUE(is_pure_wheel_filename("a-1.0-py2.py3-none-any.whl"));
+  EXPECT_FALSE(is_pure_wheel_filename("a-1.0-cp311-cp311-linux_x86_64.whl"));
+  EXPECT_FALSE(is_pure_wheel_filename("a-1.0-cp311-abi3-any.whl"));
+  EXPECT_FALSE(is_pure_wheel_filename("not-a-wheel.tar.gz"));
+}
