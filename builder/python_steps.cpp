@@ -29,7 +29,6 @@
 #include "python/tags.h"
 #include "python/uninstall.h"
 #include "python/sdist.h"
-#include "python/wheel_builder.h"
 #include "python/wheel_installer.h"
 #include "registry/google_credentials.h"
 #include "registry/http_client.h"
@@ -51,16 +50,18 @@ constexpr std::size_t kMetadataCap = 16u << 20;
 // What the base scan keeps while listing each layer: everything python/base_facts.cpp reads, so facts come from
 // the cache without a second pass. Bump the name whenever this changes.
 layers::ScanSelection python_selection() {
-  return {"python-facts-1", [](std::string_view path, std::uint64_t size) {
+  return {"python-facts-2", [](std::string_view path, std::uint64_t size) {
             std::string_view base = path_base(path);
             bool interpreter_or_pip = path.find("bin/") != std::string_view::npos &&
                                       (base.starts_with("python") || base.starts_with("pip"));
             if (interpreter_or_pip) return true;  // the interpreter's ELF header names libc and the machine
             if (size > (4u << 20)) return false;
             return path.starts_with("etc/") || path.find(".dist-info/") != std::string_view::npos ||
-                   path.find(".egg-info") != std::string_view::npos || base == "pyvenv.cfg" ||
+                   path.find(".egg-info") != std::string_view::npos || base.ends_with(".pth") ||
+                   base.ends_with(".egg-link") || path.find(".egg/EGG-INFO/") != std::string_view::npos ||
+                   base == "pyvenv.cfg" ||
                    base == "EXTERNALLY-MANAGED" || base == "patchlevel.h" || base == "build-details.json" ||
-                   base == "sysconfig.py" || base.starts_with("_sysconfigdata") || base.starts_with("libc.so") ||
+                   base == "sysconfig.py" || base == "site.py" || base.starts_with("_sysconfigdata") || base.starts_with("libc.so") ||
                    base.starts_with("libc-") || base.starts_with("ld-musl") || base.starts_with("ld-linux") ||
                    path.starts_with("var/lib/dpkg/status") || path == "lib/apk/db/installed" ||
                    path.find("conda-meta/") != std::string_view::npos;
@@ -96,196 +97,6 @@ int parse_int(std::string_view s) {
   return v;
 }
 
-// pip's own target: packaging.tags.sys_tags() of the image's interpreter (pip 23 vendors packaging 21.3, which
-// puts linux_<arch> last).
-python::TagPriority tags_for(const python::PythonFacts& f) {
-  python::CPythonTarget t;
-  auto dot = f.python_version.find('.');
-  t.major = parse_int(f.python_version.substr(0, dot));
-  t.minor = dot == std::string::npos ? 0 : parse_int(f.python_version.substr(dot + 1));
-  t.debug = f.py_debug;
-  t.free_threaded = f.free_threaded;
-  t.libc = f.libc == "musl" ? python::Libc::musl : f.libc == "glibc" ? python::Libc::glibc : python::Libc::none;
-  auto ldot = f.libc_version.find('.');
-  t.libc_major = parse_int(f.libc_version.substr(0, ldot));
-  t.libc_minor = ldot == std::string::npos ? 0 : parse_int(f.libc_version.substr(ldot + 1));
-  t.arch = f.machine;
-  python::TagBehaviour behaviour;
-  behaviour.linux_platform_first = false;
-  return python::TagPriority(python::sys_tags(t, behaviour));
-}
-
-// METADATA of a wheel on disk: <name>-<version>.dist-info/METADATA (the only top-level .dist-info).
-std::string read_wheel_metadata(const fs::path& wheel, const std::string& display) {
-  int err = 0;
-  std::unique_ptr<zip_t, decltype(&zip_discard)> za(zip_open(wheel.c_str(), ZIP_RDONLY, &err), &zip_discard);
-  if (!za) throw Error("cannot open the wheel " + display, "the download is not a zip archive");
-  zip_int64_t n = zip_get_num_entries(za.get(), 0);
-  for (zip_int64_t i = 0; i < n; ++i) {
-    const char* name = zip_get_name(za.get(), static_cast<zip_uint64_t>(i), ZIP_FL_ENC_STRICT);
-    if (!name) continue;
-    std::string_view s(name);
-    auto slash = s.find('/');
-    if (slash == std::string_view::npos || !s.substr(0, slash).ends_with(".dist-info") ||
-        s.substr(slash + 1) != "METADATA")
-      continue;
-    zip_stat_t st;
-    zip_stat_init(&st);
-    if (zip_stat_index(za.get(), static_cast<zip_uint64_t>(i), 0, &st) != 0 || st.size > kMetadataCap)
-      throw Error(display + ": METADATA is unreadable or too large");
-    std::unique_ptr<zip_file_t, decltype(&zip_fclose)> f(zip_fopen_index(za.get(), static_cast<zip_uint64_t>(i), 0),
-                                                         &zip_fclose);
-    std::string out(st.size, '\0');
-    zip_int64_t got = f ? zip_fread(f.get(), out.data(), st.size) : -1;
-    if (got != static_cast<zip_int64_t>(st.size)) throw Error(display + ": cannot read METADATA");
-    return out;
-  }
-  throw Error(display + " has no .dist-info/METADATA", "the wheel is malformed");
-}
-
-python::CandidateMetadata candidate_metadata(const std::string& text) {
-  python::CoreMetadata md = python::CoreMetadata::parse(text);
-  python::CandidateMetadata out;
-  for (const auto& r : md.requires_dist) out.requires_dist.push_back(r.str());
-  out.requires_python = md.requires_python.value_or("");
-  out.provides_extra = md.provides_extra;
-  return out;
-}
-
-// A wheel given by the user (--extra-packages, a path line, or built from the project in setup.py or a local
-// sdist): the only candidate of its project.
-struct LocalWheel {
-  fs::path host_path;  // the wheel on the host
-  python::WheelFilename filename;
-  json direct_url;     // PEP 610 record pip writes for it ({"archive_info": {}, "url": "file:///usr/app/x.whl"})
-  bool built = false;  // from an sdist or a project directory: pip reinstalls it even at the installed version
-};
-
-// Builds an sdist (downloaded or local) into a pure-Python wheel on the host; `display` names it in errors.
-using SdistBuilder =
-    std::function<fs::path(const fs::path& sdist, const std::string& filename, const std::string& display)>;
-
-// The index (and find-links) as the resolver's candidate source, filtered to what the image can install.
-class IndexCandidates : public python::CandidateSource {
- public:
-  IndexCandidates(python::IndexClient& client, const layers::BlobStore& store, const python::TagPriority& tags,
-                  python::FormatControl formats, std::map<std::string, LocalWheel> local, SdistBuilder build_sdist,
-                  const python::PipBehaviour& pip)
-      : client_(client), store_(store), tags_(tags), formats_(std::move(formats)), local_(std::move(local)),
-        build_sdist_(std::move(build_sdist)), pip_(pip) {}
-
-  std::vector<python::CandidateInfo> candidates(const std::string& name) override {
-    if (auto it = local_.find(name); it != local_.end()) {
-      python::IndexFile f;
-      f.filename = it->second.host_path.filename().string();
-      f.url = python::file_url_for(it->second.host_path);
-      files_.push_back({f, &it->second, std::nullopt, {}, std::nullopt});
-      return {python::CandidateInfo{it->second.filename.version, false, "", "", true, files_.size() - 1}};
-    }
-    struct Ranked {
-      python::CandidateInfo info;
-      bool wheel;
-      std::size_t priority;
-      std::optional<python::BuildTag> build;
-    };
-    std::vector<Ranked> ranked;
-    for (python::IndexFile& f : client_.project_files(name)) {
-      Ranked r{};
-      if (f.filename.ends_with(".whl")) {
-        auto wf = python::WheelFilename::try_parse(f.filename);
-        if (!wf || wf->name != name || !formats_.binary_allowed(name)) continue;
-        auto pri = tags_.wheel_priority(wf->tags);
-        if (!pri) continue;
-        r = Ranked{{wf->version, yanked(f), f.yanked.value_or(""), f.requires_python.value_or(""), true, 0},
-                   true, *pri, wf->build};
-      } else {
-        auto sf = python::SdistFilename::try_parse(f.filename);
-        if (!sf || sf->name != name || !formats_.source_allowed(name)) continue;
-        r = Ranked{{sf->version, yanked(f), f.yanked.value_or(""), f.requires_python.value_or(""), false, 0},
-                   false, 0, std::nullopt};
-      }
-      files_.push_back({std::move(f), nullptr, std::nullopt, {}, std::nullopt});
-      r.info.handle = files_.size() - 1;
-      ranked.push_back(std::move(r));
-    }
-    // Within a version: wheels before the sdist, the best tag first, then the highest build tag (pip's _sort_key).
-    std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
-      if (a.info.version != b.info.version) return b.info.version < a.info.version;
-      if (a.wheel != b.wheel) return a.wheel;
-      if (a.priority != b.priority) return a.priority < b.priority;
-      return b.build < a.build;
-    });
-    std::vector<python::CandidateInfo> out;
-    for (auto& r : ranked) out.push_back(r.info);
-    return out;
-  }
-
-  python::CandidateMetadata metadata(const std::string& name, const python::CandidateInfo& c) override {
-    return metadata_of(c.handle);
-  }
-
-  // A candidate's dependencies: PEP 658 metadata when the index has it, else the wheel's METADATA (built first for
-  // an sdist). Read once per file; the installer asks again for what it records of the installed distribution.
-  const python::CandidateMetadata& metadata_of(std::size_t handle) {
-    File& file = files_.at(handle);
-    if (!file.metadata) {
-      std::optional<std::string> text;
-      if (!file.local && file.index.filename.ends_with(".whl")) text = client_.fetch_metadata(file.index);
-      if (!text) text = read_wheel_metadata(wheel_path(handle), file.index.filename);
-      file.metadata = candidate_metadata(*text);
-    }
-    return *file.metadata;
-  }
-
-  // The file of a picked candidate: downloaded (verified) into the blob store, or the local wheel.
-  fs::path wheel_path(std::size_t handle) {
-    File& file = files_.at(handle);
-    if (file.local) return file.local->host_path;
-    if (!file.built.empty()) return file.built;
-    if (!file.blob) file.blob = client_.download(file.index);
-    if (file.index.filename.ends_with(".whl")) return store_.path_of(file.blob->digest);
-    // An sdist: pip would build it in the image; trainpack builds it on the host when it is pure Python.
-    auto sdist = python::SdistFilename::try_parse(file.index.filename);
-    std::string display = sdist ? sdist->name + " " + sdist->version.str() : file.index.filename;
-    file.built = build_sdist_(store_.path_of(file.blob->digest), file.index.filename, display);
-    return file.built;
-  }
-  const python::IndexFile& index_file(std::size_t handle) const { return files_.at(handle).index; }
-  const LocalWheel* local(std::size_t handle) const { return files_.at(handle).local; }
-  void prefetch(const std::vector<std::size_t>& handles, int jobs) {
-    std::vector<python::IndexFile> todo;
-    std::vector<std::size_t> which;
-    for (std::size_t h : handles) {
-      File& f = files_.at(h);
-      if (f.local || f.blob) continue;
-      todo.push_back(f.index);
-      which.push_back(h);
-    }
-    if (todo.empty()) return;
-    std::vector<layers::StoredBlob> blobs = client_.download_all(todo, jobs);
-    for (std::size_t i = 0; i < which.size(); ++i) files_.at(which[i]).blob = blobs[i];
-  }
- private:
-  bool yanked(const python::IndexFile& f) const {
-    return f.is_yanked() && (!f.yanked_without_value || pip_.bare_yanked_attribute_is_yanked());
-  }
-  struct File {
-    python::IndexFile index;
-    const LocalWheel* local = nullptr;
-    std::optional<layers::StoredBlob> blob;
-    fs::path built;  // the wheel built from an sdist
-    std::optional<python::CandidateMetadata> metadata;
-  };
-  python::IndexClient& client_;
-  const layers::BlobStore& store_;
-  const python::TagPriority& tags_;
-  python::FormatControl formats_;
-  std::map<std::string, LocalWheel> local_;
-  SdistBuilder build_sdist_;
-  const python::PipBehaviour& pip_;
-  std::vector<File> files_;
-};
-
 }  // namespace
 
 struct PythonInstaller::State {
@@ -300,15 +111,15 @@ struct PythonInstaller::State {
   std::unique_ptr<registry::HttpClient> http;
   std::unique_ptr<registry::GoogleCredentials> google;
   std::mutex google_mutex;
-  std::optional<python::Interpreter> host_python;
-  bool host_python_checked = false;
-  std::optional<python::Interpreter> image_python;  // the base's own, with its pip, setuptools and wheel
   ScopedDir work;
+  SourceBuilder builder;  // interpreters and builds of source trees, for the whole build
 
   State(std::shared_ptr<const layers::Image> b, const layers::BlobStore& s, fs::path c, PythonOptions o, std::int64_t m,
         std::function<void(const std::string&)> l)
       : base(std::move(b)), store(s), cache_dir(std::move(c)), options(std::move(o)), mtime(m), log(std::move(l)),
-        work(make_temp_dir(cache_dir / "tmp", "pip-")) {}
+        work(make_temp_dir(cache_dir / "tmp", "pip-")),
+        builder([this]() -> const layers::ScannedImage& { return filesystem(); }, cache_dir, work.path(),
+                options.build_python, mtime, log) {}
 
   const layers::ScannedImage& filesystem() {
     if (!scanned) {
@@ -369,7 +180,8 @@ class PythonInstaller::Step {
   };
   struct Installed {
     const python::ResolvedDist* dist;
-    python::InstalledWheel wheel;
+    python::InstalledWheel wheel;  // for a legacy install, the files setup.py staged (already compiled as it does)
+    bool legacy = false;
   };
   struct OwnLayer {
     std::string what;  // "torch 2.1.0"
@@ -391,10 +203,11 @@ class PythonInstaller::Step {
   std::optional<std::string> read_image_file(const std::string& rel) const;
   std::optional<fs::path> host_path_of(const std::string& rel) const;
   bool markers_match(const python::Requirement& r) const;
-  const python::Interpreter& need_interpreter(const std::string& what);
-  python::WheelBuildRequest build_request(const fs::path& source, const std::string& display, const fs::path& out);
-  fs::path build_sdist(const fs::path& file, const std::string& filename, const std::string& display);
-  fs::path build_project(const LocalItem& item);
+  SourceBuildStep build_step();
+  python::ResolveOptions resolve_options() const;
+  IsolatedEnvironment install_isolated(const std::vector<std::string>& requirements, const std::string& display);
+  BuiltDistribution build_project(const LocalItem& item);
+  python::InstalledWheel staged_files(const python::LegacyInstall& legacy) const;
   std::set<std::string> directories_for(const std::map<std::string, FileEntry>& files,
                                         const std::set<std::string>& leaf_dirs, FileEntries& into) const;
 
@@ -416,7 +229,7 @@ class PythonInstaller::Step {
   std::vector<python::RootRequirement> roots_;
   std::vector<python::Requirement> constraints_;
   std::vector<LocalItem> local_items_;
-  std::map<std::string, LocalWheel> local_wheels_;
+  std::map<std::string, LocalDistribution> local_dists_;
   python::RequirementsOptions file_options_;
   bool hash_mode_ = false;
   std::map<std::string, std::set<std::string>> allowed_sha256_;  // hash-checking mode: canonical name → hex digests
@@ -455,9 +268,9 @@ std::vector<PipLayer> PythonInstaller::Step::run() {
   for (const auto& n : pip_.only_binary) formats.add_only_binary(n);
   for (const auto& n : pip_.no_binary) formats.add_no_binary(n);
   python::TagPriority tags = tags_for(facts_);
-  IndexCandidates source(client, st_.store, tags, formats, local_wheels_,
+  IndexCandidates source(client, st_.store, tags, formats, local_dists_,
                          [this](const fs::path& file, const std::string& filename, const std::string& display) {
-                           return build_sdist(file, filename, display);
+                           return st_.builder.build_sdist(build_step(), file, filename, display);
                          },
                          behaviour_);
 
@@ -567,85 +380,77 @@ void PythonInstaller::Step::configure_index() {
   index_.access_token = [&st = st_](const std::string& host) { return st.google_token(host); };
 }
 
-// A CPython of the image's X.Y for `what`, as --build-python says: a host python3.X (the image's exact version
-// preferred), else (auto) or only (image) the base's own interpreter run from the cache, with the image's pip,
-// setuptools and wheel for builds (one copy serves bytecode too: a few MB more than the standard library).
-const python::Interpreter& PythonInstaller::Step::need_interpreter(const std::string& what) {
-  const BuildPython mode = st_.options.build_python;
-  const std::string name = "python" + facts_.python_version;
-  if (mode != BuildPython::kImage) {
-    if (!st_.host_python_checked) {
-      st_.host_python_checked = true;
-      st_.host_python = python::find_host_python(facts_.python_version, facts_.python_full_version,
-                                                 st_.work.path() / "python-host");
+// What this step's builds see of it: the image at this step, its pip, and how to make an isolated environment.
+SourceBuildStep PythonInstaller::Step::build_step() {
+  std::vector<std::string> inherited;
+  for (const auto& [key, value] : facts_.env)
+    if (key == "PYTHONDONTWRITEBYTECODE" || key == "SOURCE_DATE_EPOCH" || key == "DEB_PYTHON_INSTALL_LAYOUT" ||
+        key.starts_with("SETUPTOOLS_") || key.starts_with("DISTUTILS_"))
+      inherited.push_back(key + "=" + value);
+  return SourceBuildStep{facts_, behaviour_, fs_, inherited,
+                         [this](const std::vector<std::string>& requirements, const std::string& display) {
+                           return install_isolated(requirements, display);
+                         }};
+}
+
+// pip's BuildEnvironment for a PEP 517 build: `requirements` resolved against this step's index for the image's
+// Python, as if nothing were installed (pip installs them with --ignore-installed), and installed into a fresh
+// directory. Build requirements are taken as wheels; pip would build an sdist-only one in turn.
+IsolatedEnvironment PythonInstaller::Step::install_isolated(const std::vector<std::string>& requirements,
+                                                            const std::string& display) {
+  std::vector<python::RootRequirement> roots;
+  for (const std::string& r : requirements) {
+    python::Requirement req = python::Requirement::parse(r);
+    if (markers_match(req)) roots.push_back({req, true, false});
+  }
+  python::IndexClient client(st_.http_client(), st_.store, index_);
+  python::FormatControl formats = file_options_.format_control;
+  python::TagPriority tags = tags_for(facts_);
+  IndexCandidates source(client, st_.store, tags, formats, {},
+                         [&display](const fs::path&, const std::string& filename, const std::string&) -> BuiltDistribution {
+                           throw Error("the build requirement " + filename + " of " + display + " has no wheel",
+                                       "publish a wheel of it to the index");
+                         },
+                         behaviour_);
+  python::ResolveOptions ro = resolve_options();
+  ro.constraints.clear();
+  python::Resolution resolution = python::resolve(roots, ro, source);
+  const fs::path prefix = make_temp_dir(st_.work.path(), "build-env-");
+  IsolatedEnvironment env;
+  env.dir = prefix / "site";
+  python::InstallScheme scheme;
+  scheme.purelib = scheme.platlib = env.dir.string();
+  scheme.scripts = (prefix / "bin").string();
+  scheme.data = prefix.string();
+  scheme.headers = (prefix / "include").string();
+  layers::EntryContentReader reader;
+  std::string installed;
+  for (const python::ResolvedDist& d : resolution.dists) {
+    const BuiltDistribution& built = source.built(d.file->handle);
+    python::WheelInstallRequest req;
+    req.wheel = built.wheel;
+    req.name = built.name;
+    req.version = built.version.str();
+    req.scheme = scheme;
+    req.sys_executable = facts_.executable;
+    req.pip_version = behaviour_.version();
+    req.python_version = facts_.python_version;
+    for (const FileEntry& e : python::install_wheel(req).files) {
+      fs::path to = "/" + e.path;
+      fs::create_directories(to.parent_path());
+      reader.copy_to(e, to);
     }
-    if (st_.host_python) return *st_.host_python;
-    if (mode == BuildPython::kHost)
-      throw Error(what + " needs " + name + " (the image's Python) on this host, and --build-python=host allows "
-                  "no other", "install " + name + " here, or pass --build-python=auto to run the base image's own");
+    env.identity += source.filename(d.file->handle) + "\n";
+    installed += (installed.empty() ? "" : ", ") + built.name + " " + built.version.str();
   }
-  if (st_.image_python) return *st_.image_python;
-  python::ImageInterpreterOptions options;
-  options.cache_dir = st_.cache_dir;
-  options.scratch = st_.work.path() / "python-image";
-  options.packages = python::build_packages();
-  options.log = st_.log;
-  try {
-    st_.image_python = python::image_interpreter(st_.filesystem(), facts_, options);
-  } catch (const Error& e) {
-    if (mode == BuildPython::kImage) throw;
-    throw Error(what + " needs " + name + ", which this host lacks, and " + e.what(), e.hint());
-  }
-  return *st_.image_python;
-}
-
-python::WheelBuildRequest PythonInstaller::Step::build_request(const fs::path& source, const std::string& display,
-                                                               const fs::path& out) {
-  python::WheelBuildRequest b;
-  b.python = need_interpreter("building " + display);
-  b.source = source;
-  b.display = display;
-  b.index_urls = pip_.no_index || file_options_.no_index ? std::vector<std::string>{} : index_.index_urls;
-  b.find_links = index_.find_links;
-  b.out_dir = out;
-  return b;
-}
-
-// An sdist: refused before building when it carries native sources; built wheels are cached by the sdist's sha256
-// and the host Python's version.
-fs::path PythonInstaller::Step::build_sdist(const fs::path& file, const std::string& filename,
-                                            const std::string& display) {
-  std::vector<std::string> native = python::native_sources_in_sdist(file);
-  if (!native.empty())
-    throw Error(display + " has native code (" + native.front() +
-                    (native.size() > 1 ? " and " + std::to_string(native.size() - 1) + " more" : "") +
-                    ") and no wheel for this image",
-                "publish a wheel built for the image's platform (manylinux) to the index, or pass one with "
-                "--extra-packages");
-  const python::Interpreter& py = need_interpreter("building " + display);
-  std::string argv;
-  for (const std::string& a : py.argv) argv += a + " ";
-  std::string key = layers::sha256_of(layers::sha256_of_file(file).hex() + " " + argv + py.version).hex();
-  fs::path cached = st_.cache_dir / "built-wheels" / key;
-  std::error_code ec;
-  if (fs::is_directory(cached, ec))
-    for (const auto& e : fs::directory_iterator(cached))
-      if (e.path().extension() == ".whl") return e.path();
-  fs::path stage = make_temp_dir(st_.work.path(), "sdist-");
-  fs::path named = stage / filename;
-  fs::copy_file(file, named);
-  st_.log("building " + display + " into a wheel with " + py.description);
-  fs::path wheel = python::build_wheel(build_request(named, display, stage / "out"));
-  fs::create_directories(cached.parent_path());
-  fs::rename(stage / "out", cached, ec);  // another build may have won the race: then use its result
-  for (const auto& e : fs::directory_iterator(cached))
-    if (e.path().extension() == ".whl") return e.path();
-  return wheel;
+  st_.log("installed the build requirements of " + display + ": " + (installed.empty() ? "none" : installed));
+  return env;
 }
 
 // pip builds the project in place, in /usr/app, where gcloud has copied only setup.py (and what COPY put there
-// before): that tree is reproduced on the host and built, and what the build leaves next to it is kept.
-fs::path PythonInstaller::Step::build_project(const LocalItem& item) {
+// before): that tree is reproduced on the host and built; what the build leaves next to it stays when this pip
+// builds in place (21.3+; older ones build a copy under /tmp).
+BuiltDistribution PythonInstaller::Step::build_project(const LocalItem& item) {
   fs::path tree = make_temp_dir(st_.work.path(), "project-");
   std::set<std::string> original;
   const std::string prefix = item.image_rel + "/";
@@ -661,11 +466,10 @@ fs::path PythonInstaller::Step::build_project(const LocalItem& item) {
       reader.copy_to(*entry, tree / rel);
     }
   }
-  st_.log("building " + item.display + " into a wheel with " +
-          need_interpreter("building " + item.display).description);
-  fs::path wheel = python::build_wheel(build_request(tree, item.display, make_temp_dir(st_.work.path(), "wheel-")));
+  BuiltDistribution built = st_.builder.build_tree(build_step(), tree, item.display);
+  if (!behaviour_.builds_in_place()) return built;
   for (auto it = fs::recursive_directory_iterator(tree); it != fs::recursive_directory_iterator(); ++it) {
-    std::string rel = fs::relative(it->path(), tree).string();
+    std::string rel = it->path().lexically_relative(tree).string();
     if (original.count(rel)) continue;
     std::string image = item.image_rel + "/" + rel;
     if (it->is_directory() && !it->is_symlink()) {
@@ -675,28 +479,34 @@ fs::path PythonInstaller::Step::build_project(const LocalItem& item) {
       build_artifacts_.push_back(FileEntry::inline_file(image, read_file(it->path(), 1u << 30), exec ? 0755 : 0644));
     }
   }
-  return wheel;
+  return built;
 }
 
-// Local wheels, sdists and project directories become wheels, each the only candidate of its project.
+// Local wheels, sdists and project directories, each the only candidate of its project.
 void PythonInstaller::Step::prepare_local_items() {
   for (const LocalItem& item : local_items_) {
-    fs::path wheel;
-    json direct_url;
-    bool built = true;  // false for a wheel given as a file
+    LocalDistribution local;
     const std::string url = "file:///" + item.image_rel;
     if (kind_ == "project") {
-      wheel = build_project(item);
-      direct_url = json{{"dir_info", json::object()}, {"url", url}};
+      local.built = build_project(item);
+      local.direct_url = json{{"dir_info", json::object()}, {"url", url}};
+      local.reinstall_same_version = true;
     } else {
       std::optional<fs::path> host = host_path_of(item.image_rel);
       if (!host) throw Error(item.display + " is not a file in the image at this step", "check the path");
       std::string filename = host->filename().string();
+      local.file = *host;
       if (filename.ends_with(".whl")) {
-        wheel = *host;
-        built = false;
+        auto wf = python::WheelFilename::try_parse(filename);
+        if (!wf) throw Error(item.display + ": " + filename + " is not a valid wheel file name",
+                             "wheel names are NAME-VERSION-TAGS.whl");
+        local.built.wheel = *host;
+        local.built.name = wf->name;
+        local.built.version = wf->version;
+        local.built.metadata = candidate_metadata(read_wheel_metadata(*host, filename));
       } else if (python::is_archive_filename(filename)) {
-        wheel = build_sdist(*host, filename, item.display);
+        local.built = st_.builder.build_sdist(build_step(), *host, filename, item.display);
+        local.reinstall_same_version = true;
       } else {
         throw Error(item.display + " is neither a wheel nor an sdist archive", "pass a .whl, .tar.gz or .zip");
       }
@@ -706,26 +516,30 @@ void PythonInstaller::Step::prepare_local_items() {
         std::string hex = layers::sha256_of_file(*host).hex();
         archive_info = json{{"hash", "sha256=" + hex}, {"hashes", {{"sha256", hex}}}};
       }
-      direct_url = json{{"archive_info", archive_info}, {"url", url}};
+      local.direct_url = json{{"archive_info", archive_info}, {"url", url}};
     }
-    auto wf = python::WheelFilename::try_parse(wheel.filename().string());
-    if (!wf) throw Error(item.display + ": " + wheel.filename().string() + " is not a valid wheel file name",
-                         "wheel names are NAME-VERSION-TAGS.whl");
-    roots_.push_back({python::Requirement::parse(wf->name + "==" + wf->version.str()), true, false});
-    local_wheels_.emplace(wf->name, LocalWheel{wheel, *wf, direct_url, built});
+    std::string name = python::canonicalize_name(local.built.name);
+    roots_.push_back({python::Requirement::parse(name + "==" + local.built.version.str()), true, false});
+    local_dists_[name] = std::move(local);
   }
 }
 
-python::Resolution PythonInstaller::Step::resolve(IndexCandidates& source) {
+// The resolver's settings for this step's image and pip, before what is installed.
+python::ResolveOptions PythonInstaller::Step::resolve_options() const {
   python::ResolveOptions ro;
   ro.environment = python::MarkerEnvironment::cpython_linux(facts_.python_full_version, facts_.machine);
   ro.python_version = facts_.python_full_version;
   ro.constraints = constraints_;
   ro.pre = pip_.pre || file_options_.pre;
-  ro.require_hashes = hash_mode_ || pip_.require_hashes;
   ro.yanked_rule = behaviour_.yanked_rule();
   ro.prerelease_fallback = behaviour_.prereleases_when_only_prereleases_match();
   ro.log = [this](std::string_view line) { st_.log(std::string(line)); };
+  return ro;
+}
+
+python::Resolution PythonInstaller::Step::resolve(IndexCandidates& source) {
+  python::ResolveOptions ro = resolve_options();
+  ro.require_hashes = hash_mode_ || pip_.require_hashes;
   for (const python::SiteDistribution& d : installed_) {
     python::InstalledDist dist;
     try {
@@ -745,8 +559,8 @@ python::Resolution PythonInstaller::Step::resolve(IndexCandidates& source) {
   // pip's resolver: a local sdist or project directory at the installed version is reinstalled (a local wheel is
   // left alone, as the resolver already did).
   for (python::ResolvedDist& d : resolution.dists) {
-    auto local = local_wheels_.find(d.name);
-    if (!d.already_installed || local == local_wheels_.end() || !local->second.built) continue;
+    auto local = local_dists_.find(d.name);
+    if (!d.already_installed || local == local_dists_.end() || !local->second.reinstall_same_version) continue;
     d.file = source.candidates(d.name).front();
     d.already_installed = false;
     d.replaces_installed = d.version;
@@ -768,13 +582,13 @@ void PythonInstaller::Step::check_hashes(const python::Resolution& resolution, I
   for (const python::ResolvedDist& d : resolution.dists) {
     if (!d.file) continue;
     auto it = allowed_sha256_.find(d.name);
-    const LocalWheel* local = source.local(d.file->handle);
-    std::string filename = local ? local->host_path.filename().string() : source.index_file(d.file->handle).filename;
+    std::string filename = source.archive(d.file->handle).filename().string();
+    if (!source.local(d.file->handle)) filename = source.filename(d.file->handle);
     if (it == allowed_sha256_.end())
       throw Error("hashes are required for every package in hash-checking mode, but " + d.name + "==" +
                       d.version.str() + " (" + filename + ") has none",
                   "add --hash=sha256:... lines for it (and pin it with ==) in the requirements file");
-    std::string got = layers::sha256_of_file(source.wheel_path(d.file->handle)).hex();
+    std::string got = layers::sha256_of_file(source.archive(d.file->handle)).hex();
     if (!it->second.count(got))
       throw Error(filename + " does not match the hashes in " + hash_origin_[d.name] + ": got sha256:" + got,
                   "update the --hash on that line (pip hash FILE prints it), or check where the file came from");
@@ -805,10 +619,8 @@ void PythonInstaller::Step::install(const python::Resolution& resolution, IndexC
   std::vector<Installed> installed;
   for (const python::ResolvedDist& d : resolution.dists) {
     if (!d.file) continue;
-    fs::path wheel = source.wheel_path(d.file->handle);
-    const LocalWheel* local = source.local(d.file->handle);
-    std::string filename = local ? local->host_path.filename().string() : source.index_file(d.file->handle).filename;
-    std::string project = filename.substr(0, filename.find('-'));
+    const BuiltDistribution& built = source.built(d.file->handle);
+    const LocalDistribution* local = source.local(d.file->handle);
 
     if (auto replaced = installed_sites_.find(d.name); replaced != installed_sites_.end() && d.replaces_installed) {
       // req_uninstall.py from_dist: a distribution outside pip's environment stays (shadowed by the new one).
@@ -817,18 +629,22 @@ void PythonInstaller::Step::install(const python::Resolution& resolution, IndexC
                    facts_.prefix);
     }
 
+    if (built.legacy) {  // operations/install/legacy.py: what setup.py install staged, no INSTALLER or RECORD
+      installed.push_back({&d, staged_files(*built.legacy), true});
+      continue;
+    }
     python::WheelInstallRequest req;
-    req.wheel = wheel;
-    req.name = project;
+    req.wheel = built.wheel;
+    req.name = built.name;
     req.version = d.version.str();
-    req.scheme = facts_.scheme_for(project);
+    req.scheme = facts_.scheme_for(built.name);
     req.sys_executable = facts_.executable;
-    if (!facts_.pip_version.empty()) req.pip_version = python::Version::parse(facts_.pip_version);
+    req.pip_version = behaviour_.version();
     req.python_version = facts_.python_version;
     req.requested = d.user_requested;
     if (local) req.direct_url = local->direct_url;
     installed.push_back({&d, python::install_wheel(req)});
-    for (const auto& w : installed.back().wheel.warnings) st_.log(filename + ": " + w);
+    for (const auto& w : installed.back().wheel.warnings) st_.log(built.wheel.filename().string() + ": " + w);
   }
 
   add_bytecode(installed);
@@ -849,6 +665,38 @@ void PythonInstaller::Step::install(const python::Resolution& resolution, IndexC
   }
 }
 
+// What `setup.py install` put under its stage, as layer entries at their image paths (the files keep the modes
+// setuptools gave them under umask 022), and the installed-files.txt pip writes beside them.
+python::InstalledWheel PythonInstaller::Step::staged_files(const python::LegacyInstall& legacy) const {
+  python::InstalledWheel out;
+  for (auto it = fs::recursive_directory_iterator(legacy.stage); it != fs::recursive_directory_iterator(); ++it) {
+    std::string image = it->path().lexically_relative(legacy.stage).string();
+    if (it->is_symlink()) {
+      FileEntry e;
+      e.path = image;
+      e.type = FileEntry::Type::kSymlink;
+      e.mode = 0777;
+      e.link_target = fs::read_symlink(it->path()).string();
+      out.files.push_back(std::move(e));
+    } else if (it->is_directory()) {
+      out.directories.insert(image);
+    } else if (it->is_regular_file()) {
+      bool exec = (fs::status(it->path()).permissions() & fs::perms::owner_exec) != fs::perms::none;
+      FileEntry e;
+      e.path = image;
+      e.mode = exec ? 0755 : 0644;
+      e.source = it->path();
+      e.size = fs::file_size(it->path());
+      e.source_stamp = "sha256:" + layers::sha256_of_file(it->path()).hex();  // the stage is new on every build
+      out.files.push_back(std::move(e));
+    }
+  }
+  std::string listing = legacy.egg_info_dir.substr(1) + "/installed-files.txt";
+  out.files.push_back(FileEntry::inline_file(listing, legacy.installed_files_txt, 0644));
+  for (const FileEntry& e : out.files) out.directories.insert(std::string(path_dir(e.path)));
+  return out;
+}
+
 // pip compiles every installed .py (compileall, failures ignored) and lists the .pyc in RECORD. One run of a Python
 // of the image's X.Y compiles the whole step; without one the build fails rather than leave the .pyc out.
 void PythonInstaller::Step::add_bytecode(std::vector<Installed>& installed) {
@@ -857,6 +705,7 @@ void PythonInstaller::Step::add_bytecode(std::vector<Installed>& installed) {
   std::vector<python::BytecodeSource> sources;
   std::map<std::string, std::size_t> owner;  // source path → index in `installed`
   for (std::size_t k = 0; k < installed.size(); ++k) {
+    if (installed[k].legacy) continue;  // setup.py install --compile did (or skipped) its own
     for (const FileEntry& e : installed[k].wheel.files) {
       if (!e.path.ends_with(".py")) continue;
       owner[e.path] = k;
@@ -871,7 +720,7 @@ void PythonInstaller::Step::add_bytecode(std::vector<Installed>& installed) {
   options.invalidation = python::default_invalidation(env_value(facts_.env, "SOURCE_DATE_EPOCH"));
   const python::Interpreter* compiler = nullptr;
   try {
-    compiler = &need_interpreter("compiling the .pyc files pip writes");
+    compiler = &st_.builder.interpreter(facts_, "compiling the .pyc files pip writes");
   } catch (const Error& e) {
     if (e.hint().find("--no-compile") != std::string::npos) throw;
     throw Error(e.what(), "pass --no-compile to install without .pyc files" +

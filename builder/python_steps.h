@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "builder/build_plan.h"
+#include "builder/source_builds.h"
 #include "layers/blob_store.h"
 #include "layers/file_entry.h"
 #include "layers/image.h"
@@ -24,11 +25,6 @@
 namespace trainpack::builder {
 
 // Which CPython of the image's X.Y compiles bytecode and builds wheels (--build-python).
-enum class BuildPython {
-  kAuto,   // a host python3.X (the image's exact version preferred), else the base image's own
-  kHost,   // a host python3.X only
-  kImage,  // the base image's own interpreter, run from the cache
-};
 
 // Command-line settings of the pip steps; they take precedence over the image's pip configuration.
 struct PythonOptions {

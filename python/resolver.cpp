@@ -562,10 +562,7 @@ const Req* Resolver::make_dependency(const std::string& text, const std::set<std
         e.what());
     return nullptr;
   }
-  if (!marker_matches(*r, extras)) {
-    log("Ignoring " + r->name + ": markers '" + r->marker->str() + "' don't match your environment");
-    return nullptr;
-  }
+  if (!marker_matches(*r, extras)) return nullptr;  // dropped silently: pip logs "Ignoring" for its roots only
   return make_specifier_req(*r);
 }
 

@@ -42,8 +42,9 @@ inline std::string describe_entry(const std::filesystem::path& p) {
 
 inline std::map<std::string, std::string> tree(const std::filesystem::path& root) {
   std::map<std::string, std::string> out;
+  // lexically: fs::relative resolves symlinks (a rootfs's /dev/stderr -> /proc/self/fd/2 would be the host's)
   for (auto it = std::filesystem::recursive_directory_iterator(root); it != std::filesystem::recursive_directory_iterator(); ++it)
-    out[std::filesystem::relative(it->path(), root).string()] = describe_entry(it->path());
+    out[it->path().lexically_relative(root).string()] = describe_entry(it->path());
   return out;
 }
 
@@ -56,7 +57,22 @@ inline std::string run_ok(const std::vector<std::string>& argv, const std::strin
 struct EquivalenceOptions {
   std::string docker_network = "none";  // "host" when the build reaches the test's package index
   std::vector<std::string> trainpack_flags;  // only for `trainpack build` (e.g. --index-url overrides)
+  std::string entrypoint_prints;  // when set: trainpack's image is run by docker and must print this, exit 0
 };
+
+// Loads the OCI image at `oci_ref` into the test dockerd and runs its entrypoint (no network); returns stdout.
+inline std::string run_entrypoint(const std::filesystem::path& work, const std::string& oci_ref) {
+  const std::string tag = "trainpack-test/equiv:trainpack";
+  const std::string archive = (work / "trainpack-image.tar").string();
+  auto r = run_command({"skopeo", "copy", oci_ref, "docker-archive:" + archive + ":" + tag});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = run_command(docker_command({"load", "-i", archive}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  CommandResult run = run_command(docker_command({"run", "--rm", "--network", "none", tag}));
+  run_command(docker_command({"rmi", "-f", tag}));
+  EXPECT_EQ(run.exit_code, 0) << "the entrypoint failed:\n" << run.out << run.err;
+  return run.out;
+}
 
 // Builds `flags` both ways and compares the results. `docker_base` is a docker-archive holding the executor
 // image under its --executor-image-uri name (loaded into the test dockerd), or empty when dockerd has it already;
@@ -114,6 +130,11 @@ inline void expect_same_image(const std::filesystem::path& work, const std::vect
   };
   EXPECT_EQ(config_of("oci:" + (work / "docker-oci").string() + ":x"),
             config_of("oci:" + (work / "tp-oci").string() + ":x"));
+
+  if (!options.entrypoint_prints.empty()) {
+    std::string printed = run_entrypoint(work, "oci:" + (work / "tp-oci").string() + ":x");
+    EXPECT_NE(printed.find(options.entrypoint_prints), std::string::npos) << printed;
+  }
 }
 
 }  // namespace trainpack::testing

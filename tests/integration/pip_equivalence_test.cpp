@@ -21,26 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> docker(std::vector<std::string> args) {
-  std::vector<std::string> argv = docker_command();
-  argv.insert(argv.end(), args.begin(), args.end());
-  return argv;
-}
-
-// Builds `dockerfile` on the test base into the test dockerd as `tag` (the --executor-image-uri of the test) and
-// exports it as an OCI layout for trainpack; returns "oci:DIR:x".
-std::string derived_base(const fs::path& work, const std::string& tag, const std::string& dockerfile) {
-  run_ok(docker({"load", "-i", base_archive()}));
-  fs::path ctx = work / "base-context";
-  fs::create_directories(ctx);
-  write_file(ctx / "Dockerfile", dockerfile);
-  std::vector<std::string> build = docker({"build", "--network", "host", "-t", tag, ctx.string()});
-  build.insert(build.begin(), {"env", "DOCKER_BUILDKIT=1"});
-  run_ok(build);
-  run_ok(docker({"save", "-o", (work / "base.tar").string(), tag}));
-  run_ok({"skopeo", "copy", "docker-archive:" + (work / "base.tar").string(), "oci:" + (work / "base-oci").string() + ":x"});
-  return "oci:" + (work / "base-oci").string() + ":x";
-}
 
 // Debian's system Python, allowed to install and pointed at the test index by /etc/pip.conf, with tp-delta 1.0
 // installed by pip, and tp-beta 0.9 where Debian's own packages live (/usr/lib/python3/dist-packages, which
@@ -52,17 +32,6 @@ std::string debian_pip_base(const fs::path& work, const std::string& tag) {
                           "\\n' > /etc/pip.conf\n"
                       "RUN pip install --no-cache-dir tp-delta==1.0\n"
                       "RUN pip install --no-cache-dir --target /usr/lib/python3/dist-packages tp-beta==0.9\n");
-}
-
-// A trainer package: trainer/task.py, requirements.txt, and the local wheel of the index fixture in dist/.
-fs::path trainer_package(const fs::path& work, const std::string& requirements) {
-  fs::path pkg = work / "pkg";
-  fs::create_directories(pkg / "trainer");
-  fs::create_directories(pkg / "dist");
-  write_file(pkg / "trainer" / "task.py", "import tp_alpha\nprint('trained')\n");
-  write_file(pkg / "requirements.txt", requirements);
-  fs::copy_file(index_dir() / "extra" / "tp_local-1.0-py3-none-any.whl", pkg / "dist" / "tp_local-1.0-py3-none-any.whl");
-  return pkg;
 }
 
 }  // namespace
@@ -82,7 +51,7 @@ TEST(PipEquivalence, DebianSystemPythonWithPipConfigNamingTheIndex) {
   expect_same_image(dir.path(),
                     {"--executor-image-uri=" + tag, "--local-package-path=" + pkg.string(), "--script=trainer/task.py",
                      "--extra-packages=dist/tp_local-1.0-py3-none-any.whl", "--requirements=tp-beta==1.0"},
-                    {}, base, EquivalenceOptions{"host", {}});
+                    {}, base, EquivalenceOptions{"host", {}, "trained"});
 }
 
 namespace {
@@ -106,7 +75,7 @@ void expect_setup_py_step_like_docker(const std::vector<std::string>& trainpack_
   expect_same_image(dir.path(),
                     {"--executor-image-uri=" + tag, "--local-package-path=" + pkg.string(), "--script=trainer/task.py",
                      "--extra-packages=dist/tp-pure-sdist-1.0.tar.gz"},
-                    {}, base, EquivalenceOptions{"host", trainpack_flags});
+                    {}, base, EquivalenceOptions{"host", trainpack_flags, "trained"});
 }
 
 }  // namespace
@@ -136,7 +105,7 @@ TEST(PipEquivalence, VenvPythonWithAPreinstalledPackageKeptThenUpgraded) {
   expect_same_image(dir.path(),
                     {"--executor-image-uri=" + tag, "--local-package-path=" + pkg.string(), "--script=trainer/task.py",
                      "--requirements=tp-beta==1.0"},
-                    {}, base, EquivalenceOptions{"host", {"--own-layer-mb=0"}});
+                    {}, base, EquivalenceOptions{"host", {"--own-layer-mb=0"}, "trained"});
 }
 
 // --- Failures -------------------------------------------------------------------------------------------------------

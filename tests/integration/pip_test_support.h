@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "tests/integration/test_support.h"
 
@@ -26,5 +27,46 @@ inline std::map<std::string, std::string> index_env() {
 
 inline std::string index_url() { return index_env().at("TRAINPACK_TEST_INDEX_URL"); }
 inline std::filesystem::path index_dir() { return index_env().at("TRAINPACK_TEST_INDEX_DIR"); }
+
+// Builds `dockerfile` into the test dockerd as `tag` (the --executor-image-uri of the test), after loading
+// `archive` (the docker-archive its FROM names; the bookworm test base by default), and exports it as an OCI
+// layout for trainpack; returns "oci:DIR:x".
+inline std::string derived_base(const std::filesystem::path& work, const std::string& tag,
+                                const std::string& dockerfile, const std::string& archive = base_archive()) {
+  auto docker = [](std::vector<std::string> args) {
+    std::vector<std::string> argv = docker_command();
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  };
+  auto run_ok = [](const std::vector<std::string>& argv) {
+    auto r = run_command(argv);
+    EXPECT_EQ(r.exit_code, 0) << describe(argv, r);
+  };
+  run_ok(docker({"load", "-i", archive}));
+  std::filesystem::path ctx = work / "base-context";
+  std::filesystem::create_directories(ctx);
+  write_file(ctx / "Dockerfile", dockerfile);
+  std::vector<std::string> build = docker({"build", "--network", "host", "-t", tag, ctx.string()});
+  build.insert(build.begin(), {"env", "DOCKER_BUILDKIT=1"});
+  run_ok(build);
+  run_ok(docker({"save", "-o", (work / "base.tar").string(), tag}));
+  run_ok({"skopeo", "copy", "docker-archive:" + (work / "base.tar").string(),
+          "oci:" + (work / "base-oci").string() + ":x"});
+  return "oci:" + (work / "base-oci").string() + ":x";
+}
+
+// A trainer package: trainer/task.py (importing `module`), requirements.txt, and the local wheel of the index
+// fixture in dist/.
+inline std::filesystem::path trainer_package(const std::filesystem::path& work, const std::string& requirements,
+                                             const std::string& module = "tp_alpha") {
+  std::filesystem::path pkg = work / "pkg";
+  std::filesystem::create_directories(pkg / "trainer");
+  std::filesystem::create_directories(pkg / "dist");
+  write_file(pkg / "trainer" / "task.py", "import " + module + "\nprint('trained')\n");
+  write_file(pkg / "requirements.txt", requirements);
+  std::filesystem::copy_file(index_dir() / "extra" / "tp_local-1.0-py3-none-any.whl",
+                             pkg / "dist" / "tp_local-1.0-py3-none-any.whl");
+  return pkg;
+}
 
 }  // namespace trainpack::testing

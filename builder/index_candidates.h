@@ -1,0 +1,98 @@
+#pragma once
+// The resolver's candidate source for one pip step (python/resolver.h CandidateSource): the index and find-links
+// pages filtered to the files the image can install (its wheel tags, pip's format control, yanked files as the
+// image's pip sees them), plus the local distributions the step was given (wheels, sdists, the project), each the
+// only candidate of its project. A candidate's file is downloaded (into the blob store, verified) or built only
+// when the resolver asks for its metadata or the step installs it.
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "layers/blob_store.h"
+#include "python/index_client.h"
+#include "python/pip_behaviour.h"
+#include "python/requirements_file.h"
+#include "python/resolver.h"
+#include "python/source_build.h"
+#include "python/tags.h"
+
+namespace trainpack::builder {
+
+// What an installable candidate is on the host.
+struct BuiltDistribution {
+  std::filesystem::path wheel;                  // a wheel (downloaded, given, or built) to install ...
+  std::optional<python::LegacyInstall> legacy;  // ... or what `setup.py install` staged (pip's legacy install)
+  std::string name;                             // as the wheel's file name or the installed PKG-INFO spells it
+  python::Version version;
+  python::CandidateMetadata metadata;           // Requires-Dist, Requires-Python, Provides-Extra
+};
+
+// A distribution the user gave by path (--extra-packages, a path line, the project in setup.py): the only
+// candidate of its project.
+struct LocalDistribution {
+  std::filesystem::path file;       // the wheel or sdist as given (empty for a project directory)
+  BuiltDistribution built;
+  nlohmann::json direct_url;        // PEP 610 record pip writes for it
+  bool reinstall_same_version = false;  // an sdist or a directory: pip reinstalls it at the installed version
+};
+
+// Builds a downloaded sdist; `display` names it in messages.
+using SdistBuilder = std::function<BuiltDistribution(const std::filesystem::path& sdist, const std::string& filename,
+                                                     const std::string& display)>;
+
+// The dependencies the resolver needs, from a METADATA / PKG-INFO text.
+python::CandidateMetadata candidate_metadata(const std::string& text);
+// METADATA of a wheel on disk (<name>-<version>.dist-info/METADATA). Throws Error naming `display`.
+std::string read_wheel_metadata(const std::filesystem::path& wheel, const std::string& display);
+// pip's own target: packaging.tags.sys_tags() of the image's interpreter (linux_<arch> last, as pip has it).
+python::TagPriority tags_for(const python::PythonFacts& facts);
+
+class IndexCandidates : public python::CandidateSource {
+ public:
+  IndexCandidates(python::IndexClient& client, const layers::BlobStore& store, const python::TagPriority& tags,
+                  python::FormatControl formats, std::map<std::string, LocalDistribution> local,
+                  SdistBuilder build_sdist, const python::PipBehaviour& pip);
+
+  std::vector<python::CandidateInfo> candidates(const std::string& name) override;
+  python::CandidateMetadata metadata(const std::string& name, const python::CandidateInfo& c) override {
+    return metadata_of(c.handle);
+  }
+
+  // A candidate's dependencies: PEP 658 metadata when the index has it, else the built distribution's. Read once.
+  const python::CandidateMetadata& metadata_of(std::size_t handle);
+  // The picked candidate on the host: downloaded, given, or built from its sdist.
+  const BuiltDistribution& built(std::size_t handle);
+  // The file as the index or the user gave it (what hash-checking mode checks): the wheel or the sdist.
+  std::filesystem::path archive(std::size_t handle);
+  std::string filename(std::size_t handle) const;
+  const LocalDistribution* local(std::size_t handle) const { return files_.at(handle).local; }
+  // Downloads the files of these candidates, up to `jobs` at once.
+  void prefetch(const std::vector<std::size_t>& handles, int jobs);
+
+ private:
+  struct File {
+    python::IndexFile index;
+    const LocalDistribution* local = nullptr;
+    std::optional<layers::StoredBlob> blob;
+    std::optional<BuiltDistribution> built;
+    std::optional<python::CandidateMetadata> metadata;
+  };
+  bool yanked(const python::IndexFile& f) const;
+
+  python::IndexClient& client_;
+  const layers::BlobStore& store_;
+  const python::TagPriority& tags_;
+  python::FormatControl formats_;
+  std::map<std::string, LocalDistribution> local_;
+  SdistBuilder build_sdist_;
+  const python::PipBehaviour& pip_;
+  std::vector<File> files_;
+};
+
+}  // namespace trainpack::builder
