@@ -8,6 +8,7 @@
 #include "python/filenames.h"
 #include "python/metadata.h"
 #include "support/error.h"
+#include "support/text.h"
 
 namespace trainpack::builder {
 namespace fs = std::filesystem;
@@ -16,28 +17,19 @@ namespace {
 
 constexpr std::size_t kMetadataCap = 16u << 20;
 
-int parse_int(std::string_view s) {
-  int v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') break;
-    v = v * 10 + (c - '0');
-  }
-  return v;
-}
-
 }  // namespace
 
 python::TagPriority tags_for(const python::PythonFacts& f) {
   python::CPythonTarget t;
   auto dot = f.python_version.find('.');
-  t.major = parse_int(f.python_version.substr(0, dot));
-  t.minor = dot == std::string::npos ? 0 : parse_int(f.python_version.substr(dot + 1));
+  t.major = leading_int(f.python_version.substr(0, dot));
+  t.minor = dot == std::string::npos ? 0 : leading_int(f.python_version.substr(dot + 1));
   t.debug = f.py_debug;
   t.free_threaded = f.free_threaded;
   t.libc = f.libc == "musl" ? python::Libc::musl : f.libc == "glibc" ? python::Libc::glibc : python::Libc::none;
   auto ldot = f.libc_version.find('.');
-  t.libc_major = parse_int(f.libc_version.substr(0, ldot));
-  t.libc_minor = ldot == std::string::npos ? 0 : parse_int(f.libc_version.substr(ldot + 1));
+  t.libc_major = leading_int(f.libc_version.substr(0, ldot));
+  t.libc_minor = ldot == std::string::npos ? 0 : leading_int(f.libc_version.substr(ldot + 1));
   t.arch = f.machine;
   python::TagBehaviour behaviour;
   behaviour.linux_platform_first = false;

@@ -33,6 +33,7 @@
 #include "registry/google_credentials.h"
 #include "registry/http_client.h"
 #include "support/error.h"
+#include "support/text.h"
 #include "support/fs.h"
 #include "support/paths.h"
 
@@ -88,14 +89,6 @@ std::string image_relative(std::string_view path, std::string_view cwd) {
   return normalize_path(path.starts_with('/') ? std::string(path) : std::string(cwd) + "/" + std::string(path));
 }
 
-int parse_int(std::string_view s) {
-  int v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') break;
-    v = v * 10 + (c - '0');
-  }
-  return v;
-}
 
 }  // namespace
 
@@ -709,13 +702,16 @@ void PythonInstaller::Step::add_bytecode(std::vector<Installed>& installed) {
     for (const FileEntry& e : installed[k].wheel.files) {
       if (!e.path.ends_with(".py")) continue;
       owner[e.path] = k;
-      sources.push_back({e.path, [&reader, entry = &e](const fs::path& to) { reader.copy_to(*entry, to); }});
+      // operations/install/wheel.py compiles os.path.join(lib_dir, record_path), unnormalised.
+      const std::string& lib_dir = installed[k].wheel.lib_dir;
+      std::string compiled_as = lib_dir + "/" + python::record_relative_path("/" + e.path, lib_dir);
+      sources.push_back({e.path, compiled_as, [&reader, entry = &e](const fs::path& to) { reader.copy_to(*entry, to); }});
     }
   }
   if (sources.empty()) return;
   python::BytecodeOptions options;
   options.mtime = st_.mtime;
-  options.optimization = std::min(2, std::max(0, parse_int(env_value(facts_.env, "PYTHONOPTIMIZE"))));
+  options.optimization = std::min(2, std::max(0, leading_int(env_value(facts_.env, "PYTHONOPTIMIZE"))));
   if (!env_value(facts_.env, "PYTHONOPTIMIZE").empty() && options.optimization == 0) options.optimization = 1;
   options.invalidation = python::default_invalidation(env_value(facts_.env, "SOURCE_DATE_EPOCH"));
   const python::Interpreter* compiler = nullptr;

@@ -2,10 +2,11 @@
 // gcloud's `RUN pip install …` steps, carried out without running the image: the base's Python facts are read from
 // its layers (python/base_facts.h over layers/scanned_image.h), requirements are resolved against the index for
 // the image's interpreter and platform (python/resolver.h), wheels are installed straight into layer entries
-// (python/wheel_installer.h), replaced distributions become whiteouts (python/uninstall.h) and bytecode is
-// compiled by a CPython of the image's X.Y (python/bytecode.h). Nothing from the image is executed except, where
-// such an interpreter is needed and the host has none, the image's own Python, extracted into the cache and started
-// through the image's own loader (python/image_interpreter.h).
+// (python/wheel_installer.h), replaced distributions become whiteouts (python/uninstall.h), what has no wheel is
+// built as the image's pip would build it (builder/source_builds.h) and bytecode is compiled by a CPython of the
+// image's X.Y (python/bytecode.h); python/pip_behaviour.h says what the image's pip version changes. Nothing from
+// the image is executed except, where such an interpreter is needed and the host has none, the image's own Python,
+// extracted into the cache and started through the image's own loader (python/image_interpreter.h).
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -24,8 +25,6 @@
 
 namespace trainpack::builder {
 
-// Which CPython of the image's X.Y compiles bytecode and builds wheels (--build-python).
-
 // Command-line settings of the pip steps; they take precedence over the image's pip configuration.
 struct PythonOptions {
   std::optional<std::string> index_url;       // --index-url: replaces the image's index
@@ -33,7 +32,7 @@ struct PythonOptions {
   std::vector<std::string> find_links;        // --find-links: replaces the image's find-links when given
   bool no_compile = false;                    // --no-compile: no .pyc, whatever the image's pip says
   bool break_system_packages = false;         // install into an EXTERNALLY-MANAGED Python anyway
-  BuildPython build_python = BuildPython::kAuto;
+  BuildPython build_python = BuildPython::kAuto;  // which CPython of the image's X.Y builds and compiles
   std::uint64_t own_layer_bytes = 100u << 20;  // a distribution this large gets a layer of its own
   int jobs = 4;                               // parallel downloads
 };

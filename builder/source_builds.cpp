@@ -101,6 +101,7 @@ bool SourceBuilder::importable(const SourceBuildStep& step, const std::string& m
 python::BuildPath SourceBuilder::build_path(const SourceBuildStep& step, const fs::path& tree,
                                             const std::string& display) const {
   python::SourceTree shape;
+  shape.use_pep517 = step.facts.pip_config.use_pep517;
   shape.has_pyproject = fs::is_regular_file(tree / "pyproject.toml");
   shape.has_setup_py = fs::is_regular_file(tree / "setup.py");
   if (!shape.has_pyproject && !shape.has_setup_py)
@@ -170,6 +171,7 @@ std::pair<python::Pep517Backend, IsolatedEnvironment> SourceBuilder::pep517_envi
     system = python::read_build_system(read_file(tree / "pyproject.toml", 16u << 20), display);
   python::Pep517Backend backend{system.build_backend.value_or(std::string(python::kLegacySetuptoolsBackend)),
                                 system.backend_path};
+  if (!step.facts.pip_config.build_isolation) return {backend, IsolatedEnvironment{{}, "not isolated"}};
   std::vector<std::string> requirements =
       system.has_table ? system.build_requires : step.pip.default_build_requires();
   return {backend, step.install_isolated(requirements, display)};
@@ -180,6 +182,11 @@ std::pair<python::Pep517Backend, IsolatedEnvironment> SourceBuilder::pep517_envi
 fs::path SourceBuilder::pep517_wheel(const SourceBuildStep& step, python::SourceBuild build,
                                      const python::Pep517Backend& backend, const IsolatedEnvironment& env,
                                      const fs::path& out) {
+  if (!step.facts.pip_config.build_isolation) {
+    // --no-build-isolation in the image's pip configuration: the backend runs with what the image has.
+    build.site_dirs = image_site_dirs(step.facts);
+    return python::pep517_build_wheel(build, backend, out);
+  }
   build.site_dirs = {env.dir.string()};
   std::vector<std::string> more = python::pep517_requires_for_build_wheel(build, backend);
   if (!more.empty()) build.site_dirs.push_back(step.install_isolated(more, build.display).dir.string());

@@ -532,6 +532,8 @@ constexpr OptSpec kPipOptions[] = {
     {"upgrade-strategy", OptAction::kStore},   {"only-binary", OptAction::kOnlyBinary},
     {"no-binary", OptAction::kNoBinary},       {"target", OptAction::kStore},
     {"prefix", OptAction::kStore},             {"root", OptAction::kStore},
+    {"no-build-isolation", OptAction::kStoreFalse}, {"use-pep517", OptAction::kStoreTrue},
+    {"no-use-pep517", OptAction::kStoreFalse},
 };
 
 // pip's configuration._normalize_name.
@@ -568,6 +570,8 @@ void apply_pip_option(PipConfig& c, FormatControl& formats, const std::string& k
       else if (key == "no-deps" || key == "no-dependencies") c.no_deps = flag;
       else if (key == "ignore-installed") c.ignore_installed = flag;
       else if (key == "upgrade") c.upgrade = flag;
+      else if (key == "no-build-isolation") c.build_isolation = flag;
+      else if (key == "use-pep517" || key == "no-use-pep517") c.use_pep517 = flag;
       break;
     case OptAction::kStore:
       if (key == "index-url") c.index_url = value;
@@ -1156,6 +1160,23 @@ PythonFacts read_python_facts(const ImageFilesystem& fs, const ImageConfigFacts&
 
 // ---- JSON ----
 
+}  // namespace trainpack::python
+
+// std::optional<bool> as null or a boolean (PipConfig::use_pep517).
+template <>
+struct nlohmann::adl_serializer<std::optional<bool>> {
+  static void to_json(nlohmann::json& j, const std::optional<bool>& v) {
+    if (v) j = *v;
+    else j = nullptr;
+  }
+  static void from_json(const nlohmann::json& j, std::optional<bool>& v) {
+    if (j.is_null()) v.reset();
+    else v = j.get<bool>();
+  }
+};
+
+namespace trainpack::python {
+
 NLOHMANN_JSON_SERIALIZE_ENUM(DistributionForm, {{DistributionForm::kDistInfo, "dist-info"},
                                                 {DistributionForm::kEggInfo, "egg-info"},
                                                 {DistributionForm::kDistutilsEggInfo, "distutils-egg-info"},
@@ -1166,8 +1187,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SiteDistribution, name, version, metadata_dir
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SysPathEntry, path, pth_file)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PipConfig, files, index_url, extra_index_urls, find_links, trusted_hosts,
                                    no_index, pre, compile, break_system_packages, prefer_binary, require_hashes,
-                                   user, no_deps, ignore_installed, upgrade, upgrade_strategy, only_binary,
-                                   no_binary, target, prefix, root, items)
+                                   user, no_deps, ignore_installed, upgrade, upgrade_strategy, build_isolation,
+                                   use_pep517, only_binary, no_binary, target, prefix, root, items)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PythonFacts, path, pip_command, pip_path, python_command, python_path,
                                    executable, interpreter, python_version, python_full_version, version_source,
                                    free_threaded, sysconfigdata, soabi, ext_suffix, abiflags, multiarch, platlibdir,

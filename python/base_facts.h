@@ -7,6 +7,7 @@
 // rule), the pip version, libc and architecture (the interpreter's ELF), and the pip configuration the image sets
 // (pip's configuration.py file order and cli/parser.py option handling, PIP_* environment last).
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,8 @@ struct PipConfig {
   bool ignore_installed = false;
   bool upgrade = false;
   std::string upgrade_strategy = "only-if-needed";
+  bool build_isolation = true;     // --no-build-isolation: PEP 517 builds use the environment's own packages
+  std::optional<bool> use_pep517;  // --use-pep517 / --no-use-pep517 (pip <= 25.2); unset: pip's default
   std::vector<std::string> only_binary;  // pip's FormatControl sets (canonical names, ":all:"), sorted
   std::vector<std::string> no_binary;
   std::string target;  // --target / --prefix / --root when configured (they change where pip installs)

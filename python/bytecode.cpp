@@ -13,7 +13,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Reads {"files": [[host, image]...], "mtime": N, "optimize": N, "invalidation": MODE, "out": DIR} on stdin;
+// Reads {"files": [[host, image, compiled_as]...], "mtime": N, "optimize": N, "invalidation": MODE, "out": DIR} on stdin;
 // prints [[image, pyc]...]. The source's mtime is set first because py_compile takes the header's mtime from the
 // file it reads. Before 3.7 (PEP 552) there is only the timestamp form and no invalidation_mode argument.
 constexpr const char* kCompileScript = R"py(
@@ -24,11 +24,11 @@ mode = {}
 if hasattr(py_compile, "PycInvalidationMode"):
     mode["invalidation_mode"] = py_compile.PycInvalidationMode[req["invalidation"]]
 done = []
-for host, image in req["files"]:
+for host, image, compiled_as in req["files"]:
     os.utime(host, (req["mtime"], req["mtime"]))
     pyc = importlib.util.cache_from_source(image, optimization="" if opt == 0 else opt)
     try:
-        py_compile.compile(host, cfile=os.path.join(req["out"], pyc.lstrip("/")), dfile=image, doraise=True,
+        py_compile.compile(host, cfile=os.path.join(req["out"], pyc.lstrip("/")), dfile=compiled_as, doraise=True,
                            optimize=opt, **mode)
     except Exception:
         continue
@@ -57,7 +57,7 @@ std::vector<Bytecode> compile_bytecode(const Interpreter& python, const std::vec
     fs::path host = src_dir / std::to_string(i) / fs::path(s.image_path).filename();
     fs::create_directories(host.parent_path());
     s.write_to(host);
-    files.push_back({host.string(), "/" + s.image_path});
+    files.push_back({host.string(), "/" + s.image_path, s.compiled_as.empty() ? "/" + s.image_path : s.compiled_as});
   }
   json request = {{"files", files},
                   {"mtime", opts.mtime},

@@ -25,6 +25,10 @@ PycInvalidation default_invalidation(std::string_view source_date_epoch);
 
 struct BytecodeSource {
   std::string image_path;  // the .py in the image, relative to "/": "usr/lib/python3/dist-packages/pkg/m.py"
+  // The path pip hands compileall, which becomes co_filename: lib_dir joined with the RECORD path, so a file
+  // outside lib_dir keeps its ".." ("/venv/lib/python3.11/site-packages/../../../bin/tool.py"); empty: "/" +
+  // image_path.
+  std::string compiled_as;
   // Writes the file's bytes to a host path (called once, before compiling).
   std::function<void(const std::filesystem::path& destination)> write_to;
 };

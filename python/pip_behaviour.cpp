@@ -29,10 +29,12 @@ bool PipBehaviour::builds_in_place() const { return at_least("21.3"); }
 
 BuildPath PipBehaviour::build_path(const SourceTree& tree, bool setuptools, bool wheel,
                                    const std::string& display) const {
-  // A pyproject.toml always means PEP 517 (use_pep517 = has_pyproject), as does pip >= 25.3 for everything.
-  bool pep517 = tree.has_pyproject || !tree.has_setup_py || tree.has_build_backend || at_least("25.3");
-  if (!pep517 && at_least("22.1") && !setuptools) pep517 = true;           // pyproject.py, 22.1
-  if (!pep517 && at_least("23.1") && !wheel) pep517 = true;                // pyproject.py, 23.1
+  // pip >= 25.3 knows nothing else; before, no setup.py or a build-backend forces PEP 517, then the
+  // configuration's --use-pep517/--no-use-pep517 decides, else pip's default for that version: a pyproject.toml
+  // means PEP 517 (use_pep517 = has_pyproject), and so does, from 22.1, no setuptools, and from 23.1, no wheel.
+  bool pep517 = at_least("25.3") || !tree.has_setup_py || tree.has_build_backend;
+  if (!pep517 && tree.use_pep517) pep517 = *tree.use_pep517;
+  else if (!pep517) pep517 = tree.has_pyproject || (at_least("22.1") && !setuptools) || (at_least("23.1") && !wheel);
   if (pep517) return BuildPath::kPep517;
   if (!setuptools)
     throw Error("pip " + version_.str() + " in the image cannot build " + display +

@@ -3,6 +3,7 @@
 // patches to the pip it packages change (python-pip 20.3.4 in bullseye, 23.0.1 in bookworm; the hands-off patch was
 // dropped in 24.0+dfsg-1): one place that answers "what would this pip do", each rule with the pip source that
 // decides it. The README's table of pip versions mirrors this file.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct SourceTree {
   bool has_pyproject = false;  // pyproject.toml exists
   bool has_setup_py = true;
   bool has_build_backend = false;  // [build-system] build-backend is set
+  std::optional<bool> use_pep517;  // the image's pip configuration: --use-pep517 / --no-use-pep517
 };
 
 class PipBehaviour {

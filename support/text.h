@@ -33,4 +33,14 @@ inline std::vector<std::string> split_nonempty(std::string_view s, std::string_v
   return out;
 }
 
+// The decimal digits at the start of `s` as a number, 0 when there are none ("3.11" → 3, "11rc1" → 11).
+inline int leading_int(std::string_view s) {
+  int v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') break;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
 }  // namespace trainpack

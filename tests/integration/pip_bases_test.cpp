@@ -41,6 +41,13 @@ void write_setup_py(const fs::path& pkg, const std::string& install_requires) {
   write_file(pkg / "trainer" / "__init__.py", "");
 }
 
+// The fixture base NAME with its pip pointed at the test index by ENV PIP_INDEX_URL, as `tag` in the test dockerd.
+std::string base_using_the_index(const fs::path& work, const std::string& name, const std::string& tag) {
+  return derived_base(work, tag,
+                      "FROM " + base_env(name, "ARCHIVE_REF") + "\nENV PIP_INDEX_URL=" + index_url() + "\n",
+                      base_env(name, "ARCHIVE"));
+}
+
 std::vector<std::string> flags(const std::string& tag, const fs::path& pkg, std::vector<std::string> more) {
   std::vector<std::string> out{"--executor-image-uri=" + tag, "--local-package-path=" + pkg.string(),
                                "--script=trainer/task.py"};
@@ -68,12 +75,7 @@ TEST(PipBases, Debian11SystemPythonWithDistroEggInfoPackages) {
 TEST(PipBases, VenvWithoutWheelTakesTheLegacySetupPyInstall) {
   TempDir dir("tp-pip-bases");
   const std::string tag = "trainpack-test/venv-nowheel:1";
-  std::string base = derived_base(dir.path(), tag,
-                                  "FROM " + std::string(kBaseArchiveRef) + "\n"
-                                  "ENV PIP_INDEX_URL=" + index_url() + "\n"
-                                  "RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install --no-cache-dir "
-                                  "tp-beta==0.9\n"
-                                  "ENV PATH=/opt/venv/bin:$PATH VIRTUAL_ENV=/opt/venv\n");
+  std::string base = venv_base(dir.path(), tag);
   fs::path pkg = trainer_package(dir.path(), "tp-tool\ntp-alpha\n");
   write_setup_py(pkg, "'tp-gamma', 'tp-pure-sdist'");
   expect_same_image(dir.path(),
@@ -85,10 +87,7 @@ TEST(PipBases, VenvWithoutWheelTakesTheLegacySetupPyInstall) {
 TEST(PipBases, OfficialPythonLayoutBuildsInIsolationWithSetuptoolsFromTheIndex) {
   TempDir dir("tp-pip-bases");
   const std::string tag = "trainpack-test/cpython-pip:1";
-  std::string base = derived_base(dir.path(), tag,
-                                  "FROM " + base_env("CPYTHON", "ARCHIVE_REF") + "\n"
-                                  "ENV PIP_INDEX_URL=" + index_url() + "\n",
-                                  base_env("CPYTHON", "ARCHIVE"));
+  std::string base = base_using_the_index(dir.path(), "CPYTHON", tag);
   fs::path pkg = trainer_package(dir.path(), "tp-alpha[cli]\n");
   write_setup_py(pkg, "'tp-gamma'");
   fs::copy_file(index_dir() / "files" / "tp-pure-sdist-1.0.tar.gz", pkg / "dist" / "tp-pure-sdist-1.0.tar.gz");
@@ -101,10 +100,7 @@ TEST(PipBases, OfficialPythonLayoutBuildsInIsolationWithSetuptoolsFromTheIndex) 
 TEST(PipBases, CondaPrefixUpgradesWhatCondaInstalled) {
   TempDir dir("tp-pip-bases");
   const std::string tag = "trainpack-test/conda-pip:1";
-  std::string base = derived_base(dir.path(), tag,
-                                  "FROM " + base_env("CONDA", "ARCHIVE_REF") + "\n"
-                                  "ENV PIP_INDEX_URL=" + index_url() + "\n",
-                                  base_env("CONDA", "ARCHIVE"));
+  std::string base = base_using_the_index(dir.path(), "CONDA", tag);
   fs::path pkg = trainer_package(dir.path(), "tp-alpha\n", "tp_alpha, tp_condadist; print(tp_condadist.__version__)");
   write_setup_py(pkg, "'tp-delta'");
   expect_same_image(dir.path(),

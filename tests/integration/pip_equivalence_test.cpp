@@ -65,7 +65,7 @@ void expect_setup_py_step_like_docker(const std::vector<std::string>& trainpack_
   TempDir dir("tp-pip-equiv");
   const std::string tag = "trainpack-test/debian-pip:1";
   std::string base = debian_pip_base(dir.path(), tag);
-  fs::path pkg = trainer_package(dir.path(), "tp-ns-one\n");
+  fs::path pkg = trainer_package(dir.path(), "tp-ns-one\n", "tp_gamma, tp_pure_sdist, tpns.one");
   write_file(pkg / "setup.py",
              "from setuptools import find_packages, setup\n"
              "setup(name='trainer-pkg', version='0.1', packages=find_packages(),\n"
@@ -95,13 +95,8 @@ TEST(PipEquivalence, SetupPyBuiltByTheBaseImagesOwnPython) {
 TEST(PipEquivalence, VenvPythonWithAPreinstalledPackageKeptThenUpgraded) {
   TempDir dir("tp-pip-equiv");
   const std::string tag = "trainpack-test/venv-pip:1";
-  std::string base = derived_base(dir.path(), tag,
-                                  "FROM " + std::string(kBaseArchiveRef) + "\n"
-                                  "ENV PIP_INDEX_URL=" + index_url() + "\n"
-                                  "RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install --no-cache-dir "
-                                  "tp-beta==0.9\n"
-                                  "ENV PATH=/opt/venv/bin:$PATH VIRTUAL_ENV=/opt/venv\n");
-  fs::path pkg = trainer_package(dir.path(), "tp-tool\ntp-gamma[fast]\ntp-beta\n");
+  std::string base = venv_base(dir.path(), tag);
+  fs::path pkg = trainer_package(dir.path(), "tp-tool\ntp-gamma[fast]\ntp-beta\n", "tp_tool, tp_gamma, tp_beta");
   expect_same_image(dir.path(),
                     {"--executor-image-uri=" + tag, "--local-package-path=" + pkg.string(), "--script=trainer/task.py",
                      "--requirements=tp-beta==1.0"},

@@ -55,6 +55,16 @@ inline std::string derived_base(const std::filesystem::path& work, const std::st
   return "oci:" + (work / "base-oci").string() + ":x";
 }
 
+// The bookworm test base with a venv at /opt/venv first on PATH (Debian's venv: pip 23.0.1 and setuptools, no
+// `wheel`), its pip pointed at the index by ENV PIP_INDEX_URL, tp-beta 0.9 preinstalled by that pip.
+inline std::string venv_base(const std::filesystem::path& work, const std::string& tag) {
+  return derived_base(work, tag,
+                      "FROM " + std::string(kBaseArchiveRef) + "\n"
+                      "ENV PIP_INDEX_URL=" + index_url() + "\n"
+                      "RUN python3 -m venv /opt/venv && /opt/venv/bin/pip install --no-cache-dir tp-beta==0.9\n"
+                      "ENV PATH=/opt/venv/bin:$PATH VIRTUAL_ENV=/opt/venv\n");
+}
+
 // A trainer package: trainer/task.py (importing `module`), requirements.txt, and the local wheel of the index
 // fixture in dist/.
 inline std::filesystem::path trainer_package(const std::filesystem::path& work, const std::string& requirements,

@@ -20,7 +20,7 @@ std::uint32_t le32(const std::string& b, std::size_t at) {
 }
 
 BytecodeSource source(std::string image_path, std::string text) {
-  return {std::move(image_path), [text](const fs::path& to) { trainpack::write_file_atomic(to, text); }};
+  return {std::move(image_path), "", [text](const fs::path& to) { trainpack::write_file_atomic(to, text); }};
 }
 
 }  // namespace
