@@ -71,7 +71,7 @@ StoredBlob BlobStore::Writer::commit() {
 }
 
 BlobStore::Writer BlobStore::begin_write() const {
-  std::string tmpl = (root_ / "tmp" / "blob-XXXXXX").string();
+  std::string tmpl = (root_ / "tmp" / ("blob-" + temp_owner_tag() + "-XXXXXX")).string();
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) throw Error("cannot create a temp file in " + (root_ / "tmp").string() + ": " + std::strerror(errno));
   ::fchmod(fd, 0644);

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "support/error.h"
+#include "support/fs.h"
 #include "support/utf8.h"
 
 namespace trainpack::layers {
@@ -1023,12 +1024,8 @@ DockerIgnore DockerIgnore::load(const std::filesystem::path& context_dir) {
   }
   if (std::filesystem::is_directory(st))
     throw Error("cannot read " + file.string() + ": it is a directory", "Docker expects a file there");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error("cannot read " + file.string() + ": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw Error("cannot read " + file.string());
-  return parse(ss.str(), file.string());
+  // read_file refuses a FIFO, socket or device (and never blocks opening one).
+  return parse(read_file(file, 16u << 20), file.string());
 }
 
 bool DockerIgnore::empty() const { return impl_->patterns.empty(); }

@@ -13,8 +13,20 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
 // Reads a whole file; throws Error naming the path on failure. `limit` guards against huge inputs.
 std::string read_file(const std::filesystem::path& path, std::uintmax_t limit = 64u << 20);
 
-// A uniquely named sibling of `path` for staging output (".<name>.tmp-<pid>-<n>").
+// Who owns a temporary name: "p<pid>.<host>", <host> 8 hex digits of this boot and PID namespace, so that a cache
+// shared between machines or containers never takes another one's live process for a dead one.
+std::string temp_owner_tag();
+
+// A uniquely named sibling of `path` for staging output (".<name>.tmp-<owner tag>-<n>").
 std::filesystem::path staging_path_for(const std::filesystem::path& path);
+
+// Removes the entries of `dir` whose names carry an owner tag of this host whose process is gone (a build killed
+// with SIGKILL leaves them behind); entries of live processes and of other hosts stay. Returns how many went.
+// Errors are ignored: sweeping is best effort.
+int sweep_orphaned_temps(const std::filesystem::path& dir);
+
+// A new directory "<prefix><owner tag>-XXXXXX" in `parent` (the system's temp directory when empty).
+std::filesystem::path make_temp_dir(const std::filesystem::path& parent, std::string_view prefix);
 
 // A directory removed recursively on destruction unless release()d.
 class ScopedDir {
@@ -43,8 +55,5 @@ class ScopedFile {
  private:
   std::filesystem::path path_;
 };
-
-// Makes a new empty temp directory under `parent` (or the system temp dir when empty).
-std::filesystem::path make_temp_dir(const std::filesystem::path& parent, std::string_view prefix);
 
 }  // namespace trainpack
