@@ -1,6 +1,9 @@
 #include "layers/oci_layout.h"
 
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -365,6 +368,62 @@ DestinationMode classify_destination(const fs::path& dir, const std::string& wha
   return DestinationMode::kExisting;
 }
 
+// Moves the blobs of a staged layout into `dir`'s (content-addressed: one already there is the same).
+void move_blobs(const fs::path& staged, const fs::path& dir) {
+  for (const auto& alg : fs::directory_iterator(staged / "blobs")) {
+    fs::create_directories(dir / "blobs" / alg.path().filename());
+    for (const auto& blob : fs::directory_iterator(alg.path())) {
+      fs::path to = dir / "blobs" / alg.path().filename() / blob.path().filename();
+      std::error_code ec;
+      if (!fs::exists(to, ec)) fs::rename(blob.path(), to, ec);
+      if (ec) throw Error("cannot move " + blob.path().string() + " into " + dir.string() + ": " + ec.message());
+    }
+  }
+}
+
+// Holds flock(2) on the layout directory itself: writers of one layout take turns at index.json (the blobs are
+// content-addressed and written before, without it). Nothing is added to the layout for it.
+class LayoutLock {
+ public:
+  explicit LayoutLock(const fs::path& dir) : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) {
+      int err = errno;
+      if (fd_ >= 0) ::close(fd_);
+      throw Error("cannot lock " + dir.string() + ": " + std::strerror(err));
+    }
+  }
+  ~LayoutLock() { ::close(fd_); }
+  LayoutLock(const LayoutLock&) = delete;
+  LayoutLock& operator=(const LayoutLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+// Reads index.json again under the lock, replaces the entry with the same tag (or the same untagged manifest) by
+// `desc`, and writes it back: a tag another build added meanwhile stays.
+void add_to_index(const fs::path& dir, const std::string& what, const json& desc, std::string_view tag,
+                  const Digest& manifest_digest) {
+  LayoutLock lock(dir);
+  json index;
+  if (classify_destination(dir, what, index) != DestinationMode::kExisting)
+    throw Error(what + ": the layout changed while it was written", "run the build again");
+  json kept = json::array();
+  if (index.contains("manifests")) {
+    for (const auto& d : index["manifests"]) {
+      std::string ref = annotation(d, kAnnotationRefName);
+      bool same_tag = !tag.empty() && ref == tag;
+      bool same_untagged = tag.empty() && ref.empty() && d.is_object() &&
+                           d.value("digest", std::string()) == manifest_digest.str();
+      if (!same_tag && !same_untagged) kept.push_back(d);
+    }
+  }
+  kept.push_back(desc);
+  index["manifests"] = std::move(kept);
+  if (!index.contains("schemaVersion")) index["schemaVersion"] = 2;
+  write_file_atomic(dir / "index.json", index.dump());
+}
+
 }  // namespace
 
 void check_oci_layout_destination(const fs::path& dir) {
@@ -423,33 +482,24 @@ void write_oci_layout(const Image& image, const fs::path& dir_in, std::string_vi
   if (!tag.empty()) annotations[std::string(kAnnotationRefName)] = std::string(tag);
   if (!annotations.empty()) desc["annotations"] = annotations;
 
-  if (mode == DestinationMode::kExisting) {
-    json kept = json::array();
-    if (index.contains("manifests")) {
-      for (const auto& d : index["manifests"]) {
-        std::string ref = annotation(d, kAnnotationRefName);
-        bool same_tag = !tag.empty() && ref == tag;
-        bool same_untagged = tag.empty() && ref.empty() && d.is_object() &&
-                             d.value("digest", std::string()) == manifest_digest.str();
-        if (!same_tag && !same_untagged) kept.push_back(d);
-      }
-    }
-    kept.push_back(desc);
-    index["manifests"] = std::move(kept);
-    if (!index.contains("schemaVersion")) index["schemaVersion"] = 2;
-  } else {
+  if (mode != DestinationMode::kExisting) {
     index = {{"schemaVersion", 2}, {"mediaType", media::kOciIndex}, {"manifests", json::array({desc})}};
     write_file_atomic(root / "oci-layout", R"({"imageLayoutVersion":"1.0.0"})");
-  }
-  write_file_atomic(root / "index.json", index.dump());
-
-  if (mode != DestinationMode::kExisting) {
+    write_file_atomic(root / "index.json", index.dump());
     // rename(2) replaces an empty directory; a directory that appeared meanwhile with content makes it fail.
     fs::rename(root, dir, ec);
-    if (ec) throw Error("cannot move the new OCI layout into " + dir.string() + ": " + ec.message(),
-                        "was the directory created by someone else meanwhile?");
-    staging.release();
+    if (!ec) {
+      staging.release();
+      return;
+    }
+    // Another build made a layout there meanwhile: add to it, as to any existing layout.
+    json ignored;
+    if (classify_destination(dir, what, ignored) != DestinationMode::kExisting)
+      throw Error("cannot move the new OCI layout into " + dir.string() + ": " + ec.message(),
+                  "was the directory created by someone else meanwhile?");
+    move_blobs(root, dir);
   }
+  add_to_index(dir, what, desc, tag, manifest_digest);
 }
 
-}  // namespace trainpack::layers
+}  // namespace trainpack::layers}  // namespace trainpack::layers

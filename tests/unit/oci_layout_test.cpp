@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "image_test_support.h"
 #include "layers/media_types.h"
@@ -113,6 +114,28 @@ TEST_F(OciLayoutTest, AddingToAnExistingLayoutReplacesTheSameTag) {
     EXPECT_NE(std::string(e.what()).find("no image named \"nope\""), std::string::npos) << e.what();
     EXPECT_NE(e.hint().find("stable"), std::string::npos) << e.hint();
     EXPECT_NE(e.hint().find("latest"), std::string::npos) << e.hint();
+  }
+}
+
+// Builds writing to one layout at once (a new one, or an existing one) all keep their tags: index.json is re-read
+// and written under a lock on the layout directory.
+TEST_F(OciLayoutTest, ConcurrentWritersKeepEveryTag) {
+  BuiltImage a = make_image(tmp_ / "store", "amd64", {{"a.txt", "shared"}});
+  for (const char* start : {"new", "existing"}) {
+    SCOPED_TRACE(start);
+    fs::path out = tmp_ / start;
+    if (std::string(start) == "existing") write_oci_layout(*a.image, out, "first", nullptr);
+    constexpr int kWriters = 8;
+    std::vector<std::thread> threads;
+    std::vector<std::string> errors(kWriters);
+    for (int i = 0; i < kWriters; ++i)
+      threads.emplace_back([&, i] {
+        errors[i] = error_of([&] { write_oci_layout(*a.image, out, "t" + std::to_string(i), nullptr); });
+      });
+    for (auto& t : threads) t.join();
+    for (const auto& e : errors) EXPECT_EQ(e, "no error");
+    for (int i = 0; i < kWriters; ++i)
+      EXPECT_EQ(open_oci_layout(out, "t" + std::to_string(i), kAmd64)->manifest_digest(), a.image->manifest_digest());
   }
 }
 
