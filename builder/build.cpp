@@ -17,6 +17,7 @@
 #include "registry/registries.h"
 #include "registry/remote_image.h"
 #include "support/error.h"
+#include "support/fs.h"
 #include "support/paths.h"
 
 namespace trainpack::builder {
@@ -138,6 +139,25 @@ void set_env(json& cfg, const std::string& key, const std::string& value) {
   env.push_back(item);
 }
 
+// What builds killed with SIGKILL left behind (temporary files and directories named for their owner process, see
+// support/fs.h), in the cache and beside the outputs: removed when that process is gone. Returns how many.
+int sweep_leftovers(const BuildRequest& req) {
+  int removed = 0;
+  for (const char* dir : {"tmp", "interpreters", "site-packages", "built-wheels"})
+    removed += sweep_orphaned_temps(req.cache_dir / dir);
+  std::error_code ec;
+  for (fs::directory_iterator it(req.cache_dir / "scans", ec), end; !ec && it != end; it.increment(ec))
+    removed += sweep_orphaned_temps(it->path());
+  removed += sweep_orphaned_temps(req.cache_dir / "layers");
+  for (const ImageLocation& out : req.outputs) {
+    if (out.kind == ImageLocation::Kind::kRegistry) continue;
+    fs::path path = fs::absolute(out.path).lexically_normal();
+    if (!path.has_filename()) path = path.parent_path();  // "out/"
+    removed += sweep_orphaned_temps(path.parent_path());
+  }
+  return removed;
+}
+
 registry::Registries& need_registries(const BuildRequest& req) {
   if (!req.registries) throw Error("internal: no registry access configured");
   return *req.registries;
@@ -145,8 +165,24 @@ registry::Registries& need_registries(const BuildRequest& req) {
 
 }  // namespace
 
-std::shared_ptr<const layers::Image> open_image(const ImageLocation& loc, const layers::Platform& platform,
-                                                const layers::BlobStore& store, registry::Registries* registries) {
+namespace {
+
+// An image that is not an index has one platform: a --platform the user asked for must be it.
+std::shared_ptr<const layers::Image> check_platform(std::shared_ptr<const layers::Image> image,
+                                                   const layers::Platform& platform) {
+  nlohmann::json config = image->config();
+  nlohmann::json has = {{"os", config.value("os", "")}, {"architecture", config.value("architecture", "")}};
+  if (config.contains("variant")) has["variant"] = config["variant"];
+  if (platform.matches(has)) return image;
+  std::string offered = has.value("os", "?") + "/" + has.value("architecture", "?");
+  if (has.contains("variant") && has["variant"].is_string()) offered += "/" + has["variant"].get<std::string>();
+  throw Error(image->describe() + " is for " + offered + ", not " + platform.str(),
+              "it is a single-platform image: pass --platform=" + offered + " or choose a base for " + platform.str());
+}
+
+// The image at `loc`, for `platform` when it is an index.
+std::shared_ptr<const layers::Image> open_image_at(const ImageLocation& loc, const layers::Platform& platform,
+                                                    const layers::BlobStore& store, registry::Registries* registries) {
   std::error_code ec;
   switch (loc.kind) {
     case ImageLocation::Kind::kOciLayout:
@@ -164,6 +200,15 @@ std::shared_ptr<const layers::Image> open_image(const ImageLocation& loc, const 
     }
   }
   throw Error("internal: unknown image location");
+}
+
+}  // namespace
+
+std::shared_ptr<const layers::Image> open_image(const ImageLocation& loc, const layers::Platform& platform,
+                                                const layers::BlobStore& store, registry::Registries* registries,
+                                                bool platform_required) {
+  std::shared_ptr<const layers::Image> image = open_image_at(loc, platform, store, registries);
+  return platform_required ? check_platform(std::move(image), platform) : image;
 }
 
 namespace {
@@ -231,8 +276,10 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   layers::BlobStore store(req.cache_dir);
   layers::LayerCache cache(store, req.cache_dir / "layers");
   const layers::LayerOptions options{req.mtime, req.gzip_level};
+  if (int removed = sweep_leftovers(req)) log("removed " + std::to_string(removed) + " leftovers of killed builds");
 
-  std::shared_ptr<const layers::Image> base = open_image(req.base_location, req.platform, store, req.registries);
+  std::shared_ptr<const layers::Image> base =
+      open_image(req.base_location, req.platform, store, req.registries, req.platform_required);
   layers::Manifest base_manifest = base->manifest();
   json base_config = base->config();
   BuildResult result;

@@ -34,6 +34,7 @@ struct BuildRequest {
   std::vector<ImageLocation> outputs;  // refs already defaulted
   std::filesystem::path cache_dir;
   layers::Platform platform;
+  bool platform_required = false;  // --platform was given: a single-platform base must be for it
   std::int64_t mtime = 0;
   int gzip_level = 6;
   bool dry_run = false;  // plan every layer and list .dockerignore exclusions, write nothing
@@ -72,9 +73,11 @@ struct BuildResult {
 
 BuildResult run_build(const BuildRequest& request, Progress& progress);
 
-// Opens an image from any location; `registries` is needed for registry locations.
+// Opens an image from any location; `registries` is needed for registry locations. `platform` picks from an
+// index; with `platform_required` (the user gave --platform) a single-platform image must be for it too.
 std::shared_ptr<const layers::Image> open_image(const ImageLocation& location, const layers::Platform& platform,
-                                                const layers::BlobStore& store, registry::Registries* registries);
+                                                const layers::BlobStore& store, registry::Registries* registries,
+                                                bool platform_required = false);
 
 // The default cache directory: $TRAINPACK_CACHE_DIR, else $XDG_CACHE_HOME/trainpack, else ~/.cache/trainpack.
 std::filesystem::path default_cache_dir();

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -60,7 +62,7 @@ struct BuildFlags {
   std::vector<std::string> outputs;
   std::string base_source;
   std::string cache_dir;
-  std::string platform = "linux/amd64";
+  std::string platform;  // --platform; empty: linux/amd64, or whatever a single-platform base is
   std::string format = "text";
   std::string digest_file;
   int compression_level = 6;
@@ -114,8 +116,10 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
   req.base_location = parse_image_location_or_throw(
       base_text, bf.base_source.empty() ? "--executor-image-uri" : "--base-source", /*bare_is_registry=*/true);
   if (spec.builds_image()) req.steps = plan_steps(plan_input(spec));
-  req.cache_dir = bf.cache_dir.empty() ? default_cache_dir() : fs::path(bf.cache_dir);
-  req.platform = layers::Platform::parse(bf.platform);
+  // Absolute from the start: parts of a build change directory (the runc unpacker) and must still find it.
+  req.cache_dir = fs::absolute(bf.cache_dir.empty() ? default_cache_dir() : fs::path(bf.cache_dir)).lexically_normal();
+  req.platform = layers::Platform::parse(bf.platform.empty() ? "linux/amd64" : bf.platform);
+  req.platform_required = !bf.platform.empty();
   req.mtime = layers::default_layer_mtime();
   req.gzip_level = bf.compression_level;
   req.jobs = bf.jobs;
@@ -150,6 +154,23 @@ std::unique_ptr<registry::Registries> registries_for(BuildRequest& req, const Bu
   auto registries = std::make_unique<registry::Registries>(std::move(http));
   req.registries = registries.get();
   return registries;
+}
+
+// A file the build writes besides its outputs (--digest-file, --job-spec-out) must be writable before any work
+// starts: not a directory, in an existing directory we may write.
+void check_side_output(const std::string& path, const std::string& flag) {
+  const fs::path file(path);
+  std::error_code ec;
+  if (fs::is_directory(file, ec))
+    throw Error(flag + " " + path + " is a directory", "name a file (it is replaced if it exists)");
+  fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec))
+    throw Error(flag + " " + path + ": the directory " + dir.string() + " does not exist", "create it first");
+  if (::access(dir.c_str(), W_OK) != 0) {
+    int err = errno;
+    throw Error(flag + " " + path + ": cannot write in " + dir.string() + ": " + std::strerror(err),
+                "choose a directory you can write");
+  }
 }
 
 void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpecOptions job,
@@ -195,6 +216,8 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
     make_job_spec(check);
   }
   req.dry_run = bf.dry_run;
+  if (!bf.digest_file.empty()) check_side_output(bf.digest_file, "--digest-file");
+  if (!job_spec_out.empty()) check_side_output(job_spec_out, "--job-spec-out");
 
   // A dry run's plan is the command's output (stdout); a build's progress goes to stderr.
   Progress progress(bf.dry_run && !bf.quiet ? Progress::Mode::kPlain : Progress::detect(bf.quiet), bf.verbose,
@@ -232,16 +255,30 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
     }
     j["layers"].push_back(lj);
   }
-  if (!bf.digest_file.empty()) write_file_atomic(bf.digest_file, result.manifest_digest.str() + "\n");
+  // Side outputs come after the image is committed (pushed or written), so a failure here cannot undo it: the
+  // result is printed as usual and the error says what stands and what is missing.
+  std::string side_error;
+  auto write_side = [&side_error](const std::string& flag, const std::string& path, const std::string& text) {
+    try {
+      write_file_atomic(path, text);
+    } catch (const Error& e) {
+      if (side_error.empty()) side_error = flag + " " + path + ": " + e.what();
+    }
+  };
+  if (!bf.digest_file.empty()) write_side("--digest-file", bf.digest_file, result.manifest_digest.str() + "\n");
   if (!job_spec_out.empty()) {
     job.image_uri = result.pushed.front();  // REGISTRY/REPOSITORY@sha256:…, pinned by digest
-    write_file_atomic(job_spec_out, job_spec_text(job));
+    write_side("--job-spec-out", job_spec_out, job_spec_text(job));
     j["job_spec"] = job_spec_out;
   }
   if (bf.format == "json") std::cout << j.dump(2) << "\n";
   else if (!result.pushed.empty())
     for (const auto& ref : result.pushed) std::cout << ref << "\n";
   else std::cout << result.manifest_digest.str() << "\n";
+  if (!side_error.empty())
+    throw Error("the image is built and in every --output (" + result.manifest_digest.str() + "), but writing " +
+                    side_error,
+                "the image stands as printed above; only that file is missing");
 }
 
 
@@ -294,7 +331,7 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const Local
     run.image_name = spec.output_image;
   } else {
     layers::BlobStore store(req.cache_dir);
-    image = open_image(req.base_location, req.platform, store, req.registries);
+    image = open_image(req.base_location, req.platform, store, req.registries, req.platform_required);
     run.image_name = spec.executor_image_uri;
   }
   run_image(*image, run, req.cache_dir / "run");

@@ -62,7 +62,8 @@ layers::ScanSelection python_selection() {
                    base.ends_with(".egg-link") || path.find(".egg/EGG-INFO/") != std::string_view::npos ||
                    base == "pyvenv.cfg" ||
                    base == "EXTERNALLY-MANAGED" || base == "patchlevel.h" || base == "build-details.json" ||
-                   base == "sysconfig.py" || base == "site.py" || base.starts_with("_sysconfigdata") || base.starts_with("libc.so") ||
+                   base == "sysconfig.py" || base == "site.py" || base.starts_with("_sysconfigdata") ||
+                   base.starts_with("libc.so") ||
                    base.starts_with("libc-") || base.starts_with("ld-musl") || base.starts_with("ld-linux") ||
                    path.starts_with("var/lib/dpkg/status") || path == "lib/apk/db/installed" ||
                    path.find("conda-meta/") != std::string_view::npos;
@@ -244,7 +245,8 @@ PythonInstaller::Step::Step(State& st, const BuildStep& step, const json& config
                             const std::vector<FileEntries>& own_layers)
     : st_(st), step_(step), config_(config), kind_(step.args.at(1)), value_(step.args.at(2)),
       facts_(st.facts(config, step.args.at(3) == "pip3")), pip_(facts_.pip_config),
-      behaviour_(python::PipBehaviour::of(facts_)), fs_(st.filesystem(), st.filesystem().index(), own_layers), merged_(fs_.index()),
+      behaviour_(python::PipBehaviour::of(facts_)), fs_(st.filesystem(), st.filesystem().index(), own_layers),
+      merged_(fs_.index()),
       installed_(python::find_installed_distributions(fs_, python::site_sys_path(fs_, facts_.site_dirs))) {
   for (const FileEntries& layer : own_layers)
     for (const FileEntry& e : layer) own_files_[e.path] = &e;
@@ -399,12 +401,11 @@ IsolatedEnvironment PythonInstaller::Step::install_isolated(const std::vector<st
   python::IndexClient client(st_.http_client(), st_.store, index_);
   python::FormatControl formats = file_options_.format_control;
   python::TagPriority tags = tags_for(facts_);
-  IndexCandidates source(client, st_.store, tags, formats, {},
-                         [&display](const fs::path&, const std::string& filename, const std::string&) -> BuiltDistribution {
-                           throw Error("the build requirement " + filename + " of " + display + " has no wheel",
-                                       "publish a wheel of it to the index");
-                         },
-                         behaviour_);
+  auto no_sdists = [&display](const fs::path&, const std::string& filename, const std::string&) -> BuiltDistribution {
+    throw Error("the build requirement " + filename + " of " + display + " has no wheel",
+                "publish a wheel of it to the index");
+  };
+  IndexCandidates source(client, st_.store, tags, formats, {}, no_sdists, behaviour_);
   python::ResolveOptions ro = resolve_options();
   ro.constraints.clear();
   python::Resolution resolution = python::resolve(roots, ro, source);
@@ -705,7 +706,8 @@ void PythonInstaller::Step::add_bytecode(std::vector<Installed>& installed) {
       // operations/install/wheel.py compiles os.path.join(lib_dir, record_path), unnormalised.
       const std::string& lib_dir = installed[k].wheel.lib_dir;
       std::string compiled_as = lib_dir + "/" + python::record_relative_path("/" + e.path, lib_dir);
-      sources.push_back({e.path, compiled_as, [&reader, entry = &e](const fs::path& to) { reader.copy_to(*entry, to); }});
+      sources.push_back(
+          {e.path, compiled_as, [&reader, entry = &e](const fs::path& to) { reader.copy_to(*entry, to); }});
     }
   }
   if (sources.empty()) return;

@@ -3,8 +3,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include <atomic>
-
 #include "layers/digest.h"
 #include "python/filenames.h"
 #include "python/image_interpreter.h"
@@ -33,8 +31,6 @@ void set_tree_mtime(const fs::path& dir, std::int64_t mtime) {
   for (const auto& e : fs::recursive_directory_iterator(dir))
     if (e.is_regular_file() && !e.is_symlink()) ::utimensat(AT_FDCWD, e.path().c_str(), times, 0);
 }
-
-fs::path unique_dir(const fs::path& parent, const std::string& prefix) { return make_temp_dir(parent, prefix); }
 
 std::string sdist_cache_key(const fs::path& sdist, const std::string& how) {
   return layers::sha256_of(layers::sha256_of_file(sdist).hex() + "\n" + how).hex();
@@ -147,7 +143,7 @@ BuiltDistribution SourceBuilder::from_wheel(const fs::path& wheel, const std::st
 // staged under a root; the caller installs the staged files.
 BuiltDistribution SourceBuilder::legacy_install(const SourceBuildStep& step, python::SourceBuild build) {
   build.site_dirs = image_site_dirs(step.facts);
-  python::EggInfo egg = python::legacy_metadata(build, unique_dir(work_, "egg-base-"));
+  python::EggInfo egg = python::legacy_metadata(build, make_temp_dir(work_, "egg-base-"));
   python::CoreMetadata core = python::CoreMetadata::parse(egg.pkg_info);
   if (!core.name || !core.version)
     throw Error(build.display + ": setup.py egg_info wrote no Name or no valid Version", "fix its setup.py");
@@ -159,7 +155,7 @@ BuiltDistribution SourceBuilder::legacy_install(const SourceBuildStep& step, pyt
   out.metadata.provides_extra = md.provides_extra;
   out.metadata.requires_python = core.requires_python.value_or("");
   if (log_) log_("installing " + build.display + " with setup.py install (" + build.python->description + ")");
-  out.legacy = python::legacy_install(build, step.facts.scheme_for(out.name), unique_dir(work_, "stage-"));
+  out.legacy = python::legacy_install(build, step.facts.scheme_for(out.name), make_temp_dir(work_, "stage-"));
   return out;
 }
 
@@ -205,12 +201,12 @@ BuiltDistribution SourceBuilder::build_tree(const SourceBuildStep& step, const f
     case python::BuildPath::kLegacyWheel:
       build.site_dirs = image_site_dirs(step.facts);
       if (log_) log_("building " + display + " with setup.py bdist_wheel (" + build.python->description + ")");
-      return from_wheel(python::build_legacy_wheel(build, unique_dir(work_, "wheel-")), display);
+      return from_wheel(python::build_legacy_wheel(build, make_temp_dir(work_, "wheel-")), display);
     case python::BuildPath::kPep517:
       break;
   }
   auto [backend, env] = pep517_environment(step, tree, display);
-  return from_wheel(pep517_wheel(step, build, backend, env, unique_dir(work_, "wheel-")), display);
+  return from_wheel(pep517_wheel(step, build, backend, env, make_temp_dir(work_, "wheel-")), display);
 }
 
 BuiltDistribution SourceBuilder::build_sdist(const SourceBuildStep& step, const fs::path& sdist,
@@ -222,12 +218,9 @@ BuiltDistribution SourceBuilder::build_sdist(const SourceBuildStep& step, const 
                     ") and no wheel for this image",
                 "publish a wheel built for the image's platform (manylinux) to the index, or pass one with "
                 "--extra-packages");
-  fs::path tree = python::unpack_sdist(sdist, unique_dir(work_, "sdist-"), mtime_);
+  fs::path tree = python::unpack_sdist(sdist, make_temp_dir(work_, "sdist-"), mtime_);
   python::BuildPath path = build_path(step, tree, display);
-  if (path == python::BuildPath::kLegacyInstall) {
-    set_tree_mtime(tree, mtime_);
-    return legacy_install(step, source_build(step, tree, display));
-  }
+  if (path == python::BuildPath::kLegacyInstall) return legacy_install(step, source_build(step, tree, display));
   // A wheel: cached by the sdist and everything that decides what the build makes of it.
   const python::Interpreter& python = interpreter(step.facts, "building " + display);
   std::string how = "python " + python.version + "\npip " + step.pip.version().str() + "\n";
@@ -242,7 +235,7 @@ BuiltDistribution SourceBuilder::build_sdist(const SourceBuildStep& step, const 
   }
   fs::path cached = cache_dir_ / "built-wheels" / sdist_cache_key(sdist, how);
   if (std::optional<fs::path> hit = wheel_in(cached)) return from_wheel(*hit, display);
-  fs::path out = unique_dir(work_, "wheel-");
+  fs::path out = make_temp_dir(work_, "wheel-");
   python::SourceBuild build = source_build(step, tree, display);
   fs::path wheel;
   if (pep517) {

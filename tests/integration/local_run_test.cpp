@@ -73,6 +73,18 @@ TEST_F(LocalRunTest, DaemonlessWithRunc) {
   expect_secret_in_no_blob();
 }
 
+// The unpacker changes directory; a --cache-dir given relative to where trainpack started must still be found.
+TEST_F(LocalRunTest, DaemonlessWithARelativeCacheDir) {
+  std::vector<std::string> argv{"sh", "-c", "cd \"$0\" && exec \"$@\"", dir_->path().string(), trainpack_bin(),
+                                "local-run", "-q", "--engine=runc", "--executor-image-uri=trainpack-test/python:3.11",
+                                "--base-source=" + base_oci_ref(), "--local-package-path=pkg",
+                                "--script=trainer/task.py", "--cache-dir=relative-cache", "--", "--epochs", "3"};
+  auto r = run_command(argv);
+  ASSERT_EQ(r.exit_code, 0) << describe(argv, r);
+  EXPECT_NE(r.out.find("args: --epochs 3"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::is_directory(dir_->path() / "relative-cache" / "blobs"));
+}
+
 TEST_F(LocalRunTest, ThroughDocker) {
   auto r = local_run("docker", {"--", "--epochs", "3"});
   ASSERT_EQ(r.exit_code, 0) << describe({"trainpack local-run --engine=docker"}, r);

@@ -148,6 +148,55 @@ TEST_F(CliTest, BuildDryRunPlansTheLastExtraDirs) {
       << r.out;
 }
 
+// A single-platform base is taken as it is, unless --platform asks for another: then the build stops, naming
+// what the base is for (it used to build amd64 silently).
+TEST_F(CliTest, BuildRefusesAPlatformASinglePlatformBaseIsNot) {
+  file("trainer/task.py");
+  const fs::path base = root_.path() / "base";
+  {
+    auto image = trainpack::test_support::make_image(root_.path() / "store", "amd64", {{"f", "y"}});
+    trainpack::layers::write_oci_layout(*image.image, base, "1");
+  }
+  auto build = [&](const std::string& platform_flag) {
+    std::vector<std::string> args{"build", "--dry-run", "-q", "--executor-image-uri=python:3.10",
+                                  "--base-source=oci:" + base.string() + ":1",
+                                  "--cache-dir=" + (root_.path() / "cache").string(),
+                                  "--output=oci:" + (root_.path() / "out").string(), pkg_flag(),
+                                  "--script=trainer/task.py"};
+    if (!platform_flag.empty()) args.push_back(platform_flag);
+    return trainpack(args);
+  };
+  EXPECT_EQ(build("").exit_code, 0);
+  EXPECT_EQ(build("--platform=linux/amd64").exit_code, 0);
+  CliResult r = build("--platform=linux/arm64");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("is for linux/amd64, not linux/arm64"), std::string::npos) << r.err;
+}
+
+// A side output that cannot be written is found before anything is built or written (it used to fail after the
+// push, with "...: Success" for its cause).
+TEST_F(CliTest, BuildChecksSideOutputsBeforeAnyWork) {
+  file("trainer/task.py");
+  const fs::path base = root_.path() / "base";
+  {
+    auto image = trainpack::test_support::make_image(root_.path() / "store", "amd64", {{"f", "y"}});
+    trainpack::layers::write_oci_layout(*image.image, base, "1");
+  }
+  const fs::path out = root_.path() / "out";
+  for (const auto& [flag, cause] : std::vector<std::pair<std::string, std::string>>{
+           {"--digest-file=" + root_.path().string(), "is a directory"},
+           {"--digest-file=" + (root_.path() / "no" / "such" / "d").string(), "does not exist"}}) {
+    CliResult r = trainpack({"build", "-q", "--executor-image-uri=python:3.10",
+                             "--base-source=oci:" + base.string() + ":1",
+                             "--cache-dir=" + (root_.path() / "cache").string(), "--output=oci:" + out.string(),
+                             pkg_flag(), "--script=trainer/task.py", flag});
+    EXPECT_EQ(r.exit_code, 1) << flag;
+    EXPECT_NE(r.err.find(cause), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("Success"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out)) << "nothing is written before the side outputs are known to be writable";
+  }
+}
+
 TEST_F(CliTest, BuildEmptyLastOccurrenceMeansNoList) {
   // "--requirements=x --requirements=" is no --requirements at all: nothing asks for an image to be built.
   CliResult r = trainpack({"build", "--executor-image-uri=python:3.10", pkg_flag(), "--requirements=x",
