@@ -13,9 +13,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Reads {"files": [[host, image, compiled_as]...], "mtime": N, "optimize": N, "invalidation": MODE, "out": DIR} on stdin;
-// prints [[image, pyc]...]. The source's mtime is set first because py_compile takes the header's mtime from the
-// file it reads. Before 3.7 (PEP 552) there is only the timestamp form and no invalidation_mode argument.
+// Reads {"files": [[host, image, compiled_as]...], "mtime": N, "optimize": N, "invalidation": MODE, "out": DIR}
+// on stdin; prints [[image, pyc]...]. The source's mtime is set first because py_compile takes the header's mtime
+// from the file it reads. Before 3.7 (PEP 552) there is only the timestamp form and no invalidation_mode argument.
 constexpr const char* kCompileScript = R"py(
 import importlib.util, json, os, py_compile, sys
 req = json.load(sys.stdin)

@@ -40,7 +40,8 @@ BuildSystem read_build_system(std::string_view pyproject_toml, const std::string
   if (!table) return out;
   out.has_table = true;
   if (!table->contains("requires"))
-    throw invalid(display, "it has a 'build-system' table but not 'build-system.requires' which is mandatory in the table");
+    throw invalid(display,
+                  "it has a 'build-system' table but not 'build-system.requires' which is mandatory in the table");
   out.build_requires = string_list(table->get("requires"), display, "requires");
   for (const std::string& r : out.build_requires) {
     try {
@@ -54,7 +55,8 @@ BuildSystem read_build_system(std::string_view pyproject_toml, const std::string
     if (!text) throw invalid(display, "'build-system.build-backend' is not a string");
     out.build_backend = text->get();
   }
-  if (table->contains("backend-path")) out.backend_path = string_list(table->get("backend-path"), display, "backend-path");
+  if (table->contains("backend-path"))
+    out.backend_path = string_list(table->get("backend-path"), display, "backend-path");
   return out;
 }
 

@@ -42,7 +42,8 @@ if action == "setup.py":
     try:
         import setuptools
     except ImportError:
-        sys.stderr.write("ERROR: Can not execute `setup.py` since setuptools is not available in the build environment.\n")
+        sys.stderr.write("ERROR: Can not execute `setup.py` since setuptools is not available in the "
+                         "build environment.\n")
         sys.exit(1)
     import tokenize
     with getattr(tokenize, "open", open)(setup_py) as f:

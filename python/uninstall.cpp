@@ -84,7 +84,8 @@ void add_egg_info_files(const ImageRoot& root, const SiteDistribution& dist, Pat
   set.add(dist.metadata_dir);
   if (auto listing = read_text(root, dist.metadata_dir, "installed-files.txt")) {
     std::vector<std::string> info_parts;
-    for (std::string_view p : path_components(dist.metadata_dir.substr(dist.site_dir.size()))) info_parts.emplace_back(p);
+    for (std::string_view p : path_components(dist.metadata_dir.substr(dist.site_dir.size())))
+      info_parts.emplace_back(p);
     for (std::string_view line : py_splitlines(*listing))
       if (!line.empty()) set.add(join(dist.site_dir, installed_files_entry(line, info_parts)));
     return;
@@ -106,7 +107,8 @@ void add_record_files(const ImageRoot& root, const SiteDistribution& dist, PathS
   std::optional<std::string> record = dist.record.empty() ? std::nullopt : root.read(dist.record, kMetadataCap);
   if (!record)
     throw Error("cannot uninstall " + dist.name + " " + dist.version + " (" + dist.metadata_dir +
-                    "): it has no RECORD file" + (dist.installer.empty() ? "" : ", it was installed by " + dist.installer),
+                    "): it has no RECORD file" +
+                    (dist.installer.empty() ? "" : ", it was installed by " + dist.installer),
                 "pip in the image would stop here too; pin " + dist.name + "==" + dist.version +
                     " or use a base without it");
   for (const std::string& entry : record_paths(*record)) {
@@ -214,7 +216,8 @@ std::string remove_pth_entries(std::string_view pth_text, const std::vector<std:
     lines.emplace_back(pth_text.substr(start, end - start));
     start = end;
   }
-  bool crlf = std::any_of(lines.begin(), lines.end(), [](const std::string& l) { return l.find("\r\n") != std::string::npos; });
+  bool crlf = std::any_of(lines.begin(), lines.end(),
+                          [](const std::string& l) { return l.find("\r\n") != std::string::npos; });
   const std::string endline = crlf ? "\r\n" : "\n";
   if (!lines.empty() && !lines.back().ends_with(endline)) lines.back() += endline;
   for (const std::string& entry : entries) {

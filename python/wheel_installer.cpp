@@ -682,7 +682,8 @@ InstalledWheel install_wheel(const WheelInstallRequest& req) {
       e.zip_index = 0;
       // pip < 22.2 meant to rehash it but compared an absolute path with RECORD's relative ones, so RECORD kept the
       // wheel's hash and size for the rewritten script (pypa/pip#10744, fixed by e4cd6da6e in 22.2).
-      if (req.pip_version >= Version::parse("22.2")) changed[record_path] = {record_hash(e.data), std::to_string(e.size)};
+      if (req.pip_version >= Version::parse("22.2"))
+        changed[record_path] = {record_hash(e.data), std::to_string(e.size)};
     }
     put(std::move(e));
     installed[m->name] = record_path;
