@@ -71,20 +71,44 @@ with open(req["result"], "w") as f:
     json.dump({"result": result}, f)
 )py";
 
-// The last `n` non-empty lines of a build's output, indented, and the Python exception line when there is one:
-// where the reason usually is.
-std::string build_output_tail(const std::string& text, std::size_t n) {
+std::vector<std::string> non_empty_lines(const std::string& text) {
   std::vector<std::string> lines;
   for (std::size_t pos = 0; pos < text.size();) {
     std::size_t eol = text.find('\n', pos);
     std::string line = text.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
     pos = eol == std::string::npos ? text.size() : eol + 1;
-    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") != std::string::npos) lines.push_back(line);
   }
+  return lines;
+}
+
+}  // namespace
+
+// The line that says why: the exception of the last traceback (its first unindented line: "ValueError: ..."),
+// else the last line distutils or pip-style code prints for an error ("error: ...", "ERROR: ..."), else the last.
+std::string build_failure_reason(const std::string& output) {
+  std::vector<std::string> lines = non_empty_lines(output);
+  for (std::size_t i = lines.size(); i-- > 0;) {
+    if (!lines[i].starts_with("Traceback (most recent call last)")) continue;
+    for (std::size_t j = i + 1; j < lines.size(); ++j)
+      if (lines[j][0] != ' ' && lines[j][0] != '\t') return lines[j];
+    break;
+  }
+  for (std::size_t i = lines.size(); i-- > 0;)
+    if (lines[i].starts_with("error:") || lines[i].starts_with("ERROR:")) return lines[i];
+  return lines.empty() ? "it printed nothing" : lines.back();
+}
+
+// The last `n` non-empty lines of a build's output, indented.
+std::string build_output_tail(const std::string& output, std::size_t n) {
+  std::vector<std::string> lines = non_empty_lines(output);
   std::string out;
   for (std::size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) out += "\n    " + lines[i];
   return out;
 }
+
+namespace {
 
 json request(const SourceBuild& b, const std::string& action) {
   return {{"sys_executable", b.sys_executable}, {"sys_prefix", b.sys_prefix}, {"sys_base_prefix", b.sys_base_prefix},
@@ -110,13 +134,15 @@ void run_build(const SourceBuild& b, const json& req, const std::string& what) {
   ProcessOptions options = python.process_options();
   for (const std::string& kv : b.image_env) options.env.push_back(kv);
   options.output_cap = 4u << 20;
+  options.merge_stderr = true;  // a traceback (stderr) stays after what the build printed before it (stdout)
   ProcessResult r = run_process(python.command({"-s", "-S", "-c", kBuildScript}), req.dump(), b.timeout, options);
   if (r.timed_out)
     throw Error(what + " " + b.display + " took longer than " + std::to_string(b.timeout.count()) + " s",
                 "publish a wheel for it instead");
   if (r.exit_code != 0)
-    throw Error(what + " " + b.display + " with " + b.python->description + " failed",
-                "its build said:" + build_output_tail(r.err + r.out, 8) +
+    throw Error(what + " " + b.display + " with " + b.python->description + " failed: " +
+                    build_failure_reason(r.out),
+                "the end of its output:" + build_output_tail(r.out, 12) +
                     "\ncheck that it builds with pip in the image, or publish a wheel for it");
 }
 

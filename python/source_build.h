@@ -72,4 +72,10 @@ std::vector<std::string> pep517_requires_for_build_wheel(const SourceBuild& buil
 std::filesystem::path pep517_build_wheel(const SourceBuild& build, const Pep517Backend& backend,
                                          const std::filesystem::path& out_dir);
 
+// What a failed build's output (stdout and stderr in order) says for a one-line error: the exception of its last
+// traceback, else its last "error:" line, else its last line.
+std::string build_failure_reason(const std::string& output);
+// The last `n` non-empty lines of that output, each on a new line and indented: for the hint under the error.
+std::string build_output_tail(const std::string& output, std::size_t n);
+
 }  // namespace trainpack::python

@@ -92,7 +92,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     ::signal(SIGPIPE, SIG_DFL);
     ::dup2(in[0], 0);
     ::dup2(out[1], 1);
-    ::dup2(err[1], 2);
+    ::dup2(options.merge_stderr ? out[1] : err[1], 2);
     if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ::_exit(126);
     ::execve(exe.c_str(), args.data(), options.env.empty() ? environ : envp.data());
     static const char msg[] = "cannot execute the program\n";
@@ -145,7 +145,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
         ssize_t r = ::read(fd, buf, sizeof buf);
         if (r > 0) {
           std::string& dst = fd == out_fd ? run.out : run.err;
-          if (dst.size() < kCap) dst.append(buf, static_cast<size_t>(r));
+          if (options.merge_stderr) {
+            dst.append(buf, static_cast<size_t>(r));
+            if (dst.size() > 2 * kCap) dst.erase(0, dst.size() - kCap);
+          } else if (dst.size() < kCap) {
+            dst.append(buf, static_cast<size_t>(r));
+          }
         } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
           if (fd == out_fd) close_fd(out_fd);
           else close_fd(err_fd);

@@ -18,6 +18,9 @@ struct ProcessOptions {
   std::filesystem::path cwd;               // empty: ours
   std::vector<std::string> env;            // "K=V" items; empty: our environment
   std::size_t output_cap = 1u << 20;
+  // stderr into the same pipe as stdout (`out`), so that their lines keep their order, and `out` keeps the last
+  // output_cap bytes rather than the first: what a failing build printed last is where its reason is.
+  bool merge_stderr = false;
 };
 
 // The executable `name` would run: itself when it contains a '/', else the first match in $PATH (a default PATH

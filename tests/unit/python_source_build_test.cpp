@@ -121,3 +121,38 @@ TEST(SourceBuild, InstalledFilesFromTheRecordAsPipWritesThem) {
   EXPECT_EQ(li.installed_files_txt, "../../../../bin/t\n../t/__init__.py\nPKG-INFO\nSOURCES.txt\n");
   EXPECT_THROW(installed_files_from_record({"/usr/local/lib/x.py"}, "x"), trainpack::Error);
 }
+
+TEST_F(SourceBuildTest, TheExceptionIsTheErrorLineEvenAfterMuchOutput) {
+  // A build that prints a lot (as compilers do) on stdout, then fails with a chained exception on stderr: the
+  // error's one line is the last exception, and the hint ends with it, not with stdout printed before.
+  trainpack::write_file_atomic(tree_ / "setup.py",
+                               "import sys\n"
+                               "for i in range(200): print('compiling module', i)\n"
+                               "sys.stdout.flush()\n"
+                               "try:\n"
+                               "    raise KeyError('inner')\n"
+                               "except KeyError:\n"
+                               "    raise RuntimeError('the C compiler is missing')\n");
+  try {
+    build_legacy_wheel(build(), work_.path() / "out");
+    FAIL() << "a failing build must throw";
+  } catch (const trainpack::Error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("failed: RuntimeError: the C compiler is missing"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << "one line";
+    EXPECT_NE(e.hint().find("    RuntimeError: the C compiler is missing\n"), std::string::npos) << e.hint();
+    EXPECT_EQ(e.hint().find("compiling module 150"), std::string::npos) << "only the end of the output";
+  }
+}
+
+TEST(SourceBuildOutput, TheReasonIsTheLastExceptionElseTheLastErrorLine) {
+  EXPECT_EQ(build_failure_reason("Traceback (most recent call last):\n  File \"setup.py\", line 1\n"
+                                 "    import x\nModuleNotFoundError: No module named 'x'\n"),
+            "ModuleNotFoundError: No module named 'x'");
+  EXPECT_EQ(build_failure_reason("running build_ext\nerror: command 'gcc' failed: No such file or directory\n"
+                                 "cleaning up\n"),
+            "error: command 'gcc' failed: No such file or directory");
+  EXPECT_EQ(build_failure_reason("one\r\ntwo\r\n\r\n"), "two");
+  EXPECT_EQ(build_failure_reason(""), "it printed nothing");
+  EXPECT_EQ(build_output_tail("a\n\nb\nc\n", 2), "\n    b\n    c");
+}
