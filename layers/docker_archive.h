@@ -20,7 +20,8 @@ namespace trainpack::layers {
 
 // Writes `image` to `file` tagged `repo_tag` ("trainer:latest", "127.0.0.1:5000/x/y:tag"; ":latest" is implied
 // when there is no tag). Layer bytes are streamed; the tar is built beside `file` and renamed over it at the end,
-// so a failure leaves nothing. Throws Error on an invalid reference or an unreadable/inconsistent image.
+// so a failure leaves nothing and concurrent writers never mix: the last rename wins, as with `docker save -o`.
+// Throws Error on an invalid reference or an unreadable/inconsistent image.
 void write_docker_archive(const Image& image, const std::filesystem::path& file, std::string_view repo_tag);
 
 // Opens the image `ref` (a RepoTag such as "trainer:latest", a full reference, or a bare tag; empty = the only
