@@ -9,6 +9,7 @@
 #include "layers/context_copy.h"
 #include "layers/docker_archive.h"
 #include "layers/dockerignore.h"
+#include "layers/entry_safety.h"
 #include "layers/layer_cache.h"
 #include "layers/oci_layout.h"
 #include "layers/rootfs_index.h"
@@ -267,6 +268,19 @@ void check_output(const ImageLocation& out) {
 
 std::string short_digest(const layers::Digest& d) { return d.algorithm() + ":" + d.hex().substr(0, 12); }
 
+// The base layers whose bytes this build passes on: all of them for a file output (it holds every blob), else those
+// already here (a push uploads them). A layer a registry push mounts or finds there, or relays from the base's
+// registry, never passes through here whole; the Python steps read (and so check) the layers they scan.
+std::vector<layers::Digest> base_layers_passed_on(const BuildRequest& req, const layers::Image& base,
+                                                  const layers::Manifest& manifest) {
+  bool file_output = false;
+  for (const ImageLocation& out : req.outputs) file_output |= out.kind != ImageLocation::Kind::kRegistry;
+  std::vector<layers::Digest> out;
+  for (const layers::Descriptor& l : manifest.layers)
+    if (file_output || base.has_local_blob(l.digest)) out.push_back(l.digest);
+  return out;
+}
+
 }  // namespace
 
 BuildResult run_build(const BuildRequest& req, Progress& progress) {
@@ -286,6 +300,7 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   result.base_digest = base->manifest_digest().str();
   log("base " + req.base_name + " " + result.base_digest + " (" + std::to_string(base_manifest.layers.size()) +
       " layers)");
+  if (!req.dry_run) layers::check_layers_are_safe(*base, base_layers_passed_on(req, *base, base_manifest), req.cache_dir);
 
   // What this build's own layers hold. The base's layers are never listed for the non-pip steps (see
   // run_mkdir_entries), so a build that only copies code reads no base layer bytes at all; pip steps read the

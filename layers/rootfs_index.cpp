@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "layers/entry_safety.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/paths.h"
@@ -31,6 +32,22 @@ std::string dir_name(std::string_view p) { return std::string(path_dir(p)); }
 constexpr const char* kOpaque = ".wh..wh..opq";
 constexpr std::string_view kWhiteoutPrefix = ".wh.";
 
+// Docker's rules (layers/entry_safety.h): a layer that breaks them is refused, whether its files are read or only
+// passed on.
+void refuse_unsafe_entry(struct archive_entry* e, std::string_view what) {
+  const char* name = archive_entry_pathname(e);
+  EntryKind kind = EntryKind::kOther;
+  const char* target = archive_entry_hardlink(e);
+  if (target) kind = EntryKind::kHardlink;
+  else if (archive_entry_filetype(e) == AE_IFLNK && (target = archive_entry_symlink(e))) kind = EntryKind::kSymlink;
+  std::optional<std::string> reason = unsafe_entry_reason(name ? name : "", kind, target ? target : "");
+  if (!reason) return;
+  std::string shown = name ? name : "";
+  if (target) shown += " -> " + std::string(target);
+  throw Error(std::string(what) + ": unsafe entry '" + shown + "' (" + *reason + ")",
+              "Docker refuses this layer too; rebuild the base image with a standard tool");
+}
+
 }  // namespace
 
 LayerListing list_layer_blob(const fs::path& blob, std::string_view what, const LayerEntryVisitor& visit) {
@@ -44,6 +61,7 @@ LayerListing list_layer_blob(const fs::path& blob, std::string_view what, const 
   int rc;
   while ((rc = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
     const char* name = archive_entry_pathname(e);
+    refuse_unsafe_entry(e, what);
     std::string path = clean_tar_path(name ? name : "");
     if (path.empty()) continue;
     PathInfo info;

@@ -254,4 +254,25 @@ TEST_F(CliTest, JobSpecArgsAddUp) {
       << r.err;
 }
 
+// A base layer Docker's extractor would refuse is refused before the build writes anything, even when no step
+// reads the base's files (the layer is passed on into the output).
+TEST_F(CliTest, BuildRefusesABaseLayerWithAnUnsafeEntry) {
+  file("trainer/task.py");
+  const fs::path base = root_.path() / "base";
+  {
+    auto image = trainpack::test_support::make_image_of_layers(root_.path() / "store", "amd64",
+                                                               {{{"../../tmp/planted", "x"}}});
+    trainpack::layers::write_oci_layout(*image.image, base, "1");
+  }
+  const fs::path out = root_.path() / "out";
+  std::vector<std::string> args{"build", "-q", "--executor-image-uri=python:3.10",
+                                "--base-source=oci:" + base.string() + ":1",
+                                "--cache-dir=" + (root_.path() / "cache").string(), "--output=oci:" + out.string(),
+                                pkg_flag(), "--script=trainer/task.py"};
+  CliResult r = trainpack(args);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unsafe entry '../../tmp/planted' (its name leaves the root)"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 }  // namespace

@@ -1,0 +1,31 @@
+#pragma once
+// Which layer entries are unsafe to pass on: those Docker's extractor refuses (moby pkg/archive: UnpackLayer's
+// "breakout" check on names, createTarFile's checks on hardlink and symlink targets) and absolute names, which only a
+// crafted tar holds. A write through a symlink needs no rule of its own: it is resolved inside the root (Docker
+// extracts in a chroot), and a symlink whose target leaves the root is refused where it is created.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "layers/image.h"
+
+namespace trainpack::layers {
+
+enum class EntryKind { kOther, kHardlink, kSymlink };
+
+// Why the entry `name` (as the tar holds it) is unsafe, or nullopt when it is safe. `link_target` is the hardlink's
+// or symlink's target as the tar holds it.
+std::optional<std::string> unsafe_entry_reason(std::string_view name, EntryKind kind, std::string_view link_target);
+
+}  // namespace trainpack::layers
+
+namespace trainpack::layers {
+
+// Reads each of `layers` of `image` (downloading those that are remote) and throws Error naming the layer and the
+// first unsafe entry. A layer found safe is remembered under <cache_dir>/checked-layers/<hex>, so it is read once.
+void check_layers_are_safe(const Image& image, const std::vector<Digest>& layers,
+                           const std::filesystem::path& cache_dir);
+
+}  // namespace trainpack::layers
