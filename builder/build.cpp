@@ -150,6 +150,8 @@ int sweep_leftovers(const BuildRequest& req) {
   for (fs::directory_iterator it(req.cache_dir / "scans", ec), end; !ec && it != end; it.increment(ec))
     removed += sweep_orphaned_temps(it->path());
   removed += sweep_orphaned_temps(req.cache_dir / "layers");
+  std::error_code tmp_ec;
+  removed += sweep_orphaned_temps(fs::temp_directory_path(tmp_ec));  // work directories of builds run as another user
   for (const ImageLocation& out : req.outputs) {
     if (out.kind == ImageLocation::Kind::kRegistry) continue;
     fs::path path = fs::absolute(out.path).lexically_normal();

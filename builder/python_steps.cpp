@@ -35,6 +35,7 @@
 #include "support/error.h"
 #include "support/text.h"
 #include "support/fs.h"
+#include "support/privileges.h"
 #include "support/paths.h"
 
 namespace trainpack::builder {
@@ -93,6 +94,22 @@ std::string image_relative(std::string_view path, std::string_view cwd) {
 
 }  // namespace
 
+namespace {
+
+// Where the Python steps work: under the cache, unless builds run as a user who cannot reach it (a cache in root's
+// 0700 home); then in the system's temp directory, searchable (not listable) by others.
+fs::path make_work_dir(const fs::path& cache_dir) {
+  fs::create_directories(cache_dir / "tmp");
+  std::optional<UserIds> user = unprivileged_build_user();
+  if (!user) return make_temp_dir(cache_dir / "tmp", "pip-");
+  fs::path dir = make_temp_dir(reachable_by(cache_dir / "tmp", *user) ? cache_dir / "tmp" : fs::temp_directory_path(),
+                               "trainpack-pip-");
+  fs::permissions(dir, fs::perms(0711));
+  return dir;
+}
+
+}  // namespace
+
 struct PythonInstaller::State {
   std::shared_ptr<const layers::Image> base;
   const layers::BlobStore& store;
@@ -111,7 +128,7 @@ struct PythonInstaller::State {
   State(std::shared_ptr<const layers::Image> b, const layers::BlobStore& s, fs::path c, PythonOptions o, std::int64_t m,
         std::function<void(const std::string&)> l)
       : base(std::move(b)), store(s), cache_dir(std::move(c)), options(std::move(o)), mtime(m), log(std::move(l)),
-        work(make_temp_dir(cache_dir / "tmp", "pip-")),
+        work(make_work_dir(cache_dir)),
         builder([this]() -> const layers::ScannedImage& { return filesystem(); }, cache_dir, work.path(),
                 options.build_python, mtime, log) {}
 
@@ -410,6 +427,7 @@ IsolatedEnvironment PythonInstaller::Step::install_isolated(const std::vector<st
   ro.constraints.clear();
   python::Resolution resolution = python::resolve(roots, ro, source);
   const fs::path prefix = make_temp_dir(st_.work.path(), "build-env-");
+  fs::permissions(prefix, fs::perms(0755));  // read by a build that runs as another user (support/privileges.h)
   IsolatedEnvironment env;
   env.dir = prefix / "site";
   python::InstallScheme scheme;

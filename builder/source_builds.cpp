@@ -12,6 +12,7 @@
 #include "python/sdist.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/privileges.h"
 
 namespace trainpack::builder {
 namespace fs = std::filesystem;
@@ -36,6 +37,18 @@ std::string sdist_cache_key(const fs::path& sdist, const std::string& how) {
   return layers::sha256_of(layers::sha256_of_file(sdist).hex() + "\n" + how).hex();
 }
 
+// A copy of a built wheel (written by the build's user, maybe on another filesystem) made by this process into a
+// staging directory renamed to `cached`; when another build won the race, its result is the same and stays.
+void store_built_wheel(const fs::path& wheel, const fs::path& cached) {
+  fs::create_directories(cached.parent_path());
+  ScopedDir staging(staging_path_for(cached));
+  fs::create_directories(staging.path());
+  fs::copy_file(wheel, staging.path() / wheel.filename());
+  std::error_code ec;
+  fs::rename(staging.path(), cached, ec);
+  if (!ec) staging.release();
+}
+
 std::optional<fs::path> wheel_in(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return std::nullopt;
@@ -49,7 +62,7 @@ std::optional<fs::path> wheel_in(const fs::path& dir) {
 SourceBuilder::SourceBuilder(std::function<const layers::ScannedImage&()> base, fs::path cache_dir, fs::path work,
                              BuildPython mode, std::int64_t mtime, std::function<void(const std::string&)> log)
     : base_(std::move(base)), cache_dir_(std::move(cache_dir)), work_(std::move(work)), mode_(mode), mtime_(mtime),
-      log_(std::move(log)) {}
+      log_(std::move(log)), user_(unprivileged_build_user()) {}
 
 // A host python3.X (the image's exact version preferred), else (auto) or only (image) the base's own interpreter
 // run from the cache.
@@ -80,8 +93,41 @@ const python::Interpreter& SourceBuilder::interpreter(const python::PythonFacts&
 }
 
 const std::vector<std::string>& SourceBuilder::image_site_dirs(const python::PythonFacts& facts) {
-  if (!site_dirs_) site_dirs_ = python::image_site_packages(base_(), facts, setuptools_packages(), cache_dir_, log_);
+  if (!site_dirs_) {
+    site_dirs_ = python::image_site_packages(base_(), facts, setuptools_packages(), cache_dir_, log_);
+    for (std::string& dir : *site_dirs_) dir = reachable(dir);
+  }
   return *site_dirs_;
+}
+
+std::string SourceBuilder::reachable(const std::string& dir) {
+  if (!user_ || reachable_by(dir, *user_)) return dir;
+  fs::path rel = fs::path(dir).lexically_relative(cache_dir_);
+  if (rel.empty() || *rel.begin() == ".." || std::distance(rel.begin(), rel.end()) < 2)
+    throw Error("internal: " + dir + " is outside the cache, and the build's user cannot reach it");
+  const fs::path entry = cache_dir_ / *rel.begin() / *std::next(rel.begin());  // cache/<kind>/<key>
+  auto [it, fresh] = mirrors_.try_emplace(entry, work_ / ("mirror-" + std::to_string(mirrors_.size())));
+  if (fresh) mirror_tree(entry, it->second);
+  return (it->second / fs::path(dir).lexically_relative(entry)).lexically_normal().string();
+}
+
+void SourceBuilder::open_to_build_user(python::SourceBuild& build, const python::PythonFacts& facts) {
+  if (!user_) return;
+  build.run_as = user_;
+  // The directory directly under work_ that holds the tree (project-..., sdist-...), and the interpreter's scratch.
+  fs::path rel = build.tree.lexically_relative(work_);
+  if (rel.empty() || *rel.begin() == "..") throw Error("internal: " + build.tree.string() + " is outside the work dir");
+  give_tree(work_ / *rel.begin(), *user_);
+  if (build.python->from_image && !reachable_by(build.python->argv.back(), *user_)) {
+    if (!image_for_user_) {
+      // The interpreter's entry mirrored where the user can reach it, and launched from there.
+      fs::path entry = reachable(build.python->argv.back());
+      while (!fs::exists(entry / "interpreter.json") && entry.has_relative_path()) entry = entry.parent_path();
+      image_for_user_ = python::launch_image_interpreter(entry, facts, work_ / "python-image-user");
+    }
+    build.python = &*image_for_user_;
+  }
+  give_tree(build.python->scratch, *user_);
 }
 
 // importlib.util.find_spec(module) in the image's Python, for a top-level module: a package directory or a
@@ -119,6 +165,7 @@ python::SourceBuild SourceBuilder::source_build(const SourceBuildStep& step, con
   b.sys_prefix = step.facts.prefix;
   b.sys_base_prefix = step.facts.base_prefix.empty() ? step.facts.prefix : step.facts.base_prefix;
   b.image_env = step.image_env;
+  open_to_build_user(b, step.facts);
   return b;
 }
 
@@ -245,9 +292,7 @@ BuiltDistribution SourceBuilder::build_sdist(const SourceBuildStep& step, const 
     if (log_) log_("building " + display + " with setup.py bdist_wheel (" + python.description + ")");
     wheel = python::build_legacy_wheel(build, out);
   }
-  fs::create_directories(cached.parent_path());
-  std::error_code ec;
-  fs::rename(out, cached, ec);  // another build may have won the race: then its result is the same
+  store_built_wheel(wheel, cached);
   if (std::optional<fs::path> stored = wheel_in(cached)) return from_wheel(*stored, display);
   return from_wheel(wheel, display);
 }

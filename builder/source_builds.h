@@ -82,6 +82,11 @@ class SourceBuilder {
                                const std::string& display) const;
   BuiltDistribution from_wheel(const std::filesystem::path& wheel, const std::string& display) const;
   const std::vector<std::string>& image_site_dirs(const python::PythonFacts& facts);
+  // For a build run as an unprivileged user: its tree and scratch handed to it, the interpreter reachable.
+  void open_to_build_user(python::SourceBuild& build, const python::PythonFacts& facts);
+  // `dir` under the cache, or a mirror of its entry (cache/<kind>/<key>) in the work directory when the build's
+  // user cannot reach the cache (a root-only home, say).
+  std::string reachable(const std::string& dir);
   bool importable(const SourceBuildStep& step, const std::string& module) const;
 
   std::function<const layers::ScannedImage&()> base_;
@@ -94,6 +99,9 @@ class SourceBuilder {
   bool host_checked_ = false;
   std::optional<python::Interpreter> image_;
   std::optional<std::vector<std::string>> site_dirs_;
+  std::optional<UserIds> user_;                  // who builds run as (support/privileges.h); nullopt: this process
+  std::map<std::filesystem::path, std::filesystem::path> mirrors_;  // cache entry -> its mirror in work_
+  std::optional<python::Interpreter> image_for_user_;  // image_ with its paths in a mirror
 };
 
 }  // namespace trainpack::builder

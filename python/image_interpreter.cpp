@@ -250,7 +250,9 @@ void add_launcher(Interpreter& python) {
   python.sys_path.insert(python.sys_path.begin(), site.string());
 }
 
-Interpreter launch(const fs::path& entry, const PythonFacts& facts, const fs::path& scratch) {
+}  // namespace
+
+Interpreter launch_image_interpreter(const fs::path& entry, const PythonFacts& facts, const fs::path& scratch) {
   json manifest = json::parse(read_file(entry / "interpreter.json"));
   const fs::path root = entry / "root";
   auto host = [&root](const std::string& p) { return (root / normalize_path(p)).string(); };
@@ -278,6 +280,8 @@ Interpreter launch(const fs::path& entry, const PythonFacts& facts, const fs::pa
   add_launcher(python);
   return python;
 }
+
+namespace {
 
 // Runs it once: the version, the bytecode magic number, and where everything it uses comes from.
 constexpr const char* kCheckScript = R"py(
@@ -404,7 +408,7 @@ Interpreter image_interpreter(const layers::ScannedImage& image, const PythonFac
                               const ImageInterpreterOptions& options) {
   InterpreterPlan plan = plan_image_interpreter(image, facts, options.packages);
   fs::path entry = extract_to_cache(image, plan, options.cache_dir, options.log);
-  Interpreter python = launch(entry, facts, options.scratch);
+  Interpreter python = launch_image_interpreter(entry, facts, options.scratch);
   check_runs(python, entry / "root", facts, options.log);
   return python;
 }

@@ -78,6 +78,11 @@ struct ImageInterpreterOptions {
   std::function<void(const std::string&)> log;
 };
 
+// The interpreter of an entry image_interpreter stored (<cache-dir>/interpreters/<key>, or a copy of one made
+// elsewhere), its launcher and HOME in `scratch`, without running it.
+Interpreter launch_image_interpreter(const std::filesystem::path& entry, const PythonFacts& facts,
+                                     const std::filesystem::path& scratch);
+
 // The image's own copies of `packages` (setuptools, pkg_resources, _distutils_hack, wheel, ... with their
 // metadata) from its site dirs, copied into <cache-dir>/site-packages/<key>: the host directories that mirror the
 // image's site dirs holding them, in sys.path order. pip runs setup.py with these when it does not isolate a build;

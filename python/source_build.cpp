@@ -134,7 +134,8 @@ void run_build(const SourceBuild& b, const json& req, const std::string& what) {
   ProcessOptions options = python.process_options();
   for (const std::string& kv : b.image_env) options.env.push_back(kv);
   options.output_cap = 4u << 20;
-  options.merge_stderr = true;  // a traceback (stderr) stays after what the build printed before it (stdout)
+  options.merge_stderr = true;
+  options.run_as = b.run_as;  // a traceback (stderr) stays after what the build printed before it (stdout)
   ProcessResult r = run_process(python.command({"-s", "-S", "-c", kBuildScript}), req.dump(), b.timeout, options);
   if (r.timed_out)
     throw Error(what + " " + b.display + " took longer than " + std::to_string(b.timeout.count()) + " s",
@@ -146,10 +147,31 @@ void run_build(const SourceBuild& b, const json& req, const std::string& what) {
                     "\ncheck that it builds with pip in the image, or publish a wheel for it");
 }
 
+// A directory the build writes into: created and, when the build runs as another user, handed to it.
+void writable_dir(const SourceBuild& b, const fs::path& dir) {
+  fs::create_directories(dir);
+  if (b.run_as) give_tree(dir, *b.run_as);
+}
+
+// A file the build left under `base`, read without following a symlink anywhere below `base`: the build runs as a
+// user that cannot read what this process can, and must not get it read for it.
+std::string read_build_output(const SourceBuild& b, const fs::path& base, const fs::path& file,
+                              std::uintmax_t limit) {
+  fs::path at = base;
+  for (const fs::path& part : file.lexically_relative(base)) {
+    at /= part;
+    if (part == ".." || fs::is_symlink(at))
+      throw Error("building " + b.display + " left a symlink at " + at.string() + " where its result is read",
+                  "a build's results must be regular files");
+  }
+  return read_file(file, limit);
+}
+
 fs::path only_wheel_in(const fs::path& dir, const SourceBuild& b) {
   std::vector<fs::path> wheels;
   for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.path().extension() == ".whl") wheels.push_back(entry.path());
+    if (entry.path().extension() == ".whl" && entry.symlink_status().type() == fs::file_type::regular)
+      wheels.push_back(entry.path());
   std::sort(wheels.begin(), wheels.end());
   if (wheels.empty()) throw Error("building " + b.display + " left no wheel", "check its setup.py or build backend");
   return wheels.front();  // pip: more than one is a warning, and the first after sorting is used
@@ -158,7 +180,7 @@ fs::path only_wheel_in(const fs::path& dir, const SourceBuild& b) {
 }  // namespace
 
 fs::path build_legacy_wheel(const SourceBuild& build, const fs::path& out_dir) {
-  fs::create_directories(out_dir);
+  writable_dir(build, out_dir);
   json req = request(build, "setup.py");
   req["args"] = {"bdist_wheel", "-d", out_dir.string()};
   run_build(build, req, "building (setup.py bdist_wheel)");
@@ -166,16 +188,17 @@ fs::path build_legacy_wheel(const SourceBuild& build, const fs::path& out_dir) {
 }
 
 EggInfo legacy_metadata(const SourceBuild& build, const fs::path& egg_base) {
-  fs::create_directories(egg_base);
+  writable_dir(build, egg_base);
   json req = request(build, "setup.py");
   req["args"] = {"egg_info", "--egg-base", egg_base.string()};
   run_build(build, req, "preparing the metadata (setup.py egg_info) of");
   for (const auto& entry : fs::directory_iterator(egg_base)) {
-    if (entry.path().extension() != ".egg-info" || !entry.is_directory()) continue;
+    if (entry.path().extension() != ".egg-info" || entry.symlink_status().type() != fs::file_type::directory)
+      continue;
     EggInfo out;
-    out.pkg_info = read_file(entry.path() / "PKG-INFO", 16u << 20);
-    if (fs::is_regular_file(entry.path() / "requires.txt"))
-      out.requires_txt = read_file(entry.path() / "requires.txt", 16u << 20);
+    out.pkg_info = read_build_output(build, egg_base, entry.path() / "PKG-INFO", 16u << 20);
+    if (fs::exists(fs::symlink_status(entry.path() / "requires.txt")))
+      out.requires_txt = read_build_output(build, egg_base, entry.path() / "requires.txt", 16u << 20);
     return out;
   }
   throw Error("setup.py egg_info of " + build.display + " wrote no .egg-info directory",
@@ -183,8 +206,10 @@ EggInfo legacy_metadata(const SourceBuild& build, const fs::path& egg_base) {
 }
 
 LegacyInstall legacy_install(const SourceBuild& build, const InstallScheme& scheme, const fs::path& stage) {
-  fs::create_directories(stage);
-  fs::path record = stage.parent_path() / (stage.filename().string() + "-record.txt");
+  writable_dir(build, stage);
+  ScopedDir record_dir(make_temp_dir(build.python->scratch, "record-"));
+  writable_dir(build, record_dir.path());
+  fs::path record = record_dir.path() / "record.txt";
   json req = request(build, "setup.py");
   // pip passes no install directories; the image's pip computes them from its own sys.prefix, which is the
   // scheme trainpack already knows: given explicitly, they hold whichever interpreter runs the build.
@@ -195,7 +220,7 @@ LegacyInstall legacy_install(const SourceBuild& build, const InstallScheme& sche
   req["dont_write_bytecode"] = image_env_set(build, "PYTHONDONTWRITEBYTECODE");
   run_build(build, req, "installing (setup.py install)");
   std::vector<std::string> lines;
-  std::string text = read_file(record, 64u << 20);
+  std::string text = read_build_output(build, record_dir.path(), record, 64u << 20);
   for (std::size_t pos = 0; pos < text.size();) {
     std::size_t eol = text.find('\n', pos);
     std::string line = text.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
@@ -234,12 +259,14 @@ LegacyInstall installed_files_from_record(const std::vector<std::string>& record
 
 std::vector<std::string> pep517_requires_for_build_wheel(const SourceBuild& build, const Pep517Backend& backend) {
   ScopedDir work(make_temp_dir(build.python->scratch, "hook-"));
+  writable_dir(build, work.path());
   json req = request(build, "get_requires_for_build_wheel");
   req["backend"] = backend.backend;
   req["backend_path"] = backend.backend_path;
   req["result"] = (work.path() / "result.json").string();
   run_build(build, req, "getting the build requirements of");
-  json result = json::parse(read_file(work.path() / "result.json", 1u << 20), nullptr, false);
+  json result =
+      json::parse(read_build_output(build, work.path(), work.path() / "result.json", 1u << 20), nullptr, false);
   std::vector<std::string> out;
   if (result.is_object() && result["result"].is_array())
     for (const auto& r : result["result"])
@@ -249,16 +276,18 @@ std::vector<std::string> pep517_requires_for_build_wheel(const SourceBuild& buil
 
 fs::path pep517_build_wheel(const SourceBuild& build, const Pep517Backend& backend, const fs::path& out_dir) {
   ScopedDir work(make_temp_dir(build.python->scratch, "hook-"));
-  fs::create_directories(out_dir);
+  writable_dir(build, out_dir);
   fs::path metadata_dir = work.path() / "metadata";
   fs::create_directories(metadata_dir);
+  writable_dir(build, work.path());
   json req = request(build, "prepare_metadata_for_build_wheel");
   req["backend"] = backend.backend;
   req["backend_path"] = backend.backend_path;
   req["metadata_dir"] = metadata_dir.string();
   req["result"] = (work.path() / "metadata.json").string();
   run_build(build, req, "preparing the metadata of");
-  json prepared = json::parse(read_file(work.path() / "metadata.json", 1u << 20), nullptr, false);
+  json prepared =
+      json::parse(read_build_output(build, work.path(), work.path() / "metadata.json", 1u << 20), nullptr, false);
   std::string dist_info;
   if (prepared.is_object() && prepared["result"].is_string())
     dist_info = (metadata_dir / prepared["result"].get<std::string>()).string();
@@ -267,10 +296,13 @@ fs::path pep517_build_wheel(const SourceBuild& build, const Pep517Backend& backe
   req["out_dir"] = out_dir.string();
   req["result"] = (work.path() / "wheel.json").string();
   run_build(build, req, "building");
-  json built = json::parse(read_file(work.path() / "wheel.json", 1u << 20), nullptr, false);
+  json built =
+      json::parse(read_build_output(build, work.path(), work.path() / "wheel.json", 1u << 20), nullptr, false);
   if (built.is_object() && built["result"].is_string()) {
-    fs::path wheel = out_dir / built["result"].get<std::string>();
-    if (fs::is_regular_file(wheel)) return wheel;
+    std::string name = built["result"].get<std::string>();
+    fs::path wheel = out_dir / name;
+    if (name.find('/') == std::string::npos && fs::symlink_status(wheel).type() == fs::file_type::regular)
+      return wheel;
   }
   return only_wheel_in(out_dir, build);
 }

@@ -21,6 +21,7 @@
 
 #include "python/interpreter.h"
 #include "python/scheme.h"
+#include "support/privileges.h"
 
 namespace trainpack::python {
 
@@ -34,6 +35,9 @@ struct SourceBuild {
   std::string sys_base_prefix;
   std::vector<std::string> image_env;    // the image's Env that a build inherits: "PYTHONDONTWRITEBYTECODE=1", ...
   std::chrono::seconds timeout{900};
+  // The user the build runs as (support/privileges.h); the directories it writes are handed to that user, and
+  // what it leaves is read without following a symlink it may have planted.
+  std::optional<UserIds> run_as;
 };
 
 // kLegacyWheel. Returns the one wheel the build wrote into `out_dir`.

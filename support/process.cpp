@@ -1,6 +1,7 @@
 #include "support/process.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -93,6 +94,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     ::dup2(in[0], 0);
     ::dup2(out[1], 1);
     ::dup2(options.merge_stderr ? out[1] : err[1], 2);
+    if (options.run_as && (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || !become(*options.run_as))) {
+      static const char msg[] = "cannot switch to the build's user\n";
+      ssize_t ignored = ::write(2, msg, sizeof msg - 1);
+      (void)ignored;
+      ::_exit(126);
+    }
     if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ::_exit(126);
     ::execve(exe.c_str(), args.data(), options.env.empty() ? environ : envp.data());
     static const char msg[] = "cannot execute the program\n";

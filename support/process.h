@@ -3,8 +3,11 @@
 // Python (PEP 517 builds, bytecode). Never a program from an image.
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "support/privileges.h"
 
 namespace trainpack {
 
@@ -21,6 +24,8 @@ struct ProcessOptions {
   // stderr into the same pipe as stdout (`out`), so that their lines keep their order, and `out` keeps the last
   // output_cap bytes rather than the first: what a failing build printed last is where its reason is.
   bool merge_stderr = false;
+  // Run as this user (support/privileges.h), with no_new_privs so that no setuid program gives root back.
+  std::optional<UserIds> run_as;
 };
 
 // The executable `name` would run: itself when it contains a '/', else the first match in $PATH (a default PATH

@@ -7,9 +7,13 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/privileges.h"
+
+using nlohmann::json;
 
 using namespace trainpack::python;
 namespace fs = std::filesystem;
@@ -155,4 +159,53 @@ TEST(SourceBuildOutput, TheReasonIsTheLastExceptionElseTheLastErrorLine) {
   EXPECT_EQ(build_failure_reason("one\r\ntwo\r\n\r\n"), "two");
   EXPECT_EQ(build_failure_reason(""), "it printed nothing");
   EXPECT_EQ(build_output_tail("a\n\nb\nc\n", 2), "\n    b\n    c");
+}
+
+// Started as root, a build runs as the unprivileged user: setup.py can read neither root's files (a registry
+// credential) nor the environment or memory of the process that started it.
+TEST_F(SourceBuildTest, AsRootTheBuildRunsAsAnotherUserWhoSeesNoSecret) {
+  std::optional<trainpack::UserIds> user = trainpack::unprivileged_build_user();
+  if (!user) GTEST_SKIP() << "not root, or no other user to become";
+  fs::path secret = work_.path() / "docker" / "config.json";
+  fs::create_directories(secret.parent_path());
+  trainpack::write_file_atomic(secret, "{\"auths\":{}}");
+  fs::permissions(secret, fs::perms(0600));
+  fs::permissions(secret.parent_path(), fs::perms(0700));
+  trainpack::write_file_atomic(
+      tree_ / "setup.py",
+      "import os\n"
+      "assert os.getuid() == " + std::to_string(user->uid) + ", os.getuid()\n"
+      "for path in (" + json(secret.string()).dump() + ", '/proc/%d/environ' % os.getppid()):\n"
+      "    try:\n"
+      "        open(path).read()\n"
+      "        raise SystemExit('read ' + path)\n"
+      "    except PermissionError:\n"
+      "        pass\n"
+      "from setuptools import setup\n"
+      "setup(name='tiny-app', version='0.3', packages=['tool'])\n");
+  fs::permissions(work_.path(), fs::perms(0711));
+  trainpack::give_tree(tree_, *user);
+  trainpack::give_tree(python_.scratch, *user);
+  SourceBuild b = build();
+  b.run_as = user;
+  fs::path wheel = build_legacy_wheel(b, work_.path() / "out");
+  EXPECT_EQ(wheel.filename(), "tiny_app-0.3-py3-none-any.whl");
+}
+
+// A build that leaves a symlink where its result is read gets nothing read through it.
+TEST_F(SourceBuildTest, AResultThatIsASymlinkIsRefused) {
+  fs::path secret = work_.path() / "secret.txt";
+  trainpack::write_file_atomic(secret, "Name: stolen\n");
+  trainpack::write_file_atomic(
+      tree_ / "setup.py",
+      "import os, sys\n"
+      "base = sys.argv[sys.argv.index('--egg-base') + 1]\n"
+      "os.makedirs(os.path.join(base, 'x.egg-info'))\n"
+      "os.symlink(" + json(secret.string()).dump() + ", os.path.join(base, 'x.egg-info', 'PKG-INFO'))\n");
+  try {
+    legacy_metadata(build(), work_.path() / "egg-base");
+    FAIL() << "a symlinked PKG-INFO must be refused";
+  } catch (const trainpack::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("left a symlink at"), std::string::npos) << e.what();
+  }
 }
