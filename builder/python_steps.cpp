@@ -1,5 +1,7 @@
 #include "builder/python_steps.h"
 
+#include <sys/statvfs.h>
+
 #include <zip.h>
 
 #include <algorithm>
@@ -97,15 +99,24 @@ std::string image_relative(std::string_view path, std::string_view cwd) {
 namespace {
 
 // Where the Python steps work: under the cache, unless builds run as a user who cannot reach it (a cache in root's
-// 0700 home); then in the system's temp directory, searchable (not listable) by others.
+// 0700 home); then in a temp directory it can reach and run programs from (the image's interpreter may be mirrored
+// there), searchable but not listable by others. None such: under the cache, and builds keep this process's user.
 fs::path make_work_dir(const fs::path& cache_dir) {
   fs::create_directories(cache_dir / "tmp");
   std::optional<UserIds> user = unprivileged_build_user();
   if (!user) return make_temp_dir(cache_dir / "tmp", "pip-");
-  fs::path dir = make_temp_dir(reachable_by(cache_dir / "tmp", *user) ? cache_dir / "tmp" : fs::temp_directory_path(),
-                               "trainpack-pip-");
-  fs::permissions(dir, fs::perms(0711));
-  return dir;
+  std::error_code ec;
+  std::vector<fs::path> candidates{cache_dir / "tmp", fs::temp_directory_path(ec), "/var/tmp"};
+  for (const fs::path& parent : candidates) {
+    struct statvfs mount {};
+    if (parent.empty() || !reachable_by(parent, *user) || ::statvfs(parent.c_str(), &mount) != 0 ||
+        (mount.f_flag & ST_NOEXEC))
+      continue;
+    fs::path dir = make_temp_dir(parent, "trainpack-pip-");
+    fs::permissions(dir, fs::perms(0711));
+    return dir;
+  }
+  return make_temp_dir(cache_dir / "tmp", "pip-");
 }
 
 }  // namespace

@@ -62,7 +62,12 @@ std::optional<fs::path> wheel_in(const fs::path& dir) {
 SourceBuilder::SourceBuilder(std::function<const layers::ScannedImage&()> base, fs::path cache_dir, fs::path work,
                              BuildPython mode, std::int64_t mtime, std::function<void(const std::string&)> log)
     : base_(std::move(base)), cache_dir_(std::move(cache_dir)), work_(std::move(work)), mode_(mode), mtime_(mtime),
-      log_(std::move(log)), user_(unprivileged_build_user()) {}
+      log_(std::move(log)), user_(unprivileged_build_user()) {
+  if (user_ && !reachable_by(work_, *user_)) {
+    user_.reset();
+    if (log_) log_("builds run as this process's user: no temp directory the build user can reach runs programs");
+  }
+}
 
 // A host python3.X (the image's exact version preferred), else (auto) or only (image) the base's own interpreter
 // run from the cache.

@@ -162,3 +162,49 @@ TEST(PipBasesBuildPython, Debian11sOwnPythonCompilesItsBytecodeAndBuildsItsSdist
   EXPECT_NE(host.err.find("\nhint: "), std::string::npos) << host.err;
   EXPECT_FALSE(fs::exists(dir.path() / "out-host"));
 }
+
+// Started as root, trainpack runs the project's setup.py as nobody: it reads neither a registry credential in a
+// root-only directory (DOCKER_CONFIG, GOOGLE_APPLICATION_CREDENTIALS name it) nor trainpack's environment, and sees
+// no credential variable. setup.py reports what it could do into a file pip (>= 21.3) leaves in /usr/app.
+TEST(PipBuildUser, AsRootSetupPyRunsAsNobodyAndReadsNoSecret) {
+  if (::geteuid() != 0) GTEST_SKIP() << "only a build started as root drops to another user";
+  TempDir dir("tp-build-user");
+  fs::path secrets = dir.path() / "docker";
+  write_file(secrets / "config.json", "{\"auths\":{\"r.example\":{\"auth\":\"c2VjcmV0LXRva2Vu\"}}}");
+  ASSERT_EQ(::chmod((secrets / "config.json").c_str(), 0600), 0);
+  ASSERT_EQ(::chmod(secrets.c_str(), 0700), 0);
+  fs::path pkg = dir.path() / "pkg";
+  write_file(pkg / "task.py", "print('trained')\n");
+  write_file(pkg / "setup.py",
+             "import os\n"
+             "report = ['uid=%d' % os.getuid()]\n"
+             "for name, path in (('config', " + std::string("'") + (secrets / "config.json").string() + "'), "
+             "('environ', '/proc/%d/environ' % os.getppid())):\n"
+             "    try:\n"
+             "        open(path, 'rb').read()\n"
+             "        report.append(name + '=read')\n"
+             "    except OSError as e:\n"
+             "        report.append(name + '=' + type(e).__name__)\n"
+             "report.append('env=' + ','.join(sorted(k for k in os.environ if k.startswith(('DOCKER', 'GOOGLE')))))\n"
+             "here = os.path.dirname(os.path.abspath(__file__))\n"
+             "open(os.path.join(here, 'report.txt'), 'w').write('\\n'.join(report) + '\\n')\n"
+             "from setuptools import setup\n"
+             "setup(name='tp-user-probe', version='1.0')\n");
+  CommandResult r = build(pkg, base_oci_ref(), dir.path() / "out", dir.path() / "cache",
+                          {"--break-system-packages", "--build-python=host"},
+                          {"env", "DOCKER_CONFIG=" + secrets.string(),
+                           "GOOGLE_APPLICATION_CREDENTIALS=" + (secrets / "config.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> argv{"umoci", "unpack", "--image", (dir.path() / "out").string() + ":x",
+                                (dir.path() / "bundle").string()};
+  CommandResult unpacked = run_command(argv);
+  ASSERT_EQ(unpacked.exit_code, 0) << describe(argv, unpacked);
+  EXPECT_EQ(read_file(dir.path() / "bundle" / "rootfs" / "usr" / "app" / "report.txt"),
+            "uid=65534\nconfig=PermissionError\nenviron=PermissionError\nenv=\n");
+  // Nothing of the build's is left in the temp directory, and no file in the cache belongs to nobody.
+  for (const auto& e : fs::recursive_directory_iterator(dir.path() / "cache")) {
+    struct stat st {};
+    ASSERT_EQ(::lstat(e.path().c_str(), &st), 0);
+    EXPECT_NE(st.st_uid, kNobody) << e.path();
+  }
+}
