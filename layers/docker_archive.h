@@ -1,5 +1,5 @@
 #pragma once
-// docker-archive: the `docker save` / `docker load` tar format (registry.md §8.7), as an image sink and source.
+// docker-archive: the `docker save` / `docker load` tar format (moby image/tarexport; `docker save` since 25.0 also writes an OCI layout), as an image sink and source.
 //
 // Written archives hold both layouts in one uncompressed, deterministic tar, like current moby `docker save`:
 //   blobs/sha256/<hex>   manifest, config and the (compressed) layer blobs, each once

@@ -1,7 +1,7 @@
 #pragma once
 // The image model: descriptors, manifests, and the read-only Image view that every source (OCI layout,
 // docker-archive, later a registry) provides and every sink consumes. Raw manifest and config bytes are kept
-// verbatim: pulled JSON is never re-serialised (registry.md §2.6), only JSON we author is.
+// verbatim: pulled JSON is never re-serialised (a manifest's digest is over its exact bytes: OCI image-spec descriptor.md), only JSON we author is.
 #include <cstdint>
 #include <filesystem>
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// Media types of the OCI image spec and Docker schema2 (registry.md §8.1).
+// Media types of the OCI image spec and Docker schema2 (OCI image-spec media-types.md; Docker's manifest v2 schema 2).
 #include <string_view>
 
 namespace trainpack::layers::media {

@@ -1,5 +1,5 @@
 #pragma once
-// OCI image layouts (registry.md §8.6) as an image source and an image sink.
+// OCI image layouts (OCI image-spec image-layout.md) as an image source and an image sink.
 //
 //   <dir>/oci-layout    {"imageLayoutVersion":"1.0.0"}
 //   <dir>/index.json    an image index; tags are the descriptors' org.opencontainers.image.ref.name annotation

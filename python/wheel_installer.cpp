@@ -112,7 +112,7 @@ std::string read_prefix(zip_t* za, const Member& m, std::size_t n, const std::st
   return out;
 }
 
-// §11: names that could escape the install dirs or mean different files on different systems.
+// Names that could escape the install dirs or mean different files on different systems.
 void check_member_name(const std::string& name, const std::string& wheel) {
   auto bad = [&](const char* why) {
     throw Error(wheel + ": unsafe file name \"" + name + "\" in the wheel (" + why + ")",
@@ -350,7 +350,8 @@ std::string hex_to_bytes(const std::string& hex) {
   return out;
 }
 
-// pip's templates (§5.4). `import_name` is the first component of the attribute path.
+// pip's templates (pip/_internal/operations/install/wheel.py, get_console_script_specs and the
+// script template of its vendored distlib). `import_name` is the first component of the attribute path.
 std::string launcher_body(std::string_view module, std::string_view attr, const Version& pip_version) {
   std::string m(module), f(attr), i(attr.substr(0, attr.find('.')));
   if (pip_version < Version::parse("25.2"))
@@ -628,7 +629,7 @@ InstalledWheel install_wheel(const WheelInstallRequest& req) {
     if (scheme_key) *scheme_key = key;
     std::string base = normalize_abs(dir->second);
     std::string dest = normalize_abs(base + "/" + rest.substr(slash2 + 1));
-    if (!dest.starts_with(base == "/" ? "/" : base + "/"))  // cannot happen after check_member_name; kept as §11 asks
+    if (!dest.starts_with(base == "/" ? "/" : base + "/"))  // cannot happen after check_member_name; kept as a second guard
       throw Error(where + m.name + " would be installed outside " + base);
     return dest;
   };

@@ -1,7 +1,7 @@
 #pragma once
 // A blob copied from one registry to another without touching the disk: a thread downloads it from the source
-// into a bounded buffer while the upload to the target reads from that buffer (registry.md: base layers the
-// target cannot mount are "streamed registry-to-registry"). Memory stays at the buffer size whatever the blob's.
+// into a bounded buffer while the upload to the target reads from that buffer (what crane copy does for a
+// blob the target cannot mount). Memory stays at the buffer size whatever the blob's.
 //
 // Nothing unverified is committed: the upload carries a Content-Length, so the target finalises the blob when it
 // has the last byte. The relay holds that byte back until the download has ended with exactly the descriptor's size

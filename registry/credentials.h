@@ -1,5 +1,5 @@
 #pragma once
-// Where registry credentials come from (registry.md §6, §7): docker config.json ($DOCKER_CONFIG or ~/.docker;
+// Where registry credentials come from: docker config.json ($DOCKER_CONFIG or ~/.docker;
 // auths, credsStore, credHelpers running docker-credential-* programs; DOCKER_AUTH_CONFIG), podman/skopeo auth.json
 // ($REGISTRY_AUTH_FILE, $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json), and, for Google
 // registries, Google Application Default Credentials (registry/google_credentials.h). Every credential says where

@@ -1,5 +1,5 @@
 #pragma once
-// Google Application Default Credentials without gcloud (registry.md §7), for Artifact Registry
+// Google Application Default Credentials without gcloud, for Artifact Registry
 // (*-docker.pkg.dev, docker.*.rep.pkg.dev, later *-python.pkg.dev) and Container Registry (gcr.io, *.gcr.io).
 //
 // Order (google-auth _default.py): $GOOGLE_APPLICATION_CREDENTIALS → $CLOUDSDK_CONFIG/application_default_credentials.json

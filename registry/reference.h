@@ -1,5 +1,5 @@
 #pragma once
-// Image references in Docker's grammar and normalisation (registry.md §1):
+// Image references in Docker's grammar and normalisation (distribution/reference: reference.go, normalize.go):
 //   "ubuntu"                          → docker.io/library/ubuntu:latest (API host registry-1.docker.io)
 //   "127.0.0.1:5000/base/python:3.11" → registry 127.0.0.1:5000, repository base/python, tag 3.11
 //   "us-docker.pkg.dev/p/r/img@sha256:…" → digest reference (a digest wins over a tag when both are given)

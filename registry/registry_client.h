@@ -1,5 +1,5 @@
 #pragma once
-// An authenticated conversation with one registry (registry.md §5): requests go out with the credentials the
+// An authenticated conversation with one registry (distribution-spec; Docker's token authentication specification): requests go out with the credentials the
 // registry asks for; a 401 challenge (Basic, or Bearer realm/service/scope) is answered once — Basic directly,
 // Bearer by fetching a token for the needed scopes (GET with Basic or anonymous, POST form with an identity token,
 // falling back to GET on 404/405) — and the request is retried. Tokens are cached per scope set and refreshed before

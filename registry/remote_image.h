@@ -1,5 +1,5 @@
 #pragma once
-// An image in a registry, as a lazy layers::Image (registry.md §2): the manifest (through an index when the
+// An image in a registry, as a lazy layers::Image (OCI distribution-spec: pulling manifests and blobs): the manifest (through an index when the
 // reference names one, picking the platform) and the config are fetched on open and kept as raw bytes; layer blobs
 // are fetched only when something asks for their bytes, digest-verified while streaming into the blob store, and
 // reused from the store afterwards. Every blob knows its origin, so a push to the same registry mounts it.

@@ -12,7 +12,7 @@ constexpr std::string_view kWorkdir = "/usr/app";
 constexpr std::string_view kHome = "/home";
 
 // ---------------------------------------------------------------------------------------------------------------
-// The fragments of the generated Dockerfile, in output order (local-run.md §2.1). "{}" marks an inserted value.
+// The fragments of the generated Dockerfile, in output order (gcloud 578.0.0: lib/googlecloudsdk/command_lib/ai/docker/build.py). "{}" marks an inserted value.
 //
 // gcloud writes H, XPKG and XREQ as indented triple-quoted templates, fills them with str.format() and runs
 // textwrap.dedent over the result. With one-line values dedent removes exactly the template margin and the texts

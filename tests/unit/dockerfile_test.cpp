@@ -1,4 +1,4 @@
-// The generated Dockerfile against gcloud 578.0.0's output (local-run.md §2), byte for byte.
+// The generated Dockerfile against gcloud 578.0.0's output (lib/googlecloudsdk/command_lib/ai/docker/build.py), byte for byte.
 #include "templates/dockerfile.h"
 
 #include <gtest/gtest.h>
@@ -46,7 +46,7 @@ DockerfileSpec module_spec(std::string base, std::string module) {
   return spec;
 }
 
-// §2.3 E/E': setup.py and requirements.txt at the root and every list flag.
+// E/E': setup.py and requirements.txt at the root and every list flag.
 DockerfileSpec everything_spec(std::string base) {
   DockerfileSpec spec = module_spec(std::move(base), "trainer.task");
   spec.has_setup_py = true;
@@ -57,14 +57,14 @@ DockerfileSpec everything_spec(std::string base) {
   return spec;
 }
 
-// ----- §2.3 exact outputs -----
+// ----- exact outputs -----
 
 TEST(Dockerfile, GoldenA_ScriptInSubdirOnPlainPython) {
   EXPECT_EQ(render_dockerfile(script_spec(kPython, "trainer/task.py")), golden("A.Dockerfile"));
 }
 
 TEST(Dockerfile, GoldenA_AsCString) {
-  // Verbatim from local-run.md §2.3, independent of the golden file's bytes on disk.
+  // Verbatim as gcloud 578.0.0 writes it, independent of the golden file's bytes on disk.
   const std::string expected =
       "\nFROM python:3.10\n# The directory is created by root. This sets permissions so that any user can\n# access the "
       "folder.\nRUN mkdir -m 777 -p /usr/app /home\nWORKDIR /usr/app\nENV HOME=/home\n\n# Keeps Python from generating "
@@ -294,7 +294,7 @@ TEST(Dockerfile, NeverEmitsInstructionsGcloudDoesNot) {
   }
 }
 
-// ----- §3 prebuilt-image detection -----
+// ----- prebuilt-image detection -----
 
 TEST(PrebuiltImage, TableFromTheSpec) {
   const std::string t = "us-docker.pkg.dev/vertex-ai/training/";
@@ -356,7 +356,7 @@ TEST(PrebuiltImage, SwitchesPipPythonAndSitecustomize) {
   EXPECT_EQ(plain.find("python3"), std::string::npos);
 }
 
-// ----- §2.2 escaping -----
+// ----- escaping -----
 
 TEST(ShlexQuote, SpecExamples) {
   EXPECT_EQ(shlex_quote("pandas==1.2.0"), "pandas==1.2.0");
