@@ -72,6 +72,7 @@ struct BuildFlags {
   std::vector<std::string> insecure_registries;
   std::string ca_file;
   bool http1_only = false;
+  int http_timeout = 60;  // seconds a registry or index request may go without progress
   int jobs = 4;
   std::string index_url;
   std::vector<std::string> extra_index_urls;
@@ -81,6 +82,14 @@ struct BuildFlags {
   std::string build_python = "auto";
   int own_layer_mb = 100;
 };
+
+// The flags of commands that talk to registries and package indexes, shared by build and local-run.
+void add_network_flags(CLI::App& cmd, BuildFlags& bf) {
+  cmd.add_option("--http-timeout", bf.http_timeout,
+                 "Seconds a registry or package index request may go without an answer or progress (connecting, "
+                 "waiting, stalled transfers, retries) before the command fails; default 60. A transfer that keeps "
+                 "moving is never cut");
+}
 
 // The pip steps' flags, shared by build and local-run.
 void add_python_flags(CLI::App& cmd, BuildFlags& bf) {
@@ -109,6 +118,9 @@ void run_dockerfile(const LocalRunFlags& flags) {
 // What every build starts from: the plan of gcloud's Dockerfile, where the base is read, the cache.
 BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
   if (bf.jobs < 1 || bf.jobs > 32) throw Error("--jobs must be between 1 and 32");
+  if (bf.http_timeout < 1 || bf.http_timeout > 86400)
+    throw Error("--http-timeout must be between 1 and 86400 seconds, not " + std::to_string(bf.http_timeout),
+                "it is how long one request may go without progress; the default is 60");
   BuildRequest req;
   req.package_dir = spec.package_dir;
   req.base_name = spec.executor_image_uri;
@@ -138,6 +150,7 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
   if (bf.own_layer_mb < 0) throw Error("--own-layer-mb must not be negative");
   req.python.own_layer_bytes = static_cast<std::uint64_t>(bf.own_layer_mb) << 20;
   req.python.jobs = bf.jobs;
+  req.python.http_timeout = std::chrono::seconds(bf.http_timeout);
   return req;
 }
 
@@ -150,6 +163,7 @@ std::unique_ptr<registry::Registries> registries_for(BuildRequest& req, const Bu
   http.insecure_hosts = bf.insecure_registries;
   if (!bf.ca_file.empty()) http.ca_file = bf.ca_file;
   http.http1_only = bf.http1_only;
+  http.timeout = std::chrono::seconds(bf.http_timeout);
   http.user_agent = std::string("trainpack/") + TRAINPACK_VERSION;
   auto registries = std::make_unique<registry::Registries>(std::move(http));
   req.registries = registries.get();
@@ -372,6 +386,7 @@ int run_cli(int argc, char** argv) {
   build->add_option("--ca-file", bf.ca_file, "Also trust the CA certificates in this PEM file for registries");
   build->add_flag("--http1.1", bf.http1_only, "Use HTTP/1.1 only (some proxies mishandle HTTP/2)");
   build->add_option("--jobs", bf.jobs, "Parallel blob uploads (default 4)");
+  add_network_flags(*build, bf);
   build->add_flag("--dry-run", bf.dry_run,
                   "Show the layers that would be built and the paths .dockerignore excludes; write nothing");
   add_python_flags(*build, bf);
@@ -387,6 +402,7 @@ int run_cli(int argc, char** argv) {
   local_run->add_option("--insecure-registry", lr_bf.insecure_registries, "Plain HTTP to this registry; repeatable");
   local_run->add_option("--ca-file", lr_bf.ca_file, "Also trust these CA certificates for registries");
   local_run->add_flag("--quiet,-q", lr_bf.quiet, "No build progress lines");
+  add_network_flags(*local_run, lr_bf);
   add_python_flags(*local_run, lr_bf);
   local_run->add_option("--engine", lr.engine,
                         "auto (docker, then podman, then runc), docker, podman or runc (daemonless)");

@@ -167,6 +167,7 @@ struct PythonInstaller::State {
       registry::HttpOptions ho;
       ho.user_agent = std::string("trainpack/") + TRAINPACK_VERSION;
       ho.max_attempts = 3;
+      ho.timeout = options.http_timeout;
       http = std::make_unique<registry::HttpClient>(ho);
     }
     return *http;

@@ -7,6 +7,7 @@
 // image's X.Y (python/bytecode.h); python/pip_behaviour.h says what the image's pip version changes. Nothing from
 // the image is executed except, where such an interpreter is needed and the host has none, the image's own Python,
 // extracted into the cache and started through the image's own loader (python/image_interpreter.h).
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -35,6 +36,7 @@ struct PythonOptions {
   BuildPython build_python = BuildPython::kAuto;  // which CPython of the image's X.Y builds and compiles
   std::uint64_t own_layer_bytes = 100u << 20;  // a distribution this large gets a layer of its own
   int jobs = 4;                               // parallel downloads
+  std::chrono::seconds http_timeout{60};      // --http-timeout: an index request's deadline without progress
 };
 
 // One layer of a pip step: the step's own (what == ""), then one per very large distribution ("torch 2.1.0").

@@ -28,6 +28,7 @@
 #include <system_error>
 #include <thread>
 
+#include "registry/request_deadline.h"
 #include "support/error.h"
 #include "support/text.h"
 
@@ -274,6 +275,13 @@ struct Transfer {
   bool follow_redirects = true;
   bool sink_used = false;
   std::exception_ptr sink_error;
+
+  // progress: what libcurl reported so far in this hop, fed to the request's deadline
+  RequestDeadline* deadline = nullptr;
+  const std::function<void(std::uint64_t)>* upload_progress = nullptr;  // only for requests with a body
+  std::uint64_t sent = 0, received = 0;
+  bool body_done = false;
+  bool stalled = false;  // aborted by the deadline
 };
 
 std::size_t read_cb(char* buffer, std::size_t size, std::size_t nitems, void* userdata) {
@@ -304,10 +312,24 @@ std::size_t read_cb(char* buffer, std::size_t size, std::size_t nitems, void* us
   return n;
 }
 
-int upload_progress_cb(void* userdata, curl_off_t, curl_off_t, curl_off_t, curl_off_t ulnow) {
-  const auto& report = *static_cast<const std::function<void(std::uint64_t)>*>(userdata);
-  report(static_cast<std::uint64_t>(ulnow));
-  return 0;
+// libcurl calls this often while bytes move and about once a second otherwise: body bytes out and 2xx body bytes in
+// feed the deadline, and an attempt that went without progress for its share of it is aborted.
+int progress_cb(void* userdata, curl_off_t, curl_off_t dlnow, curl_off_t, curl_off_t ulnow) {
+  auto* t = static_cast<Transfer*>(userdata);
+  auto now = RequestDeadline::Clock::now();
+  auto sent = static_cast<std::uint64_t>(ulnow), received = static_cast<std::uint64_t>(dlnow);
+  if (sent > t->sent) t->deadline->moved(sent - t->sent, now);
+  if (received > t->received && t->status >= 200 && t->status < 300) t->deadline->moved(received - t->received, now);
+  t->sent = std::max(t->sent, sent);
+  t->received = std::max(t->received, received);
+  if (t->body_size > 0 && sent == t->body_size && !t->body_done) {
+    t->body_done = true;
+    t->deadline->body_sent(sent);
+  }
+  if (t->upload_progress != nullptr && *t->upload_progress && sent > 0) (*t->upload_progress)(sent);
+  if (!t->deadline->attempt_stalled(now)) return 0;
+  t->stalled = true;
+  return 1;  // abort: CURLE_ABORTED_BY_CALLBACK
 }
 
 int seek_cb(void* userdata, curl_off_t offset, int origin) {
@@ -393,12 +415,21 @@ struct FileCloser {
 
 struct HopResult {
   CURLcode code = CURLE_OK;
-  std::string curl_error;  // libcurl's error buffer (or strerror)
+  std::string curl_error;  // what went wrong, for messages: a short cause or libcurl's error text
+  bool stalled = false;    // aborted by the deadline
+  bool moved = false;      // it got a status line or sent part of its body: a stall rather than no answer
   long status = 0;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   bool sink_used = false;  // the sink received bytes
   int http_version = 0;
+};
+
+// What one attempt (the request and the redirects it leads to) ended with.
+struct Attempt {
+  HopResult hop;
+  std::string url;  // the last hop's
+  bool network_failure = false;
 };
 
 struct TlsConfig {
@@ -503,6 +534,7 @@ std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& va
 // -----------------------------------------------------------------------------------------------------------------
 
 struct HttpClient::Impl {
+  const HttpClient& owner;
   const HttpOptions& options;
   CURLSH* share = nullptr;
   std::array<std::mutex, CURL_LOCK_DATA_LAST> share_locks;
@@ -515,7 +547,7 @@ struct HttpClient::Impl {
   std::string extra_ca;  // options.ca_file's contents
   std::optional<std::string> system_bundle;
 
-  explicit Impl(const HttpOptions& o) : options(o) {}
+  Impl(const HttpClient& c, const HttpOptions& o) : owner(c), options(o) {}
 
   ~Impl() {
     for (CURL* h : idle) curl_easy_cleanup(h);
@@ -607,7 +639,11 @@ struct HttpClient::Impl {
   }
 
   HopResult perform(const HttpRequest& req, const std::string& url, const std::string& method, bool send_body,
-                    bool send_authorization, bool http1);
+                    bool send_authorization, bool http1, RequestDeadline& deadline);
+  Attempt attempt(const HttpRequest& request, const std::string& method, const Origin& first_origin, bool http1,
+                  RequestDeadline& deadline, int number);
+  // Throws unless plain http to `o` is allowed (loopback, --insecure-registry, the metadata server).
+  void check_plain_http(const Origin& o, const std::string& url, const std::string& method) const;
 };
 
 namespace {
@@ -621,10 +657,28 @@ std::string curl_error_text(CURLcode code, const char* errbuf) {
   return text;
 }
 
+// Why a hop failed, in a few words where we know better than libcurl's text.
+std::string failure_cause(CURL* h, CURLcode code, const Transfer& t, const char* errbuf) {
+  curl_off_t pretransfer = 0;  // 0: the request never got past connecting (TCP and TLS)
+  curl_easy_getinfo(h, CURLINFO_PRETRANSFER_TIME_T, &pretransfer);
+  if ((t.stalled || code == CURLE_OPERATION_TIMEDOUT) && pretransfer == 0) return "connection timed out";
+  if (t.stalled) {
+    if (t.status == 0 && t.sent < t.body_size)
+      return "upload stalled after " + std::to_string(t.sent) + " of " + std::to_string(t.body_size) + " bytes";
+    if (t.status == 0) return "no response";
+    return "response stalled after " + std::to_string(t.received) + " bytes";
+  }
+  long os_errno = 0;
+  curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &os_errno);
+  if (code == CURLE_COULDNT_CONNECT && os_errno == ECONNREFUSED) return "connection refused";
+  if (code == CURLE_COULDNT_CONNECT && os_errno != 0) return std::string("cannot connect: ") + std::strerror(int(os_errno));
+  return curl_error_text(code, errbuf);
+}
+
 }  // namespace
 
 HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& url, const std::string& method,
-                                    bool send_body, bool send_authorization, bool http1) {
+                                    bool send_body, bool send_authorization, bool http1, RequestDeadline& deadline) {
   HopResult result;
   auto origin = origin_of(url);
   if (!origin || (origin->scheme != "http" && origin->scheme != "https")) {
@@ -635,6 +689,7 @@ HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& u
   t.cap = req.max_response_bytes;
   t.sink = &req.sink;
   t.follow_redirects = req.follow_redirects;
+  t.deadline = &deadline;
 
   std::unique_ptr<std::FILE, FileCloser> file;
   std::unique_ptr<HttpRequest::BodyStream> stream;
@@ -690,11 +745,8 @@ HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& u
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(h, CURLOPT_USERAGENT, options.user_agent.c_str());
   curl_easy_setopt(h, CURLOPT_HTTP_VERSION, http1 ? CURL_HTTP_VERSION_1_1 : CURL_HTTP_VERSION_2TLS);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout.count() * 1000));
-  if (options.stall_bytes_per_second > 0 && options.stall_window.count() > 0) {
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, options.stall_bytes_per_second);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stall_window.count()));
-  }
+  auto connect_timeout = deadline.connect_timeout(RequestDeadline::Clock::now());
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(connect_timeout.count()));
   if (req.total_timeout) {
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(req.total_timeout->count() * 1000));
   }
@@ -743,13 +795,10 @@ HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& u
     curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, seek_cb);
     curl_easy_setopt(h, CURLOPT_SEEKDATA, &t);
   }
-  if (uploads && send_body && req.on_upload_progress) {
-    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, upload_progress_cb);
-    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &req.on_upload_progress);
-  } else {
-    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 1L);
-  }
+  if (uploads && send_body) t.upload_progress = &req.on_upload_progress;
+  curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, progress_cb);
+  curl_easy_setopt(h, CURLOPT_XFERINFODATA, &t);
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.list);
 
   CURLcode code = curl_easy_perform(h);
@@ -760,8 +809,10 @@ HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& u
                     " bytes",
                 "the server sent far more than expected for this request; check the registry URL");
   }
-  result.code = code;
-  if (code != CURLE_OK) result.curl_error = curl_error_text(code, errbuf);
+  result.code = t.stalled ? CURLE_OPERATION_TIMEDOUT : code;
+  result.stalled = t.stalled;
+  result.moved = t.status != 0 || (t.sent > 0 && t.sent < t.body_size);
+  if (code != CURLE_OK) result.curl_error = failure_cause(h, code, t, errbuf);
   result.sink_used = t.sink_used;
   long status = 0;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
@@ -780,7 +831,7 @@ HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& u
 
 // -----------------------------------------------------------------------------------------------------------------
 
-HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)), impl_(std::make_unique<Impl>(options_)) {
+HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)), impl_(std::make_unique<Impl>(*this, options_)) {
   static std::once_flag global_init;
   std::call_once(global_init, [] {
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) throw Error("cannot initialise libcurl");
@@ -812,7 +863,10 @@ std::string HttpClient::scheme_for(const std::string& host) const {
   return "https";
 }
 
-HttpResponse HttpClient::send(const HttpRequest& request) {
+namespace {
+
+// The request's method, upper-cased, once the request is known to be well-formed (before any network).
+std::string checked_method(const HttpRequest& request) {
   std::string method = request.method.empty() ? "GET" : request.method;
   std::transform(method.begin(), method.end(), method.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   if (int(request.body_file.has_value()) + int(!request.body.empty()) + int(bool(request.body_stream)) > 1) {
@@ -828,148 +882,192 @@ HttpResponse HttpClient::send(const HttpRequest& request) {
                   (bad(name) ? std::string("?") : name) + "\")");
     }
   }
+  return method;
+}
+
+std::string network_failure_hint(CURLcode code, const std::string& authority) {
+  switch (code) {
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+      return "the server's TLS certificate is not trusted: pass its CA with --ca-file, or put it in "
+             "/etc/docker/certs.d/" + authority + "/ca.crt";
+    case CURLE_SSL_CONNECT_ERROR:
+      return "the TLS handshake failed; if " + authority + " speaks plain HTTP, list it with --insecure-registry " +
+             authority;
+    case CURLE_SSL_CERTPROBLEM:
+      return "check the client certificate and key in the certs.d directory for " + authority;
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      return "check the host name, DNS and the proxy settings (https_proxy, HTTPS_PROXY, NO_PROXY)";
+    case CURLE_COULDNT_CONNECT:
+      return "check that " + authority + " is reachable, and the proxy settings (https_proxy, HTTPS_PROXY, NO_PROXY)";
+    case CURLE_OPERATION_TIMEDOUT:
+      return "the transfer timed out; check the network and retry";
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return "the HTTP/2 connection failed; retry with --http1.1";
+    default:
+      return {};
+  }
+}
+
+std::string attempts_text(int attempts) { return std::to_string(attempts) + (attempts == 1 ? " attempt" : " attempts"); }
+
+std::string seconds_text(std::chrono::milliseconds d) { return std::to_string((d.count() + 500) / 1000) + " s"; }
+
+// A failure no retry may mend (TLS, DNS, a request that must not be repeated): what libcurl says.
+Error network_error(const std::string& method, const std::string& url, const Origin& origin, const Attempt& last,
+                    int attempts) {
+  return Error(method + " " + redact(url) + " failed after " + attempts_text(attempts) + ": " + last.hop.curl_error,
+               network_failure_hint(last.hop.code, origin.authority));
+}
+
+// Retries ran out without an answer: at the deadline (`timeout` set), or after the last attempt (`took` so far).
+Error no_answer_error(const std::string& method, const std::string& url, const Attempt& last, int attempts,
+                      std::optional<std::chrono::milliseconds> timeout, std::chrono::milliseconds took) {
+  auto o = origin_of(last.url);
+  std::string host = o ? o->authority : redact(last.url);
+  bool stalled = last.hop.moved && last.hop.stalled;
+  std::string what = !last.hop.moved ? " did not answer" : stalled ? " stalled" : " sent no complete answer";
+  if (timeout) what += (stalled ? " for " : " within ") + seconds_text(*timeout);
+  std::string tries = attempts_text(attempts) + (timeout ? "" : " in " + seconds_text(took));
+  std::string hint = "check that " + host + " is up and reachable (and https_proxy, HTTPS_PROXY, NO_PROXY)";
+  if (timeout) hint += "; if it is only slow, allow it more time with --http-timeout=SECONDS (now " + seconds_text(*timeout) + ")";
+  return Error(host + what + " (" + method + " " + redact(url) + ": " + tries + ", the last: " + last.hop.curl_error + ")",
+               hint);
+}
+
+// The wait before attempt `attempt` + 1: exponential with jitter, or what Retry-After asks, never beyond max_backoff.
+std::chrono::milliseconds retry_delay(const HttpOptions& options, int attempt, const Attempt& last) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::chrono::milliseconds delay = options.initial_backoff;
+  for (int i = 1; i < attempt && delay < options.max_backoff; ++i) delay *= 2;
+  if (delay > options.max_backoff) delay = options.max_backoff;
+  if (delay.count() > 0) {
+    std::uniform_int_distribution<long long> jitter(0, delay.count() / 4);
+    delay += std::chrono::milliseconds(jitter(rng));
+  }
+  if (!last.network_failure) {
+    for (const auto& [k, v] : last.hop.headers) {
+      if (k == "retry-after") {
+        if (auto ra = parse_retry_after(v, std::chrono::system_clock::now())) delay = *ra;
+        break;
+      }
+    }
+  }
+  return std::min(delay, options.max_backoff);
+}
+
+HttpResponse response_of(Attempt& last) {
+  HttpResponse response;
+  response.status = last.hop.status;
+  response.url = last.url;
+  response.headers = std::move(last.hop.headers);
+  response.body = std::move(last.hop.body);
+  response.http_version = last.hop.http_version;
+  return response;
+}
+
+}  // namespace
+
+Attempt HttpClient::Impl::attempt(const HttpRequest& request, const std::string& method, const Origin& first_origin,
+                                  bool http1, RequestDeadline& deadline, int number) {
+  Attempt a;
+  a.url = request.url;
+  std::string hop_method = method;
+  bool send_body = request.body_file.has_value() || bool(request.body_stream) || !request.body.empty();
+  for (int redirects = 0;; ++redirects) {
+    auto o = origin_of(a.url);
+    bool same_origin = o && *o == first_origin;
+    a.hop = perform(request, a.url, hop_method, send_body, same_origin, http1, deadline);
+    if (a.hop.code != CURLE_OK) {
+      a.network_failure = true;
+      return a;
+    }
+    if (debug_enabled()) {
+      std::fprintf(stderr, "trainpack http: %s %s -> %ld (attempt %d)\n", hop_method.c_str(), redact(a.url).c_str(),
+                   a.hop.status, number);
+    }
+    std::string location;
+    for (const auto& [k, v] : a.hop.headers) {
+      if (k == "location") {
+        location = v;
+        break;
+      }
+    }
+    if (!request.follow_redirects || !is_redirect(a.hop.status) || location.empty()) return a;
+    if (redirects == 10) {
+      throw Error(method + " " + redact(request.url) + ": too many redirects (more than 10)",
+                  "the registry or a proxy is redirecting in a loop");
+    }
+    std::string next = resolve_url(a.url, location);
+    auto next_origin = origin_of(next);
+    if (!next_origin || (next_origin->scheme != "http" && next_origin->scheme != "https")) {
+      throw Error(method + " " + redact(request.url) + ": redirect to an unsupported URL " + redact(next));
+    }
+    if (next_origin->scheme == "http" && o && o->scheme == "https") check_plain_http(*next_origin, next, method);
+    // 303 means "see other": fetch it with GET. 301/302 keep the method like 307/308: registries never want a
+    // POST/PUT turned into a GET, and for GET/HEAD it makes no difference.
+    if (a.hop.status == 303 && hop_method != "HEAD" && hop_method != "GET") {
+      hop_method = "GET";
+      send_body = false;
+    }
+    a.url = std::move(next);
+  }
+}
+
+void HttpClient::Impl::check_plain_http(const Origin& o, const std::string& url, const std::string& method) const {
+  if (o.scheme == "http" && owner.scheme_for(o.authority) != "http" && owner.scheme_for(o.host) != "http" &&
+      !is_metadata_host(o.host)) {
+    throw Error("refusing plain HTTP to " + o.authority + " (" + method + " " + redact(url) + ")",
+                "plain HTTP is only used for localhost and hosts listed with --insecure-registry " + o.authority);
+  }
+}
+
+HttpResponse HttpClient::send(const HttpRequest& request) {
+  const std::string method = checked_method(request);
   auto first_origin = origin_of(request.url);
   if (!first_origin || (first_origin->scheme != "http" && first_origin->scheme != "https")) {
     throw Error("invalid URL " + redact(request.url) + " in " + method + " request",
                 "registry URLs are absolute http:// or https:// URLs");
   }
-  auto check_plain_http = [&](const Origin& o, const std::string& url) {
-    if (o.scheme == "http" && scheme_for(o.authority) != "http" && scheme_for(o.host) != "http" &&
-        !is_metadata_host(o.host)) {
-      throw Error("refusing plain HTTP to " + o.authority + " (" + method + " " + redact(url) + ")",
-                  "plain HTTP is only used for localhost and hosts listed with --insecure-registry " + o.authority);
-    }
-  };
-  check_plain_http(*first_origin, request.url);
+  impl_->check_plain_http(*first_origin, request.url, method);
 
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  using Clock = RequestDeadline::Clock;
+  const auto start = Clock::now();
+  auto timeout = request.timeout ? std::min(*request.timeout, options_.timeout) : options_.timeout;
+  RequestDeadline deadline(timeout, options_.min_bytes_per_second, start);
   bool http1 = options_.http1_only;
-  bool sink_fed = false;
   for (int attempt = 1;; ++attempt) {
-    // One attempt: the request plus the redirects it leads to.
-    std::string url = request.url;
-    std::string hop_method = method;
-    bool send_body = request.body_file.has_value() || bool(request.body_stream) || !request.body.empty();
-    HopResult hop;
-    bool network_failure = false;
-    for (int redirects = 0;; ++redirects) {
-      auto o = origin_of(url);
-      bool same_origin = o && *o == *first_origin;
-      hop = impl_->perform(request, url, hop_method, send_body, same_origin, http1);
-      sink_fed = sink_fed || hop.sink_used;
-      if (hop.code != CURLE_OK) {
-        network_failure = true;
-        break;
-      }
-      if (debug_enabled()) {
-        std::fprintf(stderr, "trainpack http: %s %s -> %ld (attempt %d)\n", hop_method.c_str(), redact(url).c_str(),
-                     hop.status, attempt);
-      }
-      std::string location;
-      for (const auto& [k, v] : hop.headers) {
-        if (k == "location") {
-          location = v;
-          break;
-        }
-      }
-      if (!request.follow_redirects || !is_redirect(hop.status) || location.empty()) break;
-      if (redirects == 10) {
-        throw Error(method + " " + redact(request.url) + ": too many redirects (more than 10)",
-                    "the registry or a proxy is redirecting in a loop");
-      }
-      std::string next = resolve_url(url, location);
-      auto next_origin = origin_of(next);
-      if (!next_origin || (next_origin->scheme != "http" && next_origin->scheme != "https")) {
-        throw Error(method + " " + redact(request.url) + ": redirect to an unsupported URL " + redact(next));
-      }
-      if (next_origin->scheme == "http" && o && o->scheme == "https") check_plain_http(*next_origin, next);
-      // 303 means "see other": fetch it with GET. 301/302 keep the method like 307/308: registries never want a
-      // POST/PUT turned into a GET, and for GET/HEAD it makes no difference.
-      if (hop.status == 303 && hop_method != "HEAD" && hop_method != "GET") {
-        hop_method = "GET";
-        send_body = false;
-      }
-      url = std::move(next);
+    deadline.start_attempt(Clock::now(), attempt >= options_.max_attempts || !request.idempotent);
+    Attempt last = impl_->attempt(request, method, *first_origin, http1, deadline, attempt);
+    if (last.hop.stalled) deadline.abandoned_stalled_attempt();
+    const CURLcode code = last.hop.code;
+    bool can_retry = last.network_failure
+                         ? retryable_curl_code(code) && (request.idempotent || code == CURLE_COULDNT_CONNECT)
+                         : request.idempotent && retryable_status(last.hop.status);
+    bool out_of_time = last.network_failure && deadline.expired(Clock::now());
+    auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+    if (!can_retry || out_of_time || attempt >= options_.max_attempts) {
+      if (!last.network_failure) return response_of(last);
+      if (out_of_time) throw no_answer_error(method, request.url, last, attempt, deadline.timeout(), took);
+      if (can_retry) throw no_answer_error(method, request.url, last, attempt, std::nullopt, took);
+      throw network_error(method, request.url, *first_origin, last, attempt);
     }
-
-    bool can_retry_network = request.idempotent || hop.code == CURLE_COULDNT_CONNECT;
-    bool retry = attempt < options_.max_attempts &&
-                 (network_failure ? (retryable_curl_code(hop.code) && can_retry_network)
-                                  : (request.idempotent && retryable_status(hop.status)));
-    if (!retry) {
-      if (network_failure) {
-        std::string hint;
-        switch (hop.code) {
-          case CURLE_PEER_FAILED_VERIFICATION:
-          case CURLE_SSL_CACERT_BADFILE:
-            hint = "the server's TLS certificate is not trusted: pass its CA with --ca-file, or put it in "
-                   "/etc/docker/certs.d/" + first_origin->authority + "/ca.crt";
-            break;
-          case CURLE_SSL_CONNECT_ERROR:
-            hint = "the TLS handshake failed; if " + first_origin->authority +
-                   " speaks plain HTTP, list it with --insecure-registry " + first_origin->authority;
-            break;
-          case CURLE_SSL_CERTPROBLEM:
-            hint = "check the client certificate and key in the certs.d directory for " + first_origin->authority;
-            break;
-          case CURLE_COULDNT_RESOLVE_HOST:
-          case CURLE_COULDNT_RESOLVE_PROXY:
-            hint = "check the host name, DNS and the proxy settings (https_proxy, HTTPS_PROXY, NO_PROXY)";
-            break;
-          case CURLE_COULDNT_CONNECT:
-            hint = "check that " + first_origin->authority + " is reachable, and the proxy settings (https_proxy, "
-                   "HTTPS_PROXY, NO_PROXY)";
-            break;
-          case CURLE_OPERATION_TIMEDOUT:
-            hint = "the transfer stalled (under " + std::to_string(options_.stall_bytes_per_second) + " bytes/s for " +
-                   std::to_string(options_.stall_window.count()) + " s) or timed out; check the network and retry";
-            break;
-          case CURLE_HTTP2:
-          case CURLE_HTTP2_STREAM:
-            hint = "the HTTP/2 connection failed; retry with --http1.1";
-            break;
-          default:
-            break;
-        }
-        throw Error(method + " " + redact(request.url) + " failed after " + std::to_string(attempt) +
-                        (attempt == 1 ? " attempt: " : " attempts: ") + hop.curl_error,
-                    hint);
-      }
-      HttpResponse response;
-      response.status = hop.status;
-      response.url = url;
-      response.headers = std::move(hop.headers);
-      response.body = std::move(hop.body);
-      response.http_version = hop.http_version;
-      return response;
-    }
-
-    // Back off: exponential with jitter, or what Retry-After asks, never beyond max_backoff.
-    std::chrono::milliseconds delay = options_.initial_backoff;
-    for (int i = 1; i < attempt && delay < options_.max_backoff; ++i) delay *= 2;
-    if (delay > options_.max_backoff) delay = options_.max_backoff;
-    if (delay.count() > 0) {
-      std::uniform_int_distribution<long long> jitter(0, delay.count() / 4);
-      delay += std::chrono::milliseconds(jitter(rng));
-    }
-    if (!network_failure) {
-      for (const auto& [k, v] : hop.headers) {
-        if (k == "retry-after") {
-          if (auto ra = parse_retry_after(v, std::chrono::system_clock::now())) delay = *ra;
-          break;
-        }
-      }
-    }
-    if (delay > options_.max_backoff) delay = options_.max_backoff;
-    if (network_failure && (hop.code == CURLE_HTTP2 || hop.code == CURLE_HTTP2_STREAM)) http1 = true;
+    std::chrono::milliseconds delay = retry_delay(options_, attempt, last);
+    // After a network failure the wait counts against the deadline; after an answer it was asked for.
+    if (last.network_failure && !deadline.allows_retry_after(delay, Clock::now()))
+      throw no_answer_error(method, request.url, last, attempt, deadline.timeout(), took);
+    if (last.network_failure && (code == CURLE_HTTP2 || code == CURLE_HTTP2_STREAM)) http1 = true;
     if (debug_enabled()) {
-      std::fprintf(stderr, "trainpack http: %s %s: %s; retrying in %lld ms\n", method.c_str(), redact(request.url).c_str(),
-                   network_failure ? hop.curl_error.c_str() : ("status " + std::to_string(hop.status)).c_str(),
+      std::fprintf(stderr, "trainpack http: %s %s: %s; retrying in %lld ms\n", method.c_str(),
+                   redact(request.url).c_str(),
+                   last.network_failure ? last.hop.curl_error.c_str() : ("status " + std::to_string(last.hop.status)).c_str(),
                    static_cast<long long>(delay.count()));
     }
     std::this_thread::sleep_for(delay);
-    if (sink_fed && request.on_restart) request.on_restart();
-    sink_fed = false;
+    if (!last.network_failure) deadline.restart(Clock::now());
+    if (last.hop.sink_used && request.on_restart) request.on_restart();
   }
 }
 

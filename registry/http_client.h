@@ -12,19 +12,26 @@
 //    other is an Error). <host[:port]> is the URL's authority as written ("127.0.0.1:5000", "gcr.io");
 //  - plain http only for localhost, 127.0.0.0/8, ::1 and the --insecure-registry list (and the metadata server):
 //    send() refuses other http:// URLs, and redirects from https to such a URL;
-//  - stall detection (bytes/second over a window) instead of a total timeout for blob transfers;
+//  - one deadline per request instead of a total timeout (registry/request_deadline.h): `timeout` without progress
+//    (connecting, waiting for an answer, a stalled or trickling body, backoffs after network failures) fails the
+//    request; a transfer that keeps moving is never cut. An attempt that may be retried gets half of it;
 //  - retries of idempotent requests on network errors (connection refused/reset, send/receive errors, HTTP/2
 //    stream errors, short bodies, stalls, empty replies) and 408/429/500/502/503/504, with exponential backoff
 //    (initial_backoff doubling, + up to 25% jitter, capped by max_backoff) or Retry-After (seconds or HTTP-date,
-//    also capped by max_backoff). A non-idempotent request is only retried when its connection was refused (it was
-//    never sent). Every retry starts again from the request's URL, never from a redirect target;
+//    also capped by max_backoff), up to max_attempts and, after network errors, within the deadline. A
+//    non-idempotent request is only retried when its connection was refused (it was never sent). Every retry starts
+//    again from the request's URL, never from a redirect target;
 //  - redirects followed by hand (max 10): Location resolved (RFC 3986) against the URL that answered; 301, 302,
 //    307 and 308 keep method and body (a POST never becomes a GET), 303 turns anything but HEAD into a body-less
 //    GET; Authorization is sent only while scheme, host and port equal the request's own URL;
 //  - bodies: Content-Length always (0 for PUT/POST/PATCH without a body), never chunked, no "Expect: 100-continue";
 //    file bodies are streamed and rewound as needed. Caller headers Content-Length, Transfer-Encoding and Expect are
 //    ignored; "Accept-Encoding: identity" is sent unless the caller gives one; POST gets no default Content-Type.
-// Errors are one line: "<METHOD> <url without query> failed after N attempts: <curl's error>", with a hint.
+// Errors are one line, with a hint. When retries end without an answer: "<host> did not answer within T s
+// (<METHOD> <url without query>: N attempts, the last: <cause>)" at the deadline, "<host> did not answer
+// (<METHOD> <url>: N attempts in S s, the last: <cause>)" after the last attempt ("stalled" once an answer or part
+// of the body moved, "sent no complete answer" when answers broke off). Failures no retry may mend (TLS, DNS, a
+// non-idempotent request): "<METHOD> <url> failed after N attempts: <cause>".
 // Secrets never appear in errors or logs: no header values, no query strings. TRAINPACK_DEBUG_HTTP=1 prints one
 // line per request and retry to stderr (method, URL without query, status).
 #include <chrono>
@@ -47,9 +54,9 @@ struct HttpOptions {
   int max_attempts = 5;
   std::chrono::milliseconds initial_backoff{1000};
   std::chrono::milliseconds max_backoff{30000};
-  std::chrono::seconds connect_timeout{30};
-  long stall_bytes_per_second = 1024;  // below this for stall_window → the transfer is abandoned and retried
-  std::chrono::seconds stall_window{60};
+  // The request deadline: this long without progress fails a request (--http-timeout).
+  std::chrono::seconds timeout{60};
+  std::uint64_t min_bytes_per_second = 1024;  // moving slower than this is no progress
   std::string user_agent = "trainpack";
 };
 
@@ -80,6 +87,7 @@ struct HttpRequest {
   // Called now and then while a body goes out, with the bytes of it sent so far in this attempt (progress display).
   std::function<void(std::uint64_t sent)> on_upload_progress;
   std::optional<std::chrono::seconds> total_timeout;  // token and metadata calls; none for blobs
+  std::optional<std::chrono::seconds> timeout;        // a shorter deadline than the client's (best-effort calls)
 };
 
 struct HttpResponse {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
@@ -25,6 +26,44 @@ std::string with_query(const std::string& url, const std::string& param) {
 
 std::string digest_param(const Digest& d) { return "digest=" + d.algorithm() + "%3A" + d.hex(); }
 
+// How long cancelling an upload may take: it is a courtesy to the registry, and the push has failed already.
+constexpr std::chrono::seconds kCancelTimeout{10};
+
+// An upload session the registry opened (the Location of a 202). Until completed(), going away cancels it, so a
+// failed or aborted push leaves no session behind (OCI distribution-spec, "Canceling an upload": DELETE
+// <location>). Best effort: with the push's credentials and a short deadline, its result ignored, nothing thrown.
+class UploadSession {
+ public:
+  UploadSession(RegistryClient& client, const std::vector<std::string>& scopes, std::string location)
+      : client_(client), scopes_(scopes), location_(std::move(location)) {}
+  ~UploadSession() {
+    if (!location_.empty()) cancel();
+  }
+  UploadSession(const UploadSession&) = delete;
+  UploadSession& operator=(const UploadSession&) = delete;
+
+  const std::string& location() const { return location_; }
+  void moved_to(std::string location) { location_ = std::move(location); }  // a PATCH answered a new Location
+  void completed() { location_.clear(); }
+
+ private:
+  void cancel() noexcept {
+    try {
+      HttpRequest del;
+      del.method = "DELETE";
+      del.url = location_;
+      del.timeout = kCancelTimeout;
+      client_.send(del, scopes_);
+    } catch (...) {
+      // The push's own error is the one that counts.
+    }
+  }
+
+  RegistryClient& client_;
+  const std::vector<std::string> scopes_;
+  std::string location_;
+};
+
 struct BlobPusher {
   const layers::Image& image;
   const Reference& target;
@@ -34,6 +73,7 @@ struct BlobPusher {
   RegistryClient& dst() const { return clients(target.registry); }
   std::string blobs_url() const { return "/v2/" + target.repository + "/blobs/"; }
   std::string where(const Digest& d) const { return d.str() + " to " + target.name(); }
+  std::vector<std::string> push_scopes() const { return {push_scope(target.repository)}; }
 
   // Reports the bytes sent of `d`, at most every 200 ms (libcurl calls far more often).
   std::function<void(std::uint64_t)> progress_reporter(const Descriptor& d) const {
@@ -48,113 +88,129 @@ struct BlobPusher {
 
   // Returns the event describing what was done.
   BlobEvent push(const Descriptor& d) {
-    RegistryClient& client = dst();
-    const std::vector<std::string> push_scopes{push_scope(target.repository)};
-
-    HttpRequest head;
-    head.method = "HEAD";
-    head.url = blobs_url() + d.digest.str();
-    head.follow_redirects = false;  // a redirect means "exists" (registry.md §3)
-    HttpResponse h = client.send(head, push_scopes);
-    if (h.status == 200 || (h.status >= 300 && h.status < 400)) return {BlobEvent::Kind::kExists, d.digest, d.size, {}};
-
-    std::string location;
-    if (auto origin = image.remote_origin(d.digest); origin && !(origin->registry == target.registry &&
-                                                                   origin->repository == target.repository)) {
-      Reference from{origin->registry, origin->repository, "", ""};
-      bool same_registry = origin->registry == target.registry;
-      bool google_cross_host = !same_registry && from.is_google() && target.is_google();
-      if (same_registry || google_cross_host) {
-        HttpRequest mount;
-        mount.method = "POST";
-        mount.url = blobs_url() + "uploads/?mount=" + d.digest.algorithm() + "%3A" + d.digest.hex() +
-                    "&from=" + origin->repository;
-        if (google_cross_host) mount.url += "&origin=" + origin->registry;
-        mount.idempotent = false;  // a failed mount is answered by uploading, not by asking again
-        std::vector<std::string> scopes = push_scopes;
-        if (same_registry) scopes.push_back(pull_scope(origin->repository));
-        HttpResponse r;
-        try {
-          r = client.send(mount, scopes);
-        } catch (const Error&) {
-          r.status = 0;  // a refused mount (even an auth refusal for the source) just means: upload it
-        }
-        if (r.status == 201) return {BlobEvent::Kind::kMounted, d.digest, d.size, origin->repository};
-        if (r.status == 202 && !r.header("location").empty()) location = resolve_url(r.url, r.header("location"));
-      }
-    }
-
+    if (exists(d)) return {BlobEvent::Kind::kExists, d.digest, d.size, {}};
+    std::optional<UploadSession> session;  // a refused mount may open one
+    if (auto from = mount(d, session)) return {BlobEvent::Kind::kMounted, d.digest, d.size, *from};
     emit({BlobEvent::Kind::kUploading, d.digest, d.size, {}});
-    // A remote base blob the target cannot mount goes straight from registry to registry, never to disk.
-    std::function<void(HttpRequest&)> set_body;
-    auto origin = image.remote_origin(d.digest);
-    if (origin && d.size > 0 && !image.has_local_blob(d.digest)) {
-      RegistryClient& source = clients(origin->registry);
-      set_body = [&source, origin, d](HttpRequest& r) {
-        r.body_stream = [&source, origin, d] { return open_blob_relay(source, origin->repository, d); };
-        r.body_stream_size = d.size;
-      };
-    } else {
-      std::filesystem::path file = image.blob_path(d.digest);
-      set_body = [file](HttpRequest& r) { r.body_file = file; };
-    }
+    std::function<void(HttpRequest&)> set_body = body_of(d);
     for (int attempt = 1;; ++attempt) {
       try {
-        upload(client, push_scopes, d, set_body, location);
+        upload(d, set_body, session);
         return {BlobEvent::Kind::kUploaded, d.digest, d.size, {}};
       } catch (const RelayInterrupted&) {
-        // The source of a relayed blob broke off: the target discards the unfinished session; start over.
+        // The source of a relayed blob broke off: cancel the unfinished session and start over.
         if (attempt >= 3) throw;
-        location.clear();
       } catch (const Error& e) {
         // A lost or expired upload session: start over from POST, a couple of times.
         if (attempt >= 3 || std::string(e.what()).find("BLOB_UPLOAD_UNKNOWN") == std::string::npos) throw;
-        location.clear();
       }
+      session.reset();
     }
   }
 
-  void upload(RegistryClient& client, const std::vector<std::string>& scopes, const Descriptor& d,
-              const std::function<void(HttpRequest&)>& set_body, std::string location) {
-    if (location.empty()) {
+  // HEAD: present (or a redirect to where it is stored) means nothing to move.
+  bool exists(const Descriptor& d) const {
+    HttpRequest head;
+    head.method = "HEAD";
+    head.url = blobs_url() + d.digest.str();
+    head.follow_redirects = false;
+    HttpResponse h = dst().send(head, push_scopes());
+    return h.status == 200 || (h.status >= 300 && h.status < 400);
+  }
+
+  // A cross-repository mount when the blob's origin is in the same registry (or another Google one): the source
+  // repository it was mounted from, or nullopt. A registry that answers with an upload session instead (202)
+  // leaves it in `session`.
+  std::optional<std::string> mount(const Descriptor& d, std::optional<UploadSession>& session) const {
+    auto origin = image.remote_origin(d.digest);
+    if (!origin || (origin->registry == target.registry && origin->repository == target.repository)) return {};
+    Reference from{origin->registry, origin->repository, "", ""};
+    bool same_registry = origin->registry == target.registry;
+    bool google_cross_host = !same_registry && from.is_google() && target.is_google();
+    if (!same_registry && !google_cross_host) return {};
+    HttpRequest req;
+    req.method = "POST";
+    req.url = blobs_url() + "uploads/?mount=" + d.digest.algorithm() + "%3A" + d.digest.hex() + "&from=" +
+              origin->repository;
+    if (google_cross_host) req.url += "&origin=" + origin->registry;
+    req.idempotent = false;  // a failed mount is answered by uploading, not by asking again
+    std::vector<std::string> scopes = push_scopes();
+    if (same_registry) scopes.push_back(pull_scope(origin->repository));
+    HttpResponse r;
+    try {
+      r = dst().send(req, scopes);
+    } catch (const Error&) {
+      return {};  // a refused mount (even an auth refusal for the source) just means: upload it
+    }
+    if (r.status == 201) return origin->repository;
+    if (r.status == 202 && !r.header("location").empty())
+      session.emplace(dst(), push_scopes(), resolve_url(r.url, r.header("location")));
+    return {};
+  }
+
+  // Where an upload's bytes come from: the local store, or, for a remote base blob not in it, a relay straight
+  // from its registry (never to disk).
+  std::function<void(HttpRequest&)> body_of(const Descriptor& d) const {
+    auto origin = image.remote_origin(d.digest);
+    if (origin && d.size > 0 && !image.has_local_blob(d.digest)) {
+      RegistryClient& source = clients(origin->registry);
+      return [&source, origin, d](HttpRequest& r) {
+        r.body_stream = [&source, origin, d] { return open_blob_relay(source, origin->repository, d); };
+        r.body_stream_size = d.size;
+      };
+    }
+    std::filesystem::path file = image.blob_path(d.digest);
+    return [file](HttpRequest& r) { r.body_file = file; };
+  }
+
+  // POST (unless a session is open), then one PUT with the bytes; the session is completed by a 201/204.
+  void upload(const Descriptor& d, const std::function<void(HttpRequest&)>& set_body,
+              std::optional<UploadSession>& session) {
+    RegistryClient& client = dst();
+    if (!session) {
       HttpRequest post;
       post.method = "POST";
       post.url = blobs_url() + "uploads/";
-      HttpResponse r = client.send(post, scopes);
+      HttpResponse r = client.send(post, push_scopes());
       if (r.status != 202 || r.header("location").empty())
         throw Error("cannot start the upload of " + where(d.digest) + ": " + describe_registry_error(r));
-      location = resolve_url(r.url, r.header("location"));
+      session.emplace(client, push_scopes(), resolve_url(r.url, r.header("location")));
     }
     HttpRequest put;
     put.method = "PUT";
-    put.url = with_query(location, digest_param(d.digest));
+    put.url = with_query(session->location(), digest_param(d.digest));
     put.headers = {{"Content-Type", "application/octet-stream"}};
     set_body(put);
     put.on_upload_progress = progress_reporter(d);
-    HttpResponse r = client.send(put, scopes);
-    if (r.status == 405 || r.status == 415 || r.status == 501) {
-      // This registry wants the bytes in a PATCH (Artifactory and the like): one streamed PATCH, then an empty PUT.
-      HttpRequest patch;
-      patch.method = "PATCH";
-      patch.url = location;
-      patch.headers = {{"Content-Type", "application/octet-stream"}};
-      set_body(patch);
-      patch.on_upload_progress = progress_reporter(d);
-      HttpResponse p = client.send(patch, scopes);
-      if (p.status != 202 && p.status != 204)
-        throw Error("cannot upload " + where(d.digest) + ": " + describe_registry_error(p));
-      std::string next = p.header("location").empty() ? location : resolve_url(p.url, p.header("location"));
-      HttpRequest finish;
-      finish.method = "PUT";
-      finish.url = with_query(next, digest_param(d.digest));
-      r = client.send(finish, scopes);
-    }
+    HttpResponse r = client.send(put, push_scopes());
+    if (r.status == 405 || r.status == 415 || r.status == 501) r = patch_then_put(d, set_body, *session);
     if (r.status != 201 && r.status != 204)
       throw Error("cannot upload " + where(d.digest) + ": " + describe_registry_error(r));
+    session->completed();
     std::string echoed = r.header("docker-content-digest");
     if (!echoed.empty() && echoed != d.digest.str())
       throw Error("the registry stored " + where(d.digest) + " under digest " + echoed,
                   "the upload was corrupted on the way; try again");
+  }
+
+  // For registries that want the bytes in a PATCH (Artifactory and the like): one streamed PATCH, then an empty PUT.
+  HttpResponse patch_then_put(const Descriptor& d, const std::function<void(HttpRequest&)>& set_body,
+                              UploadSession& session) {
+    RegistryClient& client = dst();
+    HttpRequest patch;
+    patch.method = "PATCH";
+    patch.url = session.location();
+    patch.headers = {{"Content-Type", "application/octet-stream"}};
+    set_body(patch);
+    patch.on_upload_progress = progress_reporter(d);
+    HttpResponse p = client.send(patch, push_scopes());
+    if (p.status != 202 && p.status != 204)
+      throw Error("cannot upload " + where(d.digest) + ": " + describe_registry_error(p));
+    if (!p.header("location").empty()) session.moved_to(resolve_url(p.url, p.header("location")));
+    HttpRequest finish;
+    finish.method = "PUT";
+    finish.url = with_query(session.location(), digest_param(d.digest));
+    return client.send(finish, push_scopes());
   }
 };
 

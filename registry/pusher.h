@@ -5,7 +5,8 @@
 // else a monolithic upload (POST, then one PUT with Content-Length streamed from the file, or, for a base blob not
 // in the local store, relayed straight from its origin registry: registry/blob_relay.h). Registries that refuse
 // a body on PUT get one streamed PATCH and an empty PUT. The config and the manifest go last, the manifest by tag,
-// so a tag never points at a manifest whose blobs are missing.
+// so a tag never points at a manifest whose blobs are missing. An upload session that a failed or aborted push
+// opened is cancelled (DELETE <location>, best effort), so the registry keeps no half-written upload.
 #include <cstdint>
 #include <functional>
 #include <string>

@@ -47,9 +47,11 @@ std::optional<long long> number_field(const nlohmann::json& j, const char* name)
 
 BearerToken parse_token_response(std::string_view body, std::chrono::system_clock::time_point now,
                                  std::string_view what) {
+  const std::string broken = "the " + std::string(what) + " or a proxy in front of it sent a broken answer; try again, "
+                             "and report it to the registry's operator if it persists";
   nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object())
-    throw Error("the " + std::string(what) + " answered with something that is not a JSON object");
+    throw Error("the " + std::string(what) + " answered with something that is not a JSON object", broken);
   BearerToken t;
   for (const char* name : {"token", "access_token"}) {
     auto it = j.find(name);
@@ -58,7 +60,7 @@ BearerToken parse_token_response(std::string_view body, std::chrono::system_cloc
       break;
     }
   }
-  if (t.token.empty()) throw Error("the " + std::string(what) + " answered without a token");
+  if (t.token.empty()) throw Error("the " + std::string(what) + " answered without a token", broken);
   long long expires_in = number_field(j, "expires_in").value_or(60);
   if (expires_in < 60) expires_in = 60;
   t.issued_at = now;

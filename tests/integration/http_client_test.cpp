@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fault_server.h"
+#include "silent_listener.h"
 #include "layers/digest.h"
 #include "registry/http_client.h"
 #include "support/error.h"
@@ -41,7 +42,7 @@ HttpOptions fast_options() {
   o.max_attempts = 4;
   o.initial_backoff = 20ms;
   o.max_backoff = 200ms;
-  o.connect_timeout = 5s;
+  o.timeout = 10s;
   o.certs_dirs = {};
   o.user_agent = "trainpack-test";
   return o;
@@ -240,8 +241,8 @@ TEST_F(HttpClientFaults, TruncatedBodyIsRetriedNeverReturnedShort) {
     ADD_FAILURE() << "got a response of " << short_response.body.size() << " bytes";
   } catch (const Error& e) {
     std::string what = e.what();
-    EXPECT_NE(what.find("GET " + server.url(path)), std::string::npos) << what;
-    EXPECT_NE(what.find("after 2 attempts"), std::string::npos) << what;
+    EXPECT_NE(what.find(server.host() + " sent no complete answer (GET " + server.url(path)), std::string::npos) << what;
+    EXPECT_NE(what.find(": 2 attempts in "), std::string::npos) << what;
     EXPECT_EQ(what.find("secret"), std::string::npos) << what;
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   }
@@ -305,12 +306,13 @@ TEST_F(HttpClientFaults, BodyCapIsEnforced) {
   EXPECT_EQ(c.send(req).body.size(), 100000u);
 }
 
+// An attempt that may be retried gets half the deadline: a stalled one is abandoned then and retried.
 TEST_F(HttpClientFaults, StalledTransferIsAbandonedAndRetried) {
   auto blob = server.seed_random_blob("test/app", 100000, 9);
   server.fault({{"path", "/blobs/"}, {"action", "stall"}, {"bytes", 100}, {"seconds", 20}});
   auto o = fast_options();
-  o.stall_bytes_per_second = 1000;
-  o.stall_window = 1s;
+  o.min_bytes_per_second = 1000;
+  o.timeout = 2s;
   HttpClient c(o);
   auto start = std::chrono::steady_clock::now();
   auto r = c.send(make("GET", server.url(blob_path("test/app", blob["digest"]))));
@@ -326,18 +328,19 @@ TEST_F(HttpClientFaults, StallBeforeHeadersIsDetectedToo) {
   server.fault({{"path", "^/v2/$"}, {"action", "delay"}, {"seconds", 20}, {"times", -1}});
   auto o = fast_options();
   o.max_attempts = 2;
-  o.stall_bytes_per_second = 1000;
-  o.stall_window = 1s;
+  o.timeout = 2s;
   HttpClient c(o);
   auto start = std::chrono::steady_clock::now();
   try {
     c.send(make("GET", server.url("/v2/")));
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("after 2 attempts"), std::string::npos) << e.what();
-    EXPECT_NE(e.hint().find("stalled"), std::string::npos) << e.hint();
+    EXPECT_NE(std::string(e.what()).find(server.host() + " did not answer within 2 s"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("2 attempts, the last: no response"), std::string::npos) << e.what();
+    EXPECT_NE(e.hint().find("--http-timeout"), std::string::npos) << e.hint();
   }
-  EXPECT_LT(std::chrono::steady_clock::now() - start, 8s);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_EQ(server.requests("GET", "^/v2/$").size(), 2u);
 }
 
 TEST_F(HttpClientFaults, TotalTimeout) {
@@ -363,9 +366,12 @@ TEST_F(HttpClientFaults, ConnectionRefusedIsRetriedThenReported) {
     FAIL();
   } catch (const Error& e) {
     std::string what = e.what();
-    EXPECT_NE(what.find("GET http://127.0.0.1:" + std::to_string(port) + "/v2/x/blobs/sha256:1"), std::string::npos)
+    EXPECT_NE(what.find("127.0.0.1:" + std::to_string(port) + " did not answer (GET http://127.0.0.1:" +
+                        std::to_string(port) + "/v2/x/blobs/sha256:1"),
+              std::string::npos)
         << what;
-    EXPECT_NE(what.find("after 2 attempts"), std::string::npos) << what;
+    EXPECT_NE(what.find(": 2 attempts in "), std::string::npos) << what;
+    EXPECT_NE(what.find(" s, the last: connection refused)"), std::string::npos) << what;
     EXPECT_NE(what.find("connect"), std::string::npos) << what;
     EXPECT_EQ(what.find("secret"), std::string::npos) << what;
     EXPECT_FALSE(e.hint().empty());
@@ -377,8 +383,174 @@ TEST_F(HttpClientFaults, ConnectionRefusedIsRetriedThenReported) {
     c.send(post);
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("after 2 attempts"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("did not answer (POST "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("2 attempts in"), std::string::npos) << e.what();
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The request deadline (HttpOptions::timeout): time without an answer or progress, across attempts
+
+namespace {
+
+HttpOptions deadline_options(std::chrono::seconds timeout) {
+  auto o = fast_options();
+  o.max_attempts = 10;  // the deadline, not the attempts, ends these requests
+  o.initial_backoff = 200ms;
+  o.max_backoff = 1s;
+  o.timeout = timeout;
+  return o;
+}
+
+struct Failure {
+  std::string what, hint;
+  std::chrono::milliseconds took{0};
+};
+
+Failure expect_failure(HttpClient& c, const HttpRequest& r) {
+  auto start = std::chrono::steady_clock::now();
+  Failure f;
+  try {
+    auto response = c.send(r);
+    ADD_FAILURE() << "got HTTP " << response.status;
+  } catch (const Error& e) {
+    f.what = e.what();
+    f.hint = e.hint();
+  }
+  f.took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  EXPECT_EQ(f.what.find('\n'), std::string::npos) << f.what;
+  EXPECT_NE(f.hint.find("--http-timeout"), std::string::npos) << f.hint;
+  return f;
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST(HttpClientDeadline, RefusedConnectionsAreRetriedWithinTheDeadline) {
+  int port = free_port();
+  std::string host = "127.0.0.1:" + std::to_string(port);
+  HttpClient c(deadline_options(3s));
+  Failure f = expect_failure(c, make("GET", "http://" + host + "/v2/"));
+  EXPECT_TRUE(has(f.what, host + " did not answer within 3 s (GET http://" + host + "/v2/: ")) << f.what;
+  EXPECT_TRUE(has(f.what, "attempts, the last: connection refused)")) << f.what;
+  // retries stop when the next one would start after the deadline
+  EXPECT_GE(f.took, 1500ms);
+  EXPECT_LE(f.took, 3s);
+}
+
+TEST(HttpClientDeadline, AHostThatDropsConnectionsIsGivenUpAtTheDeadline) {
+  trainpack::testing::SilentListener dropped(trainpack::testing::SilentListener::kDropSyns);
+  HttpClient c(deadline_options(3s));
+  Failure f = expect_failure(c, make("GET", "http://" + dropped.host() + "/v2/"));
+  EXPECT_TRUE(has(f.what, dropped.host() + " did not answer within 3 s")) << f.what;
+  // the first attempt gets half the deadline to connect, the second what is left
+  EXPECT_TRUE(has(f.what, "2 attempts, the last: connection timed out")) << f.what;
+  EXPECT_GE(f.took, 2900ms);
+  EXPECT_LT(f.took, 4500ms);
+}
+
+TEST(HttpClientDeadline, AServerThatNeverAnswersIsGivenUpAtTheDeadline) {
+  trainpack::testing::SilentListener silent;
+  HttpClient c(deadline_options(3s));
+  auto put = make("PUT", "http://" + silent.host() + "/v2/x/manifests/v1");
+  put.body = "{}";
+  Failure f = expect_failure(c, put);
+  EXPECT_TRUE(has(f.what, silent.host() + " did not answer within 3 s (PUT ")) << f.what;
+  EXPECT_TRUE(has(f.what, "the last: no response)")) << f.what;
+  EXPECT_GE(f.took, 2900ms);
+  EXPECT_LT(f.took, 4500ms);
+}
+
+TEST_F(HttpClientFaults, ABodyThatStallsIsGivenUpAtTheDeadline) {
+  auto blob = server.seed_random_blob("test/app", 100000, 12);
+  server.fault({{"path", "/blobs/"}, {"action", "stall"}, {"bytes", 100}, {"seconds", 30}, {"times", -1}});
+  HttpClient c(deadline_options(3s));
+  Failure f = expect_failure(c, make("GET", server.url(blob_path("test/app", blob["digest"]))));
+  EXPECT_TRUE(has(f.what, server.host() + " stalled for 3 s (GET ")) << f.what;
+  EXPECT_TRUE(has(f.what, "the last: response stalled after 100 bytes)")) << f.what;
+  EXPECT_GE(f.took, 2900ms);
+  EXPECT_LT(f.took, 4500ms);
+  EXPECT_GE(server.requests("GET", "/blobs/").size(), 2u) << "a stalled attempt is retried while time is left";
+}
+
+// Bytes trickling in below min_bytes_per_second are no progress.
+TEST_F(HttpClientFaults, ATrickleIsGivenUpAtTheDeadline) {
+  auto blob = server.seed_random_blob("test/app", 100000, 13);
+  server.fault({{"path", "/blobs/"}, {"action", "throttle"}, {"rate", 200}, {"times", -1}});
+  HttpClient c(deadline_options(2s));
+  Failure f = expect_failure(c, make("GET", server.url(blob_path("test/app", blob["digest"]))));
+  EXPECT_TRUE(has(f.what, server.host() + " stalled for 2 s")) << f.what;
+  EXPECT_LT(f.took, 3500ms);
+}
+
+// A transfer that keeps moving takes as long as it takes: the deadline is about silence, not size.
+TEST_F(HttpClientFaults, ASlowTransferThatKeepsMovingIsNeverCut) {
+  auto blob = server.seed_random_blob("test/app", 60000, 14);
+  server.fault({{"path", "/blobs/"}, {"action", "throttle"}, {"rate", 15000}});
+  HttpClient c(deadline_options(2s));
+  auto start = std::chrono::steady_clock::now();
+  auto r = c.send(make("GET", server.url(blob_path("test/app", blob["digest"]))));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 3500ms);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(sha256_of(r.body).str(), blob["digest"].get<std::string>());
+  EXPECT_EQ(server.requests("GET", "/blobs/").size(), 1u);
+
+  // the same for an upload: 40 pieces of 8 KiB, 100 ms apart
+  std::string data = random_bytes(40 * 8192, 15);
+  struct SlowStream : HttpRequest::BodyStream {
+    explicit SlowStream(const std::string& d) : data(d) {}
+    std::size_t read(char* buffer, std::size_t max) override {
+      std::this_thread::sleep_for(100ms);
+      std::size_t n = std::min({max, std::size_t{8192}, data.size() - offset});
+      std::memcpy(buffer, data.data() + offset, n);
+      offset += n;
+      return n;
+    }
+    const std::string& data;
+    std::size_t offset = 0;
+  };
+  auto post = c.send(make("POST", server.url("/v2/test/app/blobs/uploads/")));
+  ASSERT_EQ(post.status, 202);
+  auto put = make("PUT", resolve_url(post.url, post.header("Location")) + "&digest=" + sha256_of(data).str());
+  put.body_stream = [&] { return std::make_unique<SlowStream>(data); };
+  put.body_stream_size = data.size();
+  EXPECT_EQ(c.send(put).status, 201);
+  EXPECT_EQ(server.requests("PUT", "/blobs/uploads/").size(), 1u);
+}
+
+// A wait the server asked for (Retry-After) is not silence: it may be longer than the deadline.
+TEST_F(HttpClientFaults, AnAnsweredRetryIsNotCutByTheDeadline) {
+  server.fault({{"path", "^/v2/$"}, {"action", "status"}, {"status", 503}, {"headers", {{"Retry-After", "3"}}}});
+  auto o = deadline_options(2s);
+  o.max_backoff = 5s;
+  HttpClient c(o);
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(c.send(make("GET", server.url("/v2/"))).status, 200);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 2900ms);
+}
+
+// A request that must not be retried gets the whole deadline in its one attempt.
+TEST(HttpClientDeadline, ARequestThatIsNotRetriedGetsTheWholeDeadline) {
+  trainpack::testing::SilentListener silent;
+  HttpClient c(deadline_options(2s));
+  auto post = make("POST", "http://" + silent.host() + "/v2/x/blobs/uploads/");
+  post.idempotent = false;
+  Failure f = expect_failure(c, post);
+  EXPECT_TRUE(has(f.what, "did not answer within 2 s (POST ")) << f.what;
+  EXPECT_TRUE(has(f.what, "1 attempt, the last: no response")) << f.what;
+  EXPECT_GE(f.took, 1900ms);
+}
+
+// A request's own shorter deadline (best-effort calls) wins over the client's.
+TEST(HttpClientDeadline, ARequestCanAskForAShorterDeadline) {
+  trainpack::testing::SilentListener silent;
+  HttpClient c(deadline_options(30s));
+  auto del = make("DELETE", "http://" + silent.host() + "/v2/x/blobs/uploads/u");
+  del.timeout = 2s;
+  Failure f = expect_failure(c, del);
+  EXPECT_TRUE(has(f.what, "did not answer within 2 s")) << f.what;
+  EXPECT_LT(f.took, 3500ms);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -5,8 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "tests/integration/fault_server.h"
-#include "tests/integration/test_support.h"
+#include "tests/integration/push_faults.h"
 
 using namespace trainpack::testing;
 namespace fs = std::filesystem;
@@ -14,48 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-class PushFaultsTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::make_unique<TempDir>("tp-pushfaults");
-    server_ = std::make_unique<FaultServer>();
-    base_ref_ = server_->host() + "/base/python:3.11";
-    auto copy = run_command({"skopeo", "copy", "--dest-tls-verify=false", base_oci_ref(), "docker://" + base_ref_});
-    ASSERT_EQ(copy.exit_code, 0) << describe({"skopeo copy"}, copy);
-    json manifest = json::parse(run_command({"skopeo", "inspect", "--raw", "--tls-verify=false",
-                                             "docker://" + base_ref_}).out);
-    base_layer_ = manifest["layers"][0]["digest"];
-    pkg_ = dir_->path() / "pkg";
-    fs::copy(fs::path(source_dir()) / "testdata" / "example-trainer", pkg_, fs::copy_options::recursive);
-    write_file(dir_->path() / "docker" / "config.json", "{}");
-    server_->clear_log();
-  }
-
-  // Builds onto the base in the fault server and pushes to `repo`:v1 there.
-  CommandResult push(const std::string& repo, const std::string& docker_config_json = "{}") {
-    write_file(dir_->path() / "docker" / "config.json", docker_config_json);
-    return run_command({"env", "DOCKER_CONFIG=" + (dir_->path() / "docker").string(), trainpack_bin(), "build", "-q",
-                        "--executor-image-uri=" + base_ref_, "--local-package-path=" + pkg_.string(),
-                        "--script=trainer/task.py", "--output-image-uri=" + server_->host() + "/" + repo + ":v1",
-                        "--cache-dir=" + (dir_->path() / "cache").string()});
-  }
-
-  bool tagged(const std::string& repo) {
-    auto tags = run_command({"skopeo", "inspect", "--tls-verify=false", "docker://" + server_->host() + "/" + repo + ":v1"});
-    return tags.exit_code == 0;
-  }
-
-  static void expect_one_line_error(const CommandResult& r) {
-    EXPECT_NE(r.exit_code, 0);
-    EXPECT_TRUE(r.err.starts_with("trainpack: error: ")) << r.err;
-    EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
-  }
-
-  std::unique_ptr<TempDir> dir_;
-  std::unique_ptr<FaultServer> server_;
-  std::string base_ref_, base_layer_;
-  fs::path pkg_;
-};
+class PushFaultsTest : public PushFaultsFixture {};
 
 TEST_F(PushFaultsTest, ServerErrorsResetsAndRateLimitsAreRetried) {
   server_->fault({{"method", "PUT"}, {"path", "/blobs/uploads/"}, {"action", "status"}, {"status", 500}, {"times", 2}});
@@ -69,8 +27,7 @@ TEST_F(PushFaultsTest, ServerErrorsResetsAndRateLimitsAreRetried) {
   ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build"}, r);
   EXPECT_TRUE(r.out.starts_with(server_->host() + "/trainer/app@sha256:")) << r.out;
   EXPECT_TRUE(tagged("trainer/app"));
-  for (const auto& f : server_->control_one({{"op", "faults"}}).at("faults"))
-    EXPECT_GT(f.at("hits").get<int>(), 0) << "fault never fired: " << f.dump();
+  expect_every_fault_fired();
 }
 
 // With mounts refused, the base layer is relayed from the registry's blob GET into the upload. A GET truncated

@@ -197,6 +197,41 @@ TEST_F(CliTest, BuildChecksSideOutputsBeforeAnyWork) {
   }
 }
 
+// --http-timeout (build and local-run) is a number of seconds, checked before any work.
+TEST_F(CliTest, HttpTimeoutIsCheckedBeforeAnyWork) {
+  file("trainer/task.py");
+  const fs::path base = root_.path() / "base";
+  {
+    auto image = trainpack::test_support::make_image(root_.path() / "store", "amd64", {{"f", "y"}});
+    trainpack::layers::write_oci_layout(*image.image, base, "1");
+  }
+  const fs::path out = root_.path() / "out";
+  auto run = [&](const std::string& command, const std::string& flag) {
+    std::vector<std::string> args{command, "-q", "--executor-image-uri=python:3.10",
+                                  "--base-source=oci:" + base.string() + ":1",
+                                  "--cache-dir=" + (root_.path() / "cache").string(), pkg_flag(),
+                                  "--script=trainer/task.py", flag};
+    if (command == "build") args.push_back("--output=oci:" + out.string());
+    return trainpack(args);
+  };
+  CliResult ok = run("build", "--http-timeout=5");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  fs::remove_all(out);
+  for (std::string command : {"build", "local-run"}) {
+    for (std::string value : {"0", "86401"}) {
+      CliResult r = run(command, "--http-timeout=" + value);
+      EXPECT_EQ(r.exit_code, 1) << command << " " << value;
+      EXPECT_NE(r.err.find("trainpack: error: --http-timeout must be between 1 and 86400 seconds, not " + value + "\nhint: "),
+                std::string::npos)
+          << r.err;
+    }
+    CliResult words = run(command, "--http-timeout=a minute");
+    EXPECT_EQ(words.exit_code, 2) << words.err;
+    EXPECT_NE(words.err.find("--http-timeout"), std::string::npos) << words.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST_F(CliTest, BuildEmptyLastOccurrenceMeansNoList) {
   // "--requirements=x --requirements=" is no --requirements at all: nothing asks for an image to be built.
   CliResult r = trainpack({"build", "--executor-image-uri=python:3.10", pkg_flag(), "--requirements=x",
