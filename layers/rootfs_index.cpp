@@ -100,8 +100,11 @@ std::optional<LayerListing> parse_listing(std::string_view text) {
   LayerListing out;
   out.entries.reserve(j.size());
   for (const auto& row : j) {
-    if (!row.is_array() || row.size() != 6 || !row[0].is_string() || !row[1].is_string() || row[1].get<std::string>().empty())
+    if (!row.is_array() || row.size() != 6 || !row[0].is_string() || !row[1].is_string() ||
+        row[1].get<std::string>().empty() || !row[5].is_string())
       return std::nullopt;
+    for (std::size_t k = 2; k < 5; ++k)
+      if (!row[k].is_number_unsigned() || row[k].get<std::uint64_t>() > UINT32_MAX) return std::nullopt;
     PathInfo info;
     info.type = static_cast<PathInfo::Type>(row[1].get<std::string>().at(0));
     info.mode = row[2].get<std::uint32_t>();
