@@ -37,8 +37,10 @@ LayerListing list_layer_blob(const fs::path& blob, std::string_view what, const 
   std::unique_ptr<struct archive, int (*)(struct archive*)> a(archive_read_new(), archive_read_free);
   archive_read_support_filter_all(a.get());
   archive_read_support_format_tar(a.get());
-  if (archive_read_open_filename(a.get(), blob.c_str(), 1 << 20) != ARCHIVE_OK)
-    throw Error(std::string(what) + ": cannot read layer: " + archive_error_string(a.get()));
+  if (archive_read_open_filename(a.get(), blob.c_str(), 1 << 20) != ARCHIVE_OK) {
+    const char* why = archive_error_string(a.get());  // may be null: libarchive does not always set one
+    throw Error(std::string(what) + ": cannot read layer: " + (why ? why : "unknown error"), "the image is corrupt");
+  }
   LayerListing out;
   struct archive_entry* e;
   int rc;

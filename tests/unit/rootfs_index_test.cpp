@@ -112,3 +112,15 @@ TEST(LayerListingCache, RowsWithMembersOfTheWrongTypeAreNotAListing) {
                            R"([["a","f",420.5,0,0,""]])"})
     EXPECT_FALSE(parse_listing(text)) << text;
 }
+
+// A blob libarchive cannot open, and about which it sets no error string (this gzip stream, found by the layer_tar
+// fuzz target), is an Error; the message was built from a null pointer (a crash).
+TEST(LayerListingBlob, UnreadableBlobWithoutLibarchiveMessageIsAnError) {
+  fs::path blob = fs::path(TRAINPACK_SOURCE_DIR) / "tests/fuzz/corpus/layer_tar/open-fails-without-message.tar.gz";
+  try {
+    list_layer_blob(blob, "layer x");
+    ADD_FAILURE() << "listed";
+  } catch (const trainpack::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("layer x: "), std::string::npos) << e.what();
+  }
+}
