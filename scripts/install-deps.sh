@@ -22,7 +22,7 @@ TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap 
            # scripts/sanitize.sh: clang with its ASan/UBSan/libFuzzer runtimes, llvm-symbolizer for readable stacks
            clang libclang-rt-dev llvm)
 
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
 
 want=("${BUILD_PKGS[@]}")
 for arg in "$@"; do
