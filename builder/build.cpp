@@ -174,7 +174,8 @@ namespace {
 std::shared_ptr<const layers::Image> check_platform(std::shared_ptr<const layers::Image> image,
                                                    const layers::Platform& platform) {
   nlohmann::json config = image->config();
-  nlohmann::json has = {{"os", config.value("os", "")}, {"architecture", config.value("architecture", "")}};
+  nlohmann::json has = {{"os", layers::string_member(config, "os")},
+                        {"architecture", layers::string_member(config, "architecture")}};
   if (config.contains("variant")) has["variant"] = config["variant"];
   if (platform.matches(has)) return image;
   std::string offered = has.value("os", "?") + "/" + has.value("architecture", "?");

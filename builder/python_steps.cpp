@@ -157,8 +157,8 @@ struct PythonInstaller::State {
     python::ImageConfigFacts cfg;
     cfg.env = config_env(config);
     if (config.contains("User") && config["User"].is_string()) cfg.user = config["User"];
-    cfg.architecture = image.value("architecture", "");
-    cfg.variant = image.value("variant", "");
+    cfg.architecture = layers::string_member(image, "architecture");
+    cfg.variant = layers::string_member(image, "variant");
     return python::read_python_facts(fs, cfg, python3_names);
   }
 

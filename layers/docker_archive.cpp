@@ -66,10 +66,15 @@ class TarWriter {
  public:
   explicit TarWriter(const fs::path& path) : path_(path), a_(archive_write_new()) {
     if (!a_) throw Error("libarchive could not allocate a writer");
-    if (archive_write_set_format_pax_restricted(a_) != ARCHIVE_OK ||
-        archive_write_set_bytes_in_last_block(a_, 1) != ARCHIVE_OK)
-      fail("cannot set up the tar writer");
-    if (archive_write_open_filename(a_, path.c_str()) != ARCHIVE_OK) fail("cannot create " + path.string());
+    try {
+      if (archive_write_set_format_pax_restricted(a_) != ARCHIVE_OK ||
+          archive_write_set_bytes_in_last_block(a_, 1) != ARCHIVE_OK)
+        fail("cannot set up the tar writer");
+      if (archive_write_open_filename(a_, path.c_str()) != ARCHIVE_OK) fail("cannot create " + path.string());
+    } catch (...) {
+      archive_write_free(a_);  // a constructor that throws gets no destructor call
+      throw;
+    }
   }
   ~TarWriter() {
     if (a_) archive_write_free(a_);

@@ -39,6 +39,12 @@ Descriptor Descriptor::from_json(const json& j, std::string_view what) {
   return d;
 }
 
+std::string string_member(const json& object, const std::string& key, std::string fallback) {
+  if (!object.is_object()) return fallback;
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 namespace {
 json parse_json(std::string_view raw, std::string_view what, std::string_view kind) {
   json j = json::parse(raw, nullptr, /*allow_exceptions=*/false);
@@ -46,16 +52,32 @@ json parse_json(std::string_view raw, std::string_view what, std::string_view ki
     throw Error(std::string(what) + ": " + std::string(kind) + " is not valid JSON", "the image metadata is corrupt");
   return j;
 }
+
+// mediaType, `fallback` when absent. Another type makes the document malformed, as for Go's encoding/json, with which
+// Docker and containerd read it.
+std::string media_type_of(const json& j, std::string_view fallback, std::string_view what, std::string_view kind) {
+  auto it = j.find("mediaType");
+  if (it == j.end()) return std::string(fallback);
+  if (!it->is_string())
+    throw Error(std::string(what) + ": " + std::string(kind) + " mediaType is not a string",
+                "the image metadata is corrupt");
+  return it->get<std::string>();
+}
+
+bool schema_version_2(const json& j) {
+  auto it = j.find("schemaVersion");
+  return it != j.end() && it->is_number_integer() && it->get<std::int64_t>() == 2;
+}
 }  // namespace
 
 Manifest Manifest::parse(std::string_view raw, std::string_view what) {
   json j = parse_json(raw, what, "manifest");
   Manifest m;
-  m.media_type = j.value("mediaType", std::string(media::kOciManifest));
+  m.media_type = media_type_of(j, media::kOciManifest, what, "manifest");
   if (!media::is_manifest(m.media_type))
     throw Error(std::string(what) + ": unsupported manifest type " + m.media_type,
                 "only OCI and Docker schema2 image manifests are supported");
-  if (j.value("schemaVersion", 0) != 2)
+  if (!schema_version_2(j))
     throw Error(std::string(what) + ": manifest schemaVersion is not 2", "schema1 images are not supported");
   if (!j.contains("config")) throw Error(std::string(what) + ": manifest has no config");
   m.config = Descriptor::from_json(j["config"], what);
@@ -81,8 +103,8 @@ std::string Manifest::serialize() const {
 Index Index::parse(std::string_view raw, std::string_view what) {
   json j = parse_json(raw, what, "index");
   Index ix;
-  ix.media_type = j.value("mediaType", std::string(media::kOciIndex));
-  if (j.value("schemaVersion", 0) != 2) throw Error(std::string(what) + ": index schemaVersion is not 2");
+  ix.media_type = media_type_of(j, media::kOciIndex, what, "index");
+  if (!schema_version_2(j)) throw Error(std::string(what) + ": index schemaVersion is not 2");
   if (j.contains("manifests")) {
     if (!j["manifests"].is_array()) throw Error(std::string(what) + ": index manifests is not a list");
     for (const auto& m : j["manifests"]) ix.manifests.push_back(Descriptor::from_json(m, what));
@@ -131,8 +153,8 @@ std::string Platform::str() const { return os + "/" + architecture + (variant.em
 
 bool Platform::matches(const json& dp) const {
   if (!dp.is_object()) return false;
-  if (dp.value("os", "") != os || dp.value("architecture", "") != architecture) return false;
-  std::string v = dp.value("variant", "");
+  if (string_member(dp, "os") != os || string_member(dp, "architecture") != architecture) return false;
+  std::string v = string_member(dp, "variant");
   if (architecture == "arm64" && (v == "v8" || v == "8")) v.clear();
   if (architecture == "amd64" && v == "v1") v.clear();
   return v == variant || (variant.empty() && architecture == "arm" && v == "v7");
@@ -144,9 +166,9 @@ const Descriptor& select_platform(const Index& index, const Platform& platform, 
   std::string offered;
   for (const auto& m : index.manifests) {
     if (!m.platform.is_object()) continue;
-    std::string s = m.platform.value("os", "?") + "/" + m.platform.value("architecture", "?");
+    std::string s = string_member(m.platform, "os", "?") + "/" + string_member(m.platform, "architecture", "?");
     if (s == "unknown/unknown") continue;  // attestation manifests
-    if (m.platform.contains("variant")) s += "/" + m.platform.value("variant", "");
+    if (m.platform.contains("variant")) s += "/" + string_member(m.platform, "variant");
     offered += (offered.empty() ? "" : ", ") + s;
   }
   throw Error(std::string(what) + " has no image for platform " + platform.str(),

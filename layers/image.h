@@ -58,6 +58,10 @@ struct Platform {
   bool matches(const nlohmann::json& descriptor_platform) const;
 };
 
+// A string member of a JSON object read from an image's metadata: `fallback` when `object` is not an object, or the
+// member is absent or not a string. Never throws the JSON library's type_error on a malformed document.
+std::string string_member(const nlohmann::json& object, const std::string& key, std::string fallback = {});
+
 // Picks the manifest for `platform` from an index; throws Error listing what the index offers.
 const Descriptor& select_platform(const Index& index, const Platform& platform, std::string_view what);
 

@@ -54,8 +54,10 @@ LayerListing list_layer_blob(const fs::path& blob, std::string_view what, const 
   std::unique_ptr<struct archive, int (*)(struct archive*)> a(archive_read_new(), archive_read_free);
   archive_read_support_filter_all(a.get());
   archive_read_support_format_tar(a.get());
-  if (archive_read_open_filename(a.get(), blob.c_str(), 1 << 20) != ARCHIVE_OK)
-    throw Error(std::string(what) + ": cannot read layer: " + archive_error_string(a.get()));
+  if (archive_read_open_filename(a.get(), blob.c_str(), 1 << 20) != ARCHIVE_OK) {
+    const char* why = archive_error_string(a.get());  // may be null: libarchive does not always set one
+    throw Error(std::string(what) + ": cannot read layer: " + (why ? why : "unknown error"), "the image is corrupt");
+  }
   LayerListing out;
   struct archive_entry* e;
   int rc;
@@ -118,8 +120,11 @@ std::optional<LayerListing> parse_listing(std::string_view text) {
   LayerListing out;
   out.entries.reserve(j.size());
   for (const auto& row : j) {
-    if (!row.is_array() || row.size() != 6 || !row[0].is_string() || !row[1].is_string() || row[1].get<std::string>().empty())
+    if (!row.is_array() || row.size() != 6 || !row[0].is_string() || !row[1].is_string() ||
+        row[1].get<std::string>().empty() || !row[5].is_string())
       return std::nullopt;
+    for (std::size_t k = 2; k < 5; ++k)
+      if (!row[k].is_number_unsigned() || row[k].get<std::uint64_t>() > UINT32_MAX) return std::nullopt;
     PathInfo info;
     info.type = static_cast<PathInfo::Type>(row[1].get<std::string>().at(0));
     info.mode = row[2].get<std::uint32_t>();

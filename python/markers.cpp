@@ -40,17 +40,19 @@ const std::array<std::string_view, 17> kVariables = {
 
 // The version part of packaging's Specifier regex, by operator (the lookbehinds pick the branch).
 const std::regex& version_regex(std::string_view op) {
+  // [ \t\n\r\f\v\x1c-\x1f] is the ASCII part of Python's \s for str patterns (packaging's); the non-ASCII
+  // spaces it also matches (U+0085, U+00A0, U+2000...) are not handled.
   static const std::string pre = R"((?:[-_\.]?(alpha|beta|preview|pre|a|b|c|rc)[-_\.]?[0-9]*)?)";
   static const std::string post = R"((?:(?:-[0-9]+)|(?:[-_\.]?(post|rev|r)[-_\.]?[0-9]*))?)";
   static const std::string dev = R"((?:[-_\.]?dev[-_\.]?[0-9]*)?)";
   static const auto flags = std::regex::ECMAScript | std::regex::icase;
-  static const std::regex arbitrary(R"([ \t\n\r\f\v]*[^ \t\n\r\f\v;)]*)", flags);
-  static const std::regex equality(R"([ \t\n\r\f\v]*v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:\.\*|)" + pre + post + dev +
+  static const std::string ws = R"([ \t\n\r\f\v\x1c-\x1f]*)";
+  static const std::regex arbitrary(ws + R"([^ \t\n\r\f\v\x1c-\x1f;)]*)", flags);
+  static const std::regex equality(ws + R"(v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:\.\*|)" + pre + post + dev +
                                        R"((?:\+[a-z0-9]+(?:[-_\.][a-z0-9]+)*)?)?)",
                                    flags);
-  static const std::regex compatible(
-      R"([ \t\n\r\f\v]*v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)+)" + pre + post + dev, flags);
-  static const std::regex other(R"([ \t\n\r\f\v]*v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*)" + pre + post + dev, flags);
+  static const std::regex compatible(ws + R"(v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)+)" + pre + post + dev, flags);
+  static const std::regex other(ws + R"(v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*)" + pre + post + dev, flags);
   if (op == "===") return arbitrary;
   if (op == "==" || op == "!=") return equality;
   if (op == "~=") return compatible;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "python/specifier.h"
 #include "support/error.h"
 
 namespace trainpack::python {
@@ -209,6 +210,14 @@ Requirement Requirement::parse(std::string_view text) {
         op_len = op.size();
         break;
       }
+    }
+    // packaging's Requirement builds a SpecifierSet, which refuses a part that is no specifier: "===" takes any
+    // text up to whitespace, ';' or ')', commas included ("x===a,b" has the part "b").
+    try {
+      Specifier checked(part);
+    } catch (const Error& e) {
+      throw Error("invalid requirement '" + std::string(text) + "': " + e.what(),
+                  "see PEP 440: each comma-separated item is an operator and a version, e.g. >=1.0,<2");
     }
     unique.insert({part.substr(0, op_len), strip(std::string_view(part).substr(op_len))});
   }

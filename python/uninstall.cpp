@@ -84,7 +84,8 @@ void add_egg_info_files(const ImageRoot& root, const SiteDistribution& dist, Pat
   set.add(dist.metadata_dir);
   if (auto listing = read_text(root, dist.metadata_dir, "installed-files.txt")) {
     std::vector<std::string> info_parts;
-    for (std::string_view p : path_components(dist.metadata_dir.substr(dist.site_dir.size())))
+    // A view, not a substr() copy: the components point into it after the loop's range expression ends.
+    for (std::string_view p : path_components(std::string_view(dist.metadata_dir).substr(dist.site_dir.size())))
       info_parts.emplace_back(p);
     for (std::string_view line : py_splitlines(*listing))
       if (!line.empty()) set.add(join(dist.site_dir, installed_files_entry(line, info_parts)));

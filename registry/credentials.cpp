@@ -257,9 +257,10 @@ std::unique_ptr<Parsed> parse_auth_json(const std::string& text, const std::stri
       e.key = key;
       // Legacy URLs ("https://host/v1/") mean the host; bare keys may carry a repository path.
       e.repo_key = has_scheme(key) ? normalize_host(convert_to_hostname(key)) : normalize_repo_key(key);
-      auto str = [&](const char* k) {
-        auto f = value.find(k);
-        return f != value.end() && f->is_string() ? f->get<std::string>() : std::string();
+      // The entry by name: clang before 16 cannot capture a structured binding.
+      auto str = [&entry = value](const char* k) {
+        auto f = entry.find(k);
+        return f != entry.end() && f->is_string() ? f->get<std::string>() : std::string();
       };
       e.auth = str("auth");
       e.username = str("username");

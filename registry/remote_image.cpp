@@ -51,7 +51,7 @@ FetchedManifest fetch_manifest(RegistryClient& client, const std::string& reposi
   }
   json j = json::parse(out.body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) throw Error(where + ": manifest is not valid JSON");
-  std::string body_type = j.value("mediaType", "");
+  std::string body_type = layers::string_member(j, "mediaType");
   std::string header_type = strip_parameters(resp.header("content-type"));
   if (!body_type.empty() && !header_type.empty() && header_type != body_type &&
       header_type != "application/json" && header_type != "application/octet-stream")
@@ -75,8 +75,9 @@ std::optional<FetchedManifest> cached_manifest(const layers::BlobStore& store, c
   if (layers::sha256_of(m.body) != digest) return std::nullopt;
   json j = json::parse(m.body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  m.media_type = j.value("mediaType", j.contains("manifests") ? std::string(layers::media::kOciIndex)
-                                                               : std::string(layers::media::kOciManifest));
+  std::string implied = j.contains("manifests") ? std::string(layers::media::kOciIndex)
+                                                : std::string(layers::media::kOciManifest);
+  m.media_type = layers::string_member(j, "mediaType", implied);
   m.digest = digest;
   return m;
 }

@@ -111,9 +111,9 @@ std::optional<std::string> TokenCache::find_covering(const std::string& realm, c
   std::lock_guard lock(mutex_);
   for (const auto& [key, token] : entries_) {
     if (key.realm != realm || key.service != service || key.credential != credential || !fresh(token)) continue;
-    bool all = std::all_of(scopes.begin(), scopes.end(), [&](const std::string& s) {
-      return std::binary_search(key.scopes.begin(), key.scopes.end(), s);
-    });
+    const std::vector<std::string>& held = key.scopes;  // clang before 16 cannot capture a structured binding
+    bool all = std::all_of(scopes.begin(), scopes.end(),
+                           [&](const std::string& s) { return std::binary_search(held.begin(), held.end(), s); });
     if (all) return token.token;
   }
   return std::nullopt;

@@ -4,7 +4,8 @@
 #   scripts/install-deps.sh           build dependencies (compiler, CMake, libraries, GoogleTest)
 #   scripts/install-deps.sh --demo    + what scripts/demo.sh and bench.sh need (mmdebstrap, umoci, skopeo, runc,
 #                                     oci-image-tool, time)
-#   scripts/install-deps.sh --test    + what the test suite needs (registry, OCI tools, runtimes, dockerd, python)
+#   scripts/install-deps.sh --test    + what the test suite needs (registry, OCI tools, runtimes, dockerd, python,
+#                                     clang for the sanitizer build)
 #
 # Idempotent: packages are checked with dpkg-query first, so a machine that has everything runs no apt at all.
 # `apt-get update` runs only when something is missing. Needs root, or sudo when not root.
@@ -17,9 +18,11 @@ TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap 
            python3 python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates openssl
            # tests/fixtures/python-bases: CPython compiled from source, relocated with patchelf
            gcc make dpkg-dev xz-utils patchelf libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev libsqlite3-dev
-           uuid-dev libreadline-dev libncurses-dev)
+           uuid-dev libreadline-dev libncurses-dev
+           # scripts/sanitize.sh: clang with its ASan/UBSan/libFuzzer runtimes, llvm-symbolizer for readable stacks
+           clang libclang-rt-dev llvm)
 
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
 
 want=("${BUILD_PKGS[@]}")
 for arg in "$@"; do

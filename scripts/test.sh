@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The whole test suite: install what is missing, build, run every test (unit + integration) through CTest.
+# The whole test suite: install what is missing, build, run every test (unit + integration) through CTest, then the
+# sanitizer step (scripts/sanitize.sh: unit tests under ASan/UBSan and a bounded run of every fuzz target).
 # CTest starts the fixtures itself (Debian python base image, a private dockerd, a registry) and stops them after.
 #   bash scripts/test.sh                 everything
-#   bash scripts/test.sh -L unit         extra arguments go to ctest (here: unit tests only)
-# Exit code: ctest's.
+#   bash scripts/test.sh -L unit         extra arguments go to ctest (here: unit tests only), and without SANITIZE=1
+#                                        the sanitizer step is left out
+#   SANITIZE=0 bash scripts/test.sh      everything but the sanitizer step
+# Exit code: 0 when ctest and the sanitizer step both passed, else ctest's code (or 1 if only the sanitizer failed).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -14,4 +17,8 @@ build_dir=${BUILD_DIR:-build}
 # registry) so they run one at a time.
 rc=0
 ctest --test-dir "$build_dir" --output-on-failure -j2 "$@" || rc=$?
+# A run of selected tests (ctest arguments) skips the sanitizer step unless asked for.
+if [[ "${SANITIZE:-$(( $# == 0 ))}" == 1 ]]; then
+  bash scripts/sanitize.sh || { (( rc != 0 )) || rc=1; }
+fi
 exit "$rc"

@@ -102,3 +102,22 @@ TEST(PythonRequirement, HandWrittenEdgeCases) {
 }
 
 }  // namespace
+
+// "===" takes any text up to whitespace, ';' or ')', commas included; packaging then splits the specifier on commas
+// into a SpecifierSet, which refuses a part that is not a specifier (InvalidSpecifier). Found by the requirement
+// fuzz target: "na===a,b" was accepted with an operator-less item "b", and printed as text that did not parse.
+TEST(PythonRequirement, ArbitraryEqualityTextIsSplitIntoSpecifiersThatMustBeValid) {
+  // Python's \s, which ends the "===" text, includes \x1c-\x1f: "==," is the version, and "\x1d====" is left over.
+  for (const char* text : {"na===a,b", "x===1.0,(2", "x===a,==1.0,b", "n=====,\x1d====\x1d"}) {
+    try {
+      Requirement::parse(text);
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("invalid requirement '" + std::string(text) + "'"), std::string::npos)
+          << e.what();
+    }
+  }
+  Requirement r = Requirement::parse("x===a,==1.0");
+  EXPECT_EQ(r.specifier, "==1.0,===a");  // str(SpecifierSet): sorted
+  EXPECT_EQ(Requirement::parse(r.str()).str(), "x==1.0,===a");
+}

@@ -92,3 +92,35 @@ TEST(RootfsIndex, ChildrenAreTheNamesDirectlyUnderADirectory) {
   EXPECT_EQ(idx.children(""), (std::vector<std::string>{"usr"}));
   EXPECT_TRUE(idx.children("nothing").empty());
 }
+
+// A cached listing is our own file, but a damaged one must only make the layer be listed again (nullopt), whatever
+// the damage: a mode that is a string threw the JSON library's type_error, an internal error.
+TEST(LayerListingCache, RowsWithMembersOfTheWrongTypeAreNotAListing) {
+  LayerListing listing;
+  PathInfo info;
+  info.type = PathInfo::Type::kSymlink;
+  info.mode = 0777;
+  info.link_target = "python3.11";
+  listing.entries.emplace_back("usr/bin/python3", info);
+  std::optional<LayerListing> again = parse_listing(serialize_listing(listing));
+  ASSERT_TRUE(again);
+  ASSERT_EQ(again->entries.size(), 1u);
+  EXPECT_EQ(again->entries[0].second.link_target, "python3.11");
+
+  for (const char* text : {R"([["a","f","644",0,0,""]])", R"([["a","f",420,-1,0,""]])",
+                           R"([["a","f",420,0,4294967296,""]])", R"([["a","f",420,0,0,7]])",
+                           R"([["a","f",420.5,0,0,""]])"})
+    EXPECT_FALSE(parse_listing(text)) << text;
+}
+
+// A blob libarchive cannot open, and about which it sets no error string (this gzip stream, found by the layer_tar
+// fuzz target), is an Error; the message was built from a null pointer (a crash).
+TEST(LayerListingBlob, UnreadableBlobWithoutLibarchiveMessageIsAnError) {
+  fs::path blob = fs::path(TRAINPACK_SOURCE_DIR) / "tests/fuzz/corpus/layer_tar/open-fails-without-message.tar.gz";
+  try {
+    list_layer_blob(blob, "layer x");
+    ADD_FAILURE() << "listed";
+  } catch (const trainpack::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("layer x: "), std::string::npos) << e.what();
+  }
+}
