@@ -86,7 +86,7 @@ struct HttpRequest {
   std::function<void()> on_restart;
   // Called now and then while a body goes out, with the bytes of it sent so far in this attempt (progress display).
   std::function<void(std::uint64_t sent)> on_upload_progress;
-  std::optional<std::chrono::seconds> total_timeout;  // token and metadata calls; none for blobs
+  std::optional<std::chrono::seconds> total_timeout;  // a cap per attempt: Google's OAuth and metadata calls only
   std::optional<std::chrono::seconds> timeout;        // a shorter deadline than the client's (best-effort calls)
 };
 

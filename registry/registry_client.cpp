@@ -17,7 +17,6 @@ namespace trainpack::registry {
 namespace {
 
 constexpr std::uint64_t kTokenBodyCap = 1u << 20;
-constexpr auto kTokenTimeout = std::chrono::seconds(60);
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -326,7 +325,6 @@ BearerToken RegistryClient::fetch_token(const Credential& cred, const std::strin
     post.body = form_encode(form);
     post.idempotent = true;
     post.max_response_bytes = kTokenBodyCap;
-    post.total_timeout = kTokenTimeout;
     HttpResponse r = transport_(post);
     if (r.status >= 200 && r.status < 300)
       return parse_token_response(r.body, std::chrono::system_clock::now(), "token server " + realm_host);
@@ -351,7 +349,6 @@ BearerToken RegistryClient::fetch_token(const Credential& cred, const std::strin
   }
   get.url += form_encode(query);
   get.max_response_bytes = kTokenBodyCap;
-  get.total_timeout = kTokenTimeout;
   HttpResponse r = transport_(get);
   if (r.status >= 200 && r.status < 300)
     return parse_token_response(r.body, std::chrono::system_clock::now(), "token server " + realm_host);

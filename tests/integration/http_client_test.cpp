@@ -436,7 +436,7 @@ TEST(HttpClientDeadline, RefusedConnectionsAreRetriedWithinTheDeadline) {
   EXPECT_TRUE(has(f.what, "attempts, the last: connection refused)")) << f.what;
   // retries stop when the next one would start after the deadline
   EXPECT_GE(f.took, 1500ms);
-  EXPECT_LE(f.took, 3s);
+  EXPECT_LT(f.took, 3500ms);
 }
 
 TEST(HttpClientDeadline, AHostThatDropsConnectionsIsGivenUpAtTheDeadline) {
@@ -550,7 +550,7 @@ TEST(HttpClientDeadline, ARequestCanAskForAShorterDeadline) {
   del.timeout = 2s;
   Failure f = expect_failure(c, del);
   EXPECT_TRUE(has(f.what, "did not answer within 2 s")) << f.what;
-  EXPECT_LT(f.took, 3500ms);
+  EXPECT_LT(f.took, 4s);  // libcurl calls back about once a second while nothing moves
 }
 
 // ---------------------------------------------------------------------------------------------------------------
