@@ -1,4 +1,4 @@
-// HttpClient on libcurl (see http_client.h for the contract; registry.md §3 and §10 for the reasons).
+// HttpClient on libcurl (see http_client.h for the contract and the reasons).
 //
 // Structure: send() = attempts (retries with backoff) × hops (manual redirects) × one curl_easy_perform each.
 // A retry always starts again from the request's own URL, never from a redirect target: presigned storage URLs are
@@ -86,7 +86,7 @@ UriParts split_uri(std::string_view s) {
   return u;
 }
 
-// §5.2.4
+// RFC 3986 §5.2.4
 std::string remove_dot_segments(std::string in) {
   std::string out;
   while (!in.empty()) {
@@ -479,7 +479,7 @@ std::string resolve_url(const std::string& base_text, const std::string& locatio
         if (ref.path.front() == '/') {
           t.path = remove_dot_segments(ref.path);
         } else {
-          // §5.2.3 merge
+          // RFC 3986 §5.2.3 merge
           std::string merged;
           if (base.has_authority && base.path.empty()) {
             merged = "/" + ref.path;

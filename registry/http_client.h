@@ -1,5 +1,5 @@
 #pragma once
-// HTTP for registries and token endpoints, on libcurl (registry.md §3, §10):
+// HTTP for registries and token endpoints, on libcurl (OCI distribution-spec; RFC 9110 for redirects and Retry-After):
 //  - one share handle per client (make one HttpClient per process) sharing DNS and TLS sessions between threads;
 //    connections are reused through a pool of easy handles (libcurl does not support sharing its connection cache
 //    between concurrent threads). HTTP/2 where offered over TLS (off with http1_only; after an HTTP/2 error the

@@ -1,5 +1,5 @@
 #pragma once
-// Pushes an image to a registry (registry.md §4), the way the fast builders do: every blob once, in parallel with a
+// Pushes an image to a registry (OCI distribution-spec: pushing blobs and manifests), the way the fast builders do: every blob once, in parallel with a
 // bounded number of workers — HEAD first (present: nothing to move), then a cross-repository mount when the blob's
 // origin is another repository of the same registry (or, between Google registries, another host with origin=),
 // else a monolithic upload (POST, then one PUT with Content-Length streamed from the file, or, for a base blob not
