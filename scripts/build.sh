@@ -10,6 +10,10 @@ jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 launcher=()
 # ccache, when installed, makes rebuilds in other checkouts (worktrees, fresh clones) cheap.
-if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  # Paths relative to the checkout, so another clone of the repository hits the same cache entries.
+  export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+fi
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" "${launcher[@]}"
 cmake --build "$build_dir" -j"$jobs"
