@@ -246,6 +246,8 @@ std::unique_ptr<Parsed> parse_auth_json(const std::string& text, const std::stri
     // Never quote the content: it holds secrets.
     throw Error(label + " is not valid JSON (error at byte " + std::to_string(e.byte) + ")",
                 "fix or remove the file, then log in again");
+  } catch (const nlohmann::json::out_of_range&) {  // a number beyond a double's range ("1e400")
+    throw Error(label + " is not valid JSON (a number is out of range)", "fix or remove the file, then log in again");
   }
   if (!j.is_object()) throw Error(label + " is not a JSON object", "fix or remove the file, then log in again");
   auto p = std::make_unique<Parsed>();

@@ -188,6 +188,20 @@ TEST_F(CredentialsTest, MalformedJsonNamesFileNotContent) {
   }
 }
 
+// A number beyond a double makes nlohmann's parser throw out_of_range, not parse_error: it was an internal error.
+// Found by the credentials fuzz target.
+TEST_F(CredentialsTest, NumberOutOfRangeIsMalformedJson) {
+  auto p = config(R"({"auths":{"x":{"auth":"c2VjcmV0"}},"n":1e400})");
+  DockerConfigProvider prov(p);
+  try {
+    prov.find("x", "r");
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find(p.string() + " is not valid JSON"), std::string::npos) << msg;
+  }
+}
+
 TEST_F(CredentialsTest, MissingConfigMeansNoCredentials) {
   DockerConfigProvider prov(dir_->path() / "nope" / "config.json");
   EXPECT_FALSE(prov.find("reg.example.com", "r"));
