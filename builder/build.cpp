@@ -303,7 +303,6 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   result.base_digest = base->manifest_digest().str();
   log("base " + req.base_name + " " + result.base_digest + " (" + std::to_string(base_manifest.layers.size()) +
       " layers)");
-  if (!req.dry_run) layers::check_layers_are_safe(*base, base_layers_passed_on(req, *base, base_manifest), req.cache_dir);
 
   // What this build's own layers hold. The base's layers are never listed for the non-pip steps (see
   // run_mkdir_entries), so a build that only copies code reads no base layer bytes at all; pip steps read the
@@ -390,6 +389,8 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   result.manifest_digest = image.manifest_digest();
   result.manifest_size = image.raw_manifest().size();
   result.config_digest = image.manifest().config.digest;
+  // After the steps: layers their base scan listed are already known safe and are not read a second time.
+  layers::check_layers_are_safe(*base, base_layers_passed_on(req, *base, base_manifest), req.cache_dir);
 
   for (const ImageLocation& out : req.outputs) {
     switch (out.kind) {

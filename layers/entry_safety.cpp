@@ -55,6 +55,11 @@ std::optional<std::string> unsafe_entry_reason(std::string_view name, EntryKind 
 namespace trainpack::layers {
 namespace fs = std::filesystem;
 
+void mark_layer_safe(const fs::path& cache_dir, const Digest& layer) {
+  fs::create_directories(cache_dir / "checked-layers");
+  write_file_atomic(cache_dir / "checked-layers" / layer.hex(), "safe\n");
+}
+
 void check_layers_are_safe(const Image& image, const std::vector<Digest>& layers, const fs::path& cache_dir) {
   const fs::path marks = cache_dir / "checked-layers";
   std::vector<Digest> todo;
@@ -63,7 +68,6 @@ void check_layers_are_safe(const Image& image, const std::vector<Digest>& layers
     if (!fs::exists(marks / d.hex(), ec)) todo.push_back(d);
   }
   if (todo.empty()) return;
-  fs::create_directories(marks);
   // A few at once: each is one decompressing pass, bound by CPU or by the download.
   std::atomic<std::size_t> next{0};
   std::vector<std::exception_ptr> errors(todo.size());
@@ -71,7 +75,7 @@ void check_layers_are_safe(const Image& image, const std::vector<Digest>& layers
     for (std::size_t k; (k = next++) < todo.size();) {
       try {
         list_layer_blob(image.blob_path(todo[k]), image.describe() + " layer " + todo[k].str());
-        write_file_atomic(marks / todo[k].hex(), "safe\n");
+        mark_layer_safe(cache_dir, todo[k]);
       } catch (...) {
         errors[k] = std::current_exception();
         next = todo.size();

@@ -28,4 +28,8 @@ namespace trainpack::layers {
 void check_layers_are_safe(const Image& image, const std::vector<Digest>& layers,
                            const std::filesystem::path& cache_dir);
 
+// Remembers a layer that was read whole without an unsafe entry (list_layer_blob refuses them), so that
+// check_layers_are_safe does not read it again: a base scan marks every layer it lists.
+void mark_layer_safe(const std::filesystem::path& cache_dir, const Digest& layer);
+
 }  // namespace trainpack::layers

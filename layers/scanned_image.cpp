@@ -9,6 +9,7 @@
 #include <system_error>
 #include <thread>
 
+#include "layers/entry_safety.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/paths.h"
@@ -95,6 +96,7 @@ LayerListing ScannedImage::scan_layer(std::size_t i) const {
   };
   LayerListing listing = list_layer_blob(image_->blob_path(layer.digest), what, visit);
   write_file_atomic(staging.path() / "listing.json", serialize_listing(listing));
+  mark_layer_safe(cache_dir_, layer.digest);  // listed whole: check_layers_are_safe need not read it again
   std::error_code ec;
   fs::rename(staging.path(), layer.dir, ec);
   if (!ec) staging.release();

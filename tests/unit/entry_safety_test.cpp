@@ -88,3 +88,11 @@ TEST(EntrySafety, ASafeLayerIsReadOnce) {
   for (const auto& l : built.layers) fs::remove(built.image->blob_path(l.digest));
   EXPECT_EQ(refusal(*built.image, root.path() / "cache"), "");
 }
+
+TEST(EntrySafety, ALayerAScanListedIsNotReadAgain) {
+  trainpack::ScopedDir root(trainpack::make_temp_dir("", "tp-entry-safety-"));
+  auto built = image_with(root.path() / "store", {"app/file", "x"});
+  for (const auto& l : built.layers) mark_layer_safe(root.path() / "cache", l.digest);
+  for (const auto& l : built.layers) fs::remove(built.image->blob_path(l.digest));
+  EXPECT_EQ(refusal(*built.image, root.path() / "cache"), "") << "marked layers are not read (their blobs are gone)";
+}
