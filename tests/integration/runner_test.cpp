@@ -1,5 +1,5 @@
 // trainpack's local-run runner against the test base image: daemonless with runc, and through the test dockerd.
-#include "builder/runner.h"
+#include "localrun/runner.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "builder/runner.h"
+#include "localrun/runner.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "builder/local_run_spec.h"
+#include "localrun/local_run_spec.h"
 
 #include <pwd.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "builder/runner.h"
+#include "localrun/runner.h"
 
 #include <fcntl.h>
 #include <linux/openat2.h>
