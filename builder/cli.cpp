@@ -14,7 +14,7 @@
 #include "builder/gcloud_flags.h"
 #include "builder/image_location.h"
 #include "builder/job_spec.h"
-#include "localrun/local_run_spec.h"
+#include "builder/local_run_spec.h"
 #include "builder/progress.h"
 #include "localrun/runner.h"
 #include "registry/registries.h"

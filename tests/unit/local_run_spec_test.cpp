@@ -1,5 +1,5 @@
 // local-run flags, gcloud's validation (plus trainpack's containment checks) and image naming (gcloud 578.0.0: command_lib/ai/custom_jobs/{flags,validation,local_util}.py).
-#include "localrun/local_run_spec.h"
+#include "builder/local_run_spec.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

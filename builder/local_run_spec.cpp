@@ -1,4 +1,4 @@
-#include "localrun/local_run_spec.h"
+#include "builder/local_run_spec.h"
 
 #include <pwd.h>
 #include <unistd.h>
