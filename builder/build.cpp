@@ -344,34 +344,36 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   };
 
   for (const BuildStep& step : req.steps) {
-    switch (step.kind) {
-      case BuildStep::Kind::kMkdir: add_layer(step.instruction, run_mkdir_entries(index, step.args)); break;
-      case BuildStep::Kind::kWorkdir:
-        cfg["WorkingDir"] = step.args.at(0);
-        add_layer(step.instruction, {});
-        break;
-      case BuildStep::Kind::kEnv:
-        set_env(cfg, step.args.at(0), step.args.at(1));
-        add_layer(step.instruction, {});
-        break;
-      case BuildStep::Kind::kRemovePath: add_layer(step.instruction, run_rm_entries(index, step.args.at(0))); break;
-      case BuildStep::Kind::kCopy:
-        add_layer(step.instruction, copy_entries(index, req.package_dir, ignore, step.args.at(0), step.args.at(1)));
-        break;
-      case BuildStep::Kind::kEntrypoint:
-        cfg["Entrypoint"] = step.args;
-        cfg.erase("Cmd");  // a Dockerfile ENTRYPOINT resets the inherited CMD
-        add_layer(step.instruction, {});
-        break;
-      case BuildStep::Kind::kPipInstall:
-        if (!python)
-          python = std::make_unique<PythonInstaller>(base, store, req.cache_dir, req.python, req.mtime, log);
-        for (PipLayer& layer : python->install(step, cfg, own_layers))
-          add_layer(layer.what.empty() ? step.instruction
-                                       : step.instruction + " # trainpack: " + layer.what + " in a layer of its own",
-                    std::move(layer.entries));
-        break;
-    }
+    std::visit(StepVisitor{
+                   [&](const MkdirStep& s) { add_layer(step.instruction, run_mkdir_entries(index, s.dirs)); },
+                   [&](const WorkdirStep& s) {
+                     cfg["WorkingDir"] = s.dir;
+                     add_layer(step.instruction, {});
+                   },
+                   [&](const EnvStep& s) {
+                     set_env(cfg, s.key, s.value);
+                     add_layer(step.instruction, {});
+                   },
+                   [&](const RemovePathStep& s) { add_layer(step.instruction, run_rm_entries(index, s.path)); },
+                   [&](const CopyStep& s) {
+                     add_layer(step.instruction, copy_entries(index, req.package_dir, ignore, s.src, s.dest));
+                   },
+                   [&](const EntrypointStep& s) {
+                     cfg["Entrypoint"] = s.argv;
+                     cfg.erase("Cmd");  // a Dockerfile ENTRYPOINT resets the inherited CMD
+                     add_layer(step.instruction, {});
+                   },
+                   [&](const PipInstallStep& s) {
+                     if (!python)
+                       python = std::make_unique<PythonInstaller>(base, store, req.cache_dir, req.python, req.mtime, log);
+                     for (PipLayer& layer : python->install(s, cfg, own_layers))
+                       add_layer(layer.what.empty()
+                                     ? step.instruction
+                                     : step.instruction + " # trainpack: " + layer.what + " in a layer of its own",
+                                 std::move(layer.entries));
+                   },
+               },
+               step.action);
   }
 
   if (req.dry_run) {

@@ -1,7 +1,5 @@
 #include "builder/build_plan.h"
 
-#include "templates/dockerfile.h"
-
 namespace trainpack::builder {
 
 namespace {
@@ -11,38 +9,49 @@ std::string basename_of(const std::string& p) {
 }
 
 BuildStep copy_step(const std::string& src, const std::string& dest) {
-  return {BuildStep::Kind::kCopy, "COPY " + templates::json_list({src, dest}), {src, dest}};
+  return {"COPY " + json_list({src, dest}), CopyStep{src, dest}};
 }
 }  // namespace
 
+std::string PipInstallStep::description() const {
+  return std::visit(StepVisitor{
+                        [](const ProjectSource&) -> std::string { return "the project in setup.py"; },
+                        [](const RequirementsFileSource&) -> std::string { return "requirements.txt"; },
+                        [](const ExtraPackageSource& s) { return "--extra-packages " + s.given; },
+                        [](const RequirementSource& s) { return "--requirements " + s.requirement; },
+                    },
+                    source);
+}
+
 std::vector<BuildStep> plan_steps(const PlanInput& in) {
-  using K = BuildStep::Kind;
   std::vector<BuildStep> steps;
-  steps.push_back({K::kMkdir, "RUN mkdir -m 777 -p /usr/app /home", {kWorkdir, kHome}});
-  steps.push_back({K::kWorkdir, "WORKDIR /usr/app", {kWorkdir}});
-  steps.push_back({K::kEnv, "ENV HOME=/home", {"HOME", kHome}});
-  steps.push_back({K::kEnv, "ENV PYTHONDONTWRITEBYTECODE=1", {"PYTHONDONTWRITEBYTECODE", "1"}});
-  if (in.prebuilt) steps.push_back({K::kRemovePath, "RUN rm -rf /var/sitecustomize", {"/var/sitecustomize"}});
+  steps.push_back({"RUN mkdir -m 777 -p /usr/app /home", MkdirStep{{kWorkdir, kHome}}});
+  steps.push_back({"WORKDIR /usr/app", WorkdirStep{kWorkdir}});
+  steps.push_back({"ENV HOME=/home", EnvStep{"HOME", kHome}});
+  steps.push_back({"ENV PYTHONDONTWRITEBYTECODE=1", EnvStep{"PYTHONDONTWRITEBYTECODE", "1"}});
+  if (in.prebuilt) steps.push_back({"RUN rm -rf /var/sitecustomize", RemovePathStep{"/var/sitecustomize"}});
   const std::string pip = in.prebuilt ? "pip3" : "pip";
+  auto pip_step = [&](const std::string& arguments, PipSource source) {
+    return BuildStep{"RUN " + pip + " install --no-cache-dir " + arguments, PipInstallStep{std::move(source), in.prebuilt}};
+  };
   if (in.has_setup_py) {
     steps.push_back(copy_step("./setup.py", "./setup.py"));
-    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir .", {"the project in setup.py", "project", ".", pip}});
+    steps.push_back(pip_step(".", ProjectSource{"."}));
   }
   if (in.has_requirements_txt) {
     steps.push_back(copy_step("./requirements.txt", "./requirements.txt"));
-    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir -r ./requirements.txt",
-                     {"requirements.txt", "requirements-file", "./requirements.txt", pip}});
+    steps.push_back(pip_step("-r ./requirements.txt", RequirementsFileSource{"./requirements.txt"}));
   }
   for (const auto& p : in.extra_packages) {
     std::string base = basename_of(p);
     steps.push_back(copy_step(p, base));
-    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir " + templates::shlex_quote(base), {"--extra-packages " + p, "archive", base, pip}});
+    steps.push_back(pip_step(shlex_quote(base), ExtraPackageSource{p, base}));
   }
   for (const auto& r : in.requirements)
-    steps.push_back({K::kPipInstall, "RUN " + pip + " install --no-cache-dir --upgrade " + templates::shlex_quote(r), {"--requirements " + r, "requirement", r, pip}});
+    steps.push_back(pip_step("--upgrade " + shlex_quote(r), RequirementSource{r}));
   for (const auto& d : in.extra_dirs) steps.push_back(copy_step(d, d));
   steps.push_back(copy_step(in.main_dir, in.main_dir));
-  steps.push_back({K::kEntrypoint, "ENTRYPOINT " + templates::json_list(in.entrypoint), in.entrypoint});
+  steps.push_back({"ENTRYPOINT " + json_list(in.entrypoint), EntrypointStep{in.entrypoint}});
   return steps;
 }
 

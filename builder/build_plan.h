@@ -2,7 +2,10 @@
 // The build plan: the instructions of gcloud's Dockerfile as data, in the Dockerfile's order. Each step says
 // what it does to the filesystem or the config; build.cpp carries them out without running anything.
 #include <string>
+#include <variant>
 #include <vector>
+
+#include "builder/dockerfile.h"  // kWorkdir, kHome
 
 namespace trainpack::builder {
 
@@ -18,17 +21,76 @@ struct PlanInput {
   std::vector<std::string> entrypoint;   // argv
 };
 
-struct BuildStep {
-  enum class Kind { kMkdir, kWorkdir, kEnv, kRemovePath, kCopy, kPipInstall, kEntrypoint };
-  Kind kind;
-  std::string instruction;        // the Dockerfile line, recorded as history created_by
-  std::vector<std::string> args;  // mkdir: dirs; workdir: dir; env: key, value; remove: path; copy: src, dest;
-                                  // entrypoint: argv; pip: description, kind ("project",
-                                  // "requirements-file", "archive", "requirement" (with --upgrade)), what, "pip"/"pip3"
+// RUN mkdir -m 777 -p DIRS...
+struct MkdirStep {
+  std::vector<std::string> dirs;
+};
+// WORKDIR DIR
+struct WorkdirStep {
+  std::string dir;
+};
+// ENV KEY=VALUE
+struct EnvStep {
+  std::string key;
+  std::string value;
+};
+// RUN rm -rf PATH
+struct RemovePathStep {
+  std::string path;
+};
+// COPY ["SRC", "DEST"]: SRC relative to the package dir, DEST to the work dir.
+struct CopyStep {
+  std::string src;
+  std::string dest;
+};
+// ENTRYPOINT [ARGV...]
+struct EntrypointStep {
+  std::vector<std::string> argv;
 };
 
-inline constexpr const char* kWorkdir = "/usr/app";
-inline constexpr const char* kHome = "/home";
+// What a `RUN pip install` step installs: the project of setup.py (`pip install .`), ...
+struct ProjectSource {
+  std::string dir;  // "."
+};
+// ... a requirements file (`-r ./requirements.txt`), ...
+struct RequirementsFileSource {
+  std::string path;  // "./requirements.txt", relative to the work dir
+};
+// ... an --extra-packages file, copied into the work dir under its base name first, ...
+struct ExtraPackageSource {
+  std::string given;  // the flag's value, relative to the package dir: "dist/x.whl"
+  std::string file;   // its base name, relative to the work dir: "x.whl"
+};
+// ... or a --requirements specifier (`--upgrade`).
+struct RequirementSource {
+  std::string requirement;  // "pandas==1.2.0"
+};
+using PipSource = std::variant<ProjectSource, RequirementsFileSource, ExtraPackageSource, RequirementSource>;
+
+// RUN pip[3] install --no-cache-dir ...
+struct PipInstallStep {
+  PipSource source;
+  bool pip3 = false;  // gcloud runs pip3 (and python3) on Vertex prebuilt images, pip elsewhere
+
+  // How the step names what it installs in messages: "requirements.txt", "--extra-packages dist/x.whl"...
+  std::string description() const;
+};
+
+using Instruction =
+    std::variant<MkdirStep, WorkdirStep, EnvStep, RemovePathStep, CopyStep, PipInstallStep, EntrypointStep>;
+
+struct BuildStep {
+  std::string instruction;  // the Dockerfile line, recorded as history created_by
+  Instruction action;       // what it does; dispatch with std::visit (StepVisitor below)
+};
+
+// One callable per instruction type for std::visit: std::visit(StepVisitor{[](const CopyStep&) {...}, ...}, action).
+template <class... Handlers>
+struct StepVisitor : Handlers... {
+  using Handlers::operator()...;
+};
+template <class... Handlers>
+StepVisitor(Handlers...) -> StepVisitor<Handlers...>;
 
 std::vector<BuildStep> plan_steps(const PlanInput& input);
 

@@ -192,7 +192,7 @@ struct PythonInstaller::State {
 // installation into entries, then the layers.
 class PythonInstaller::Step {
  public:
-  Step(State& st, const BuildStep& step, const json& config, const std::vector<FileEntries>& own_layers);
+  Step(State& st, const PipInstallStep& step, const json& config, const std::vector<FileEntries>& own_layers);
   std::vector<PipLayer> run();
 
  private:
@@ -214,6 +214,7 @@ class PythonInstaller::Step {
 
   void check_pip_would_install() const;
   void collect_requirements();
+  void collect_requirements_file(const std::string& path);
   void configure_index();
   void prepare_local_items();
   python::Resolution resolve(IndexCandidates& source);
@@ -235,10 +236,8 @@ class PythonInstaller::Step {
                                         const std::set<std::string>& leaf_dirs, FileEntries& into) const;
 
   State& st_;
-  const BuildStep& step_;
+  const PipInstallStep& step_;
   const json& config_;
-  const std::string& kind_;
-  const std::string& value_;
   python::PythonFacts facts_;
   const python::PipConfig& pip_;
   python::PipBehaviour behaviour_;                      // what the image's pip version (and Debian's patches) change
@@ -270,10 +269,9 @@ class PythonInstaller::Step {
   std::vector<OwnLayer> own_layers_out_;
 };
 
-PythonInstaller::Step::Step(State& st, const BuildStep& step, const json& config,
+PythonInstaller::Step::Step(State& st, const PipInstallStep& step, const json& config,
                             const std::vector<FileEntries>& own_layers)
-    : st_(st), step_(step), config_(config), kind_(step.args.at(1)), value_(step.args.at(2)),
-      facts_(st.facts(config, step.args.at(3) == "pip3")), pip_(facts_.pip_config),
+    : st_(st), step_(step), config_(config), facts_(st.facts(config, step.pip3)), pip_(facts_.pip_config),
       behaviour_(python::PipBehaviour::of(facts_)), fs_(st.filesystem(), st.filesystem().index(), own_layers),
       merged_(fs_.index()),
       installed_(python::find_installed_distributions(fs_, python::site_sys_path(fs_, facts_.site_dirs))) {
@@ -311,7 +309,7 @@ void PythonInstaller::Step::check_pip_would_install() const {
                 "remove that setting from the base image's pip config or environment");
   if (!facts_.externally_managed.empty() && !pip_.break_system_packages && !st_.options.break_system_packages)
     throw Error("the base image's Python is externally managed (" + facts_.externally_managed +
-                    "): pip in the image would refuse to install " + step_.args.at(0),
+                    "): pip in the image would refuse to install " + step_.description(),
                 "use a base with a virtual environment, allow it in the image (PIP_BREAK_SYSTEM_PACKAGES=1 or "
                 "break-system-packages = true in /etc/pip.conf), or pass --break-system-packages");
 }
@@ -336,60 +334,69 @@ bool PythonInstaller::Step::markers_match(const python::Requirement& r) const {
   return false;
 }
 
+namespace {
+[[noreturn]] void refuse_url(const std::string& what) {
+  throw Error(what + ": direct URL requirements are not supported", "download the file and pass it with "
+              "--extra-packages, or publish it to the index");
+}
+}  // namespace
+
 void PythonInstaller::Step::collect_requirements() {
-  auto refuse_url = [](const std::string& what) {
-    throw Error(what + ": direct URL requirements are not supported", "download the file and pass it with "
-                "--extra-packages, or publish it to the index");
-  };
-  if (kind_ == "requirements-file") {
-    python::RequirementsEnv renv;
-    for (const std::string& e : config_env(config_)) {
-      auto eq = e.find('=');
-      if (eq != std::string::npos) renv.vars[e.substr(0, eq)] = e.substr(eq + 1);
+  std::visit(StepVisitor{
+                 [this](const RequirementsFileSource& s) { collect_requirements_file(s.path); },
+                 [this](const ExtraPackageSource& s) {
+                   local_items_.push_back({image_relative(s.file, cwd_), "--extra-packages " + s.file});
+                 },
+                 [this](const RequirementSource& s) {
+                   python::Requirement r = python::Requirement::parse(s.requirement);
+                   if (!r.url.empty()) refuse_url("--requirements " + s.requirement);
+                   if (markers_match(r)) roots_.push_back({r, true, true});
+                 },
+                 [this](const ProjectSource& s) {
+                   local_items_.push_back({image_relative(s.dir, cwd_), "the project in setup.py"});
+                 },
+             },
+             step_.source);
+}
+
+void PythonInstaller::Step::collect_requirements_file(const std::string& path) {
+  python::RequirementsEnv renv;
+  for (const std::string& e : config_env(config_)) {
+    auto eq = e.find('=');
+    if (eq != std::string::npos) renv.vars[e.substr(0, eq)] = e.substr(eq + 1);
+  }
+  renv.cwd = cwd_;
+  renv.read_file = [this](const std::string& path) { return read_image_file(image_relative(path, cwd_)); };
+  renv.path_exists = [this](const std::string& path) { return merged_.find(image_relative(path, cwd_)) != nullptr; };
+  python::RequirementsFile file = python::parse_requirements_file(path, renv);
+  file_options_ = file.options;
+  hash_mode_ = file.hash_checking_mode();
+  for (const python::RequirementLine& line : file.lines) {
+    std::string display = line.file + ":" + std::to_string(line.line_number) + ": " + line.requirement_text;
+    if (line.editable) throw Error(display + ": editable installs are not supported", "drop the -e");
+    if (line.kind == python::RequirementLine::Kind::vcs)
+      throw Error(display + ": VCS requirements are not supported", "build a wheel and pass it with --extra-packages");
+    if (line.constraint) {
+      if (line.requirement && line.kind == python::RequirementLine::Kind::named) constraints_.push_back(*line.requirement);
+      continue;
     }
-    renv.cwd = cwd_;
-    renv.read_file = [this](const std::string& path) { return read_image_file(image_relative(path, cwd_)); };
-    renv.path_exists = [this](const std::string& path) { return merged_.find(image_relative(path, cwd_)) != nullptr; };
-    python::RequirementsFile file = python::parse_requirements_file(value_, renv);
-    file_options_ = file.options;
-    hash_mode_ = file.hash_checking_mode();
-    for (const python::RequirementLine& line : file.lines) {
-      std::string display = line.file + ":" + std::to_string(line.line_number) + ": " + line.requirement_text;
-      if (line.editable) throw Error(display + ": editable installs are not supported", "drop the -e");
-      if (line.kind == python::RequirementLine::Kind::vcs)
-        throw Error(display + ": VCS requirements are not supported", "build a wheel and pass it with --extra-packages");
-      if (line.constraint) {
-        if (line.requirement && line.kind == python::RequirementLine::Kind::named) constraints_.push_back(*line.requirement);
-        continue;
+    if (line.kind == python::RequirementLine::Kind::named) {
+      if (!markers_match(*line.requirement)) continue;
+      if (!line.requirement->url.empty()) refuse_url(display);
+      roots_.push_back({*line.requirement, true, false});
+      std::string n = python::canonicalize_name(line.requirement->name);
+      for (const auto& [algorithm, hex] : line.hashes) {
+        if (algorithm != "sha256")
+          throw Error(display + ": only sha256 hashes are checked by trainpack, not " + algorithm,
+                      "add --hash=sha256:... for the same file (pip hash FILE prints it)");
+        allowed_sha256_[n].insert(hex);
+        hash_origin_[n] = line.file + ":" + std::to_string(line.line_number);
       }
-      if (line.kind == python::RequirementLine::Kind::named) {
-        if (!markers_match(*line.requirement)) continue;
-        if (!line.requirement->url.empty()) refuse_url(display);
-        roots_.push_back({*line.requirement, true, false});
-        std::string n = python::canonicalize_name(line.requirement->name);
-        for (const auto& [algorithm, hex] : line.hashes) {
-          if (algorithm != "sha256")
-            throw Error(display + ": only sha256 hashes are checked by trainpack, not " + algorithm,
-                        "add --hash=sha256:... for the same file (pip hash FILE prints it)");
-          allowed_sha256_[n].insert(hex);
-          hash_origin_[n] = line.file + ":" + std::to_string(line.line_number);
-        }
-      } else if (line.kind == python::RequirementLine::Kind::path) {
-        local_items_.push_back({image_relative(line.location, cwd_), display});
-      } else {
-        refuse_url(display);
-      }
+    } else if (line.kind == python::RequirementLine::Kind::path) {
+      local_items_.push_back({image_relative(line.location, cwd_), display});
+    } else {
+      refuse_url(display);
     }
-  } else if (kind_ == "archive") {
-    local_items_.push_back({image_relative(value_, cwd_), "--extra-packages " + value_});
-  } else if (kind_ == "requirement") {
-    python::Requirement r = python::Requirement::parse(value_);
-    if (!r.url.empty()) refuse_url("--requirements " + value_);
-    if (markers_match(r)) roots_.push_back({r, true, true});
-  } else if (kind_ == "project") {
-    local_items_.push_back({image_relative(value_, cwd_), "the project in setup.py"});
-  } else {
-    throw Error("internal: unknown pip step kind " + kind_);
   }
 }
 
@@ -511,7 +518,7 @@ void PythonInstaller::Step::prepare_local_items() {
   for (const LocalItem& item : local_items_) {
     LocalDistribution local;
     const std::string url = "file:///" + item.image_rel;
-    if (kind_ == "project") {
+    if (std::holds_alternative<ProjectSource>(step_.source)) {
       local.built = build_project(item);
       local.direct_url = json{{"dir_info", json::object()}, {"url", url}};
       local.reinstall_same_version = true;
@@ -596,7 +603,7 @@ python::Resolution PythonInstaller::Step::resolve(IndexCandidates& source) {
     if (d.file) to_fetch.push_back(d.file->handle);
     summary += (summary.empty() ? "" : ", ") + d.name + "==" + d.version.str() + (d.already_installed ? " (kept)" : "");
   }
-  st_.log(step_.args.at(0) + ": " + (summary.empty() ? "nothing to install" : summary));
+  st_.log(step_.description() + ": " + (summary.empty() ? "nothing to install" : summary));
   source.prefetch(to_fetch, st_.options.jobs);
   return resolution;
 }
@@ -836,7 +843,7 @@ PythonInstaller::PythonInstaller(std::shared_ptr<const layers::Image> base, cons
 
 PythonInstaller::~PythonInstaller() = default;
 
-std::vector<PipLayer> PythonInstaller::install(const BuildStep& step, const json& config,
+std::vector<PipLayer> PythonInstaller::install(const PipInstallStep& step, const json& config,
                                                const std::vector<FileEntries>& own_layers) {
   return Step(*state_, step, config, own_layers).run();
 }

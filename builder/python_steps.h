@@ -58,7 +58,7 @@ class PythonInstaller {
   // The layers of one pip step. `config` is the image config at that step (Env, User; gcloud's ENV lines
   // included), `own_layers` the layers this build added before it (their entries name the host files COPY put
   // into /usr/app). Throws Error with a one-line cause and a hint.
-  std::vector<PipLayer> install(const BuildStep& step, const nlohmann::json& config,
+  std::vector<PipLayer> install(const PipInstallStep& step, const nlohmann::json& config,
                                 const std::vector<layers::FileEntries>& own_layers);
 
  private:

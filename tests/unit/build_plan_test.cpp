@@ -26,7 +26,9 @@ TEST(BuildPlan, FollowsTheDockerfileOrderForAPlainScript) {
                                 "COPY [\"trainer\", \"trainer\"]",
                                 "ENTRYPOINT [\"python\", \"trainer/task.py\"]"};
   EXPECT_EQ(instructions(steps), want);
-  EXPECT_EQ(steps.back().args, in.entrypoint);
+  EXPECT_EQ(std::get<EntrypointStep>(steps.back().action).argv, in.entrypoint);
+  EXPECT_EQ(std::get<CopyStep>(steps[4].action).src, "config");
+  EXPECT_EQ(std::get<EnvStep>(steps[3].action).key, "PYTHONDONTWRITEBYTECODE");
 }
 
 TEST(BuildPlan, PrebuiltImagesRemoveSitecustomizeAndUsePip3) {
@@ -55,15 +57,31 @@ TEST(BuildPlan, PrebuiltImagesRemoveSitecustomizeAndUsePip3) {
                                 "ENTRYPOINT [\"python3\", \"task.py\"]"};
   EXPECT_EQ(got, want);
   // What each pip step installs, and how: the builder's python steps read these.
-  std::vector<std::vector<std::string>> pip_args;
+  std::vector<PipInstallStep> pips;
   for (const auto& s : plan_steps(in))
-    if (s.kind == BuildStep::Kind::kPipInstall) pip_args.push_back(s.args);
-  std::vector<std::vector<std::string>> want_args{
-      {"the project in setup.py", "project", ".", "pip3"},
-      {"requirements.txt", "requirements-file", "./requirements.txt", "pip3"},
-      {"--extra-packages dep/foo.tar.gz", "archive", "foo.tar.gz", "pip3"},
-      {"--requirements pandas==1.2.0", "requirement", "pandas==1.2.0", "pip3"}};
-  EXPECT_EQ(pip_args, want_args);
+    if (const auto* pip = std::get_if<PipInstallStep>(&s.action)) pips.push_back(*pip);
+  ASSERT_EQ(pips.size(), 4u);
+  for (const auto& pip : pips) EXPECT_TRUE(pip.pip3);
+  EXPECT_EQ(std::get<ProjectSource>(pips[0].source).dir, ".");
+  EXPECT_EQ(std::get<RequirementsFileSource>(pips[1].source).path, "./requirements.txt");
+  EXPECT_EQ(std::get<ExtraPackageSource>(pips[2].source).given, "dep/foo.tar.gz");
+  EXPECT_EQ(std::get<ExtraPackageSource>(pips[2].source).file, "foo.tar.gz");
+  EXPECT_EQ(std::get<RequirementSource>(pips[3].source).requirement, "pandas==1.2.0");
+  std::vector<std::string> descriptions;
+  for (const auto& pip : pips) descriptions.push_back(pip.description());
+  std::vector<std::string> want_descriptions{"the project in setup.py", "requirements.txt",
+                                             "--extra-packages dep/foo.tar.gz", "--requirements pandas==1.2.0"};
+  EXPECT_EQ(descriptions, want_descriptions);
+}
+
+TEST(BuildPlan, PlainImagesUsePip) {
+  PlanInput in;
+  in.has_requirements_txt = true;
+  in.main_dir = ".";
+  in.entrypoint = {"python", "task.py"};
+  auto steps = plan_steps(in);
+  EXPECT_EQ(steps[5].instruction, "RUN pip install --no-cache-dir -r ./requirements.txt");
+  EXPECT_FALSE(std::get<PipInstallStep>(steps[5].action).pip3);
 }
 
 TEST(BuildPlan, NonAsciiPathsAreEscapedLikeJsonDumps) {
