@@ -16,12 +16,13 @@
 #include "builder/job_spec.h"
 #include "builder/local_run_spec.h"
 #include "builder/progress.h"
+#include "localrun/run_flags.h"
 #include "localrun/runner.h"
 #include "registry/registries.h"
 #include "layers/layer_writer.h"
 #include "support/error.h"
 #include "support/fs.h"
-#include "templates/dockerfile.h"
+#include "builder/dockerfile.h"
 
 namespace trainpack::builder {
 namespace fs = std::filesystem;
@@ -112,7 +113,7 @@ void run_dockerfile(const LocalRunFlags& flags) {
   if (!spec.builds_image())
     throw Error("no image is built without --script or --python-module, so there is no Dockerfile",
                 "pass --script=PATH or --python-module=NAME");
-  std::cout << templates::render_dockerfile(spec.dockerfile_spec()) << std::flush;
+  std::cout << render_dockerfile(spec.dockerfile_spec()) << std::flush;
 }
 
 // What every build starts from: the plan of gcloud's Dockerfile, where the base is read, the cache.
@@ -296,46 +297,14 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
 }
 
 
-struct LocalRunOnlyFlags {
-  std::vector<std::string> args;  // after --
-  std::string engine = "auto";
-  bool aip_env = false;
-  std::string aip_dir = "aip-output";
-};
-
 // gcloud ai custom-jobs local-run: build (when --script or --python-module is given), then run the image with the
 // arguments after --, through docker or podman when one answers, else daemonless with runc.
-void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const LocalRunOnlyFlags& lf) {
+void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const localrun::RunFlags& rf) {
   LocalRunSpec spec = validate_local_run(flags);
   std::cerr << "Package is set to " << spec.package_dir.string() << ".\n";
   BuildRequest req = request_for(spec, bf);
   std::unique_ptr<registry::Registries> registries = registries_for(req, bf);
-
-  RunOptions run;
-  run.args = lf.args;
-  run.gpu = spec.gpu;
-  run.engine = lf.engine;
-  // gcloud mounts the key it is given, else the user's ADC file; a default that does not exist is left out rather
-  // than turned into a directory by docker.
-  run.credentials_file = spec.service_account_key_file;
-  if (run.credentials_file.empty()) {
-    std::string adc = default_credentials_file();
-    std::error_code ec;
-    if (!adc.empty() && fs::is_regular_file(adc, ec)) run.credentials_file = adc;
-  }
-  if (lf.aip_env) {
-    // What Vertex AI gives a training container, as local directories mounted into it.
-    fs::path root = fs::absolute(lf.aip_dir);
-    for (auto [name, sub] : {std::pair{"AIP_MODEL_DIR", "model"}, std::pair{"AIP_CHECKPOINT_DIR", "checkpoints"},
-                             std::pair{"AIP_TENSORBOARD_LOG_DIR", "tensorboard"}}) {
-      std::error_code ec;
-      fs::create_directories(root / sub, ec);
-      if (ec) throw Error("cannot create " + (root / sub).string() + ": " + ec.message(), "pass --aip-dir=DIR");
-      std::string in_container = std::string("/tmp/aip/") + sub + "/";
-      run.extra_env[name] = in_container;
-      run.mounts.emplace_back(root / sub, in_container);
-    }
-  }
+  localrun::RunOptions run = localrun::run_options(rf, spec.service_account_key_file, spec.gpu);
 
   std::shared_ptr<const layers::Image> image;
   if (spec.builds_image()) {
@@ -348,7 +317,7 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const Local
     image = open_image(req.base_location, req.platform, store, req.registries, req.platform_required);
     run.image_name = spec.executor_image_uri;
   }
-  run_image(*image, run, req.cache_dir / "run");
+  localrun::run_image(*image, run, req.cache_dir / "run");
 }
 
 }  // namespace
@@ -392,7 +361,6 @@ int run_cli(int argc, char** argv) {
   add_python_flags(*build, bf);
   LocalRunFlags lr_flags;
   BuildFlags lr_bf;
-  LocalRunOnlyFlags lr;
   CLI::App* local_run = app.add_subcommand(
       "local-run", "Build like gcloud ai custom-jobs local-run, then run the trainer with the arguments after --");
   add_local_run_flags(*local_run, lr_flags);
@@ -404,13 +372,8 @@ int run_cli(int argc, char** argv) {
   local_run->add_flag("--quiet,-q", lr_bf.quiet, "No build progress lines");
   add_network_flags(*local_run, lr_bf);
   add_python_flags(*local_run, lr_bf);
-  local_run->add_option("--engine", lr.engine,
-                        "auto (docker, then podman, then runc), docker, podman or runc (daemonless)");
-  local_run->add_flag("--aip-env", lr.aip_env,
-                      "Set AIP_MODEL_DIR, AIP_CHECKPOINT_DIR and AIP_TENSORBOARD_LOG_DIR to local directories "
-                      "mounted into the container, as Vertex AI sets them");
-  local_run->add_option("--aip-dir", lr.aip_dir, "Where --aip-env's directories are made (default ./aip-output)");
-  local_run->add_option("args", lr.args, "Arguments for the trainer, after --");
+  localrun::RunFlags lr;
+  localrun::add_run_flags(*local_run, lr);
   for (CLI::Option* opt : local_run->get_options())
     if (opt->get_items_expected_max() == 1) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 

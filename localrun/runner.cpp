@@ -2,11 +2,9 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,14 +18,13 @@
 #include <iostream>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include "layers/docker_archive.h"
 #include "layers/unpack.h"
 #include "support/fs.h"
 #include "support/process.h"
 
-namespace trainpack::builder {
+namespace trainpack::localrun {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -42,91 +39,9 @@ std::string join(const std::vector<std::string>& argv) {
   return s;
 }
 
-// Where stdout/stderr of a child go.
-enum class Output { kMergedToStdout, kToStderr, kDiscard };
-
-// Runs argv (PATH lookup) with stdin from /dev/null; returns the exit status (128+N for signal N, 127 when it could
-// not be executed). While waiting, SIGINT/SIGTERM/SIGQUIT are ignored by us: the child (runc / docker run, in our
-// process group) gets the terminal's Ctrl-C and forwards it to the container; we clean up after it exits.
-// `timeout` > 0: the child is killed after that long (returns -1).
-int spawn(const std::vector<std::string>& argv, Output output, std::chrono::milliseconds timeout = {}) {
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (devnull < 0) throw Error(std::string("cannot open /dev/null: ") + std::strerror(errno));
-
-  struct sigaction ign {}, old_int {}, old_term {}, old_quit {};
-  ign.sa_handler = SIG_IGN;
-  ::sigaction(SIGINT, &ign, &old_int);
-  ::sigaction(SIGTERM, &ign, &old_term);
-  ::sigaction(SIGQUIT, &ign, &old_quit);
-  auto restore = [&] {
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGTERM, &old_term, nullptr);
-    ::sigaction(SIGQUIT, &old_quit, nullptr);
-  };
-
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    int e = errno;
-    restore();
-    ::close(devnull);
-    throw Error(std::string("cannot start ") + argv[0] + ": " + std::strerror(e));
-  }
-  if (pid == 0) {
-    ::signal(SIGINT, SIG_DFL);
-    ::signal(SIGTERM, SIG_DFL);
-    ::signal(SIGQUIT, SIG_DFL);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::dup2(devnull, 0);
-    switch (output) {
-      case Output::kMergedToStdout: ::dup2(1, 2); break;
-      case Output::kToStderr: ::dup2(2, 1); break;
-      case Output::kDiscard:
-        ::dup2(devnull, 1);
-        ::dup2(devnull, 2);
-        break;
-    }
-    ::execvp(args[0], args.data());
-    const char* msg = "trainpack: cannot execute the container runtime\n";
-    ssize_t ignored = ::write(2, msg, std::strlen(msg));
-    (void)ignored;
-    ::_exit(127);
-  }
-  ::close(devnull);
-  int status = 0;
-  auto start = std::chrono::steady_clock::now();
-  for (;;) {
-    pid_t r = ::waitpid(pid, &status, timeout.count() > 0 ? WNOHANG : 0);
-    if (r == pid) break;
-    if (r < 0 && errno != EINTR) {
-      restore();
-      throw Error(std::string("waitpid: ") + std::strerror(errno));
-    }
-    if (r == 0) {
-      if (std::chrono::steady_clock::now() - start > timeout) {
-        ::kill(pid, SIGKILL);
-        ::waitpid(pid, &status, 0);
-        restore();
-        return -1;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-  restore();
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
-}
-
-
 bool engine_answers(const std::string& cli) {
   if (find_program(cli).empty()) return false;
-  return spawn({cli, "info"}, Output::kDiscard, std::chrono::seconds(30)) == 0;
+  return run_attached({cli, "info"}, ChildOutput::kDiscard, std::chrono::seconds(30)) == 0;
 }
 
 std::string random_id() {
@@ -473,14 +388,14 @@ Ran run_with_engine_impl(const std::string& cli, const layers::Image& image, con
     layers::write_docker_archive(image, archive, ref);
   }
   std::vector<std::string> load{cli, "load", "-i", archive.string()};
-  int rc = spawn(load, Output::kToStderr);
+  int rc = run_attached(load, ChildOutput::kToStderr);
   if (rc != 0)
     throw RunError(engine_title(cli) + " failed with error code " + std::to_string(rc) + ". Command: " + join(load),
                    "the image could not be loaded into " + cli, rc);
   written.reset();
   if (before_run) before_run();
   std::vector<std::string> argv = docker_run_argv(cli, ref, options);
-  return {spawn(argv, Output::kMergedToStdout), argv};
+  return {run_attached(argv, ChildOutput::kMergedToStdout), argv};
 }
 
 Ran run_daemonless_impl(const layers::Image& image, const RunOptions& options, const fs::path& work_dir,
@@ -506,9 +421,9 @@ Ran run_daemonless_impl(const layers::Image& image, const RunOptions& options, c
   fs::create_directories(state);
   std::vector<std::string> argv{runc, "--root", state.string(), "run", "--bundle", bundle.path().string(), id};
   if (before_run) before_run();
-  int rc = spawn(argv, Output::kMergedToStdout);
+  int rc = run_attached(argv, ChildOutput::kMergedToStdout);
   // `runc run` removes the container when it exits; make sure of it before the bundle goes.
-  spawn({runc, "--root", state.string(), "delete", "--force", id}, Output::kDiscard, std::chrono::seconds(30));
+  run_attached({runc, "--root", state.string(), "delete", "--force", id}, ChildOutput::kDiscard, std::chrono::seconds(30));
   return {rc, argv};
 }
 
@@ -574,4 +489,4 @@ std::string default_credentials_file() {
   return (dir / "application_default_credentials.json").string();
 }
 
-}  // namespace trainpack::builder
+}  // namespace trainpack::localrun

@@ -29,7 +29,7 @@
 #include "layers/image.h"
 #include "support/error.h"
 
-namespace trainpack::builder {
+namespace trainpack::localrun {
 
 inline constexpr const char* kCredentialsMountPath = "/tmp/keys/cred_key.json";
 inline constexpr const char* kCredentialsEnv = "GOOGLE_APPLICATION_CREDENTIALS";
@@ -106,4 +106,4 @@ int run_image(const layers::Image& image, const RunOptions& options, const std::
 // $CLOUDSDK_CONFIG/application_default_credentials.json, else ~/.config/gcloud/application_default_credentials.json.
 std::string default_credentials_file();
 
-}  // namespace trainpack::builder
+}  // namespace trainpack::localrun

@@ -10,9 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
+#include <thread>
 
 #include "support/error.h"
 
@@ -184,5 +188,97 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   return run;
 }
 
+namespace {
+
+// Ignores SIGINT, SIGTERM and SIGQUIT for as long as it lives, then puts the old handlers back.
+class IgnoredTerminalSignals {
+ public:
+  IgnoredTerminalSignals() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &ignore, &old_[i]);
+  }
+  ~IgnoredTerminalSignals() {
+    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &old_[i], nullptr);
+  }
+  IgnoredTerminalSignals(const IgnoredTerminalSignals&) = delete;
+  IgnoredTerminalSignals& operator=(const IgnoredTerminalSignals&) = delete;
+
+ private:
+  static constexpr std::array<int, 3> kSignals{SIGINT, SIGTERM, SIGQUIT};
+  std::array<struct sigaction, 3> old_{};
+};
+
+// In the child after fork(): the default signal dispositions, stdin from /dev/null, the output, then exec.
+[[noreturn]] void exec_attached(const std::string& exe, std::vector<char*>& args, int devnull, ChildOutput output,
+                                const std::string& failure) {
+  for (int sig : {SIGINT, SIGTERM, SIGQUIT, SIGPIPE}) ::signal(sig, SIG_DFL);
+  ::dup2(devnull, 0);
+  switch (output) {
+    case ChildOutput::kMergedToStdout: ::dup2(1, 2); break;
+    case ChildOutput::kToStderr: ::dup2(2, 1); break;
+    case ChildOutput::kDiscard:
+      ::dup2(devnull, 1);
+      ::dup2(devnull, 2);
+      break;
+  }
+  ::execve(exe.c_str(), args.data(), environ);
+  ssize_t ignored = ::write(2, failure.data(), failure.size());
+  (void)ignored;
+  ::_exit(127);
+}
+
+// Waits for `pid`; after `timeout` (> 0) kills it and returns -1.
+int wait_attached(pid_t pid, std::chrono::milliseconds timeout) {
+  int status = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    pid_t r = ::waitpid(pid, &status, timeout.count() > 0 ? WNOHANG : 0);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) throw Error(std::string("waitpid: ") + std::strerror(errno));
+    if (r == 0) {
+      if (std::chrono::steady_clock::now() - start > timeout) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
+        return -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+}  // namespace
+
+int run_attached(const std::vector<std::string>& argv, ChildOutput output, std::chrono::milliseconds timeout) {
+  if (argv.empty()) throw Error("internal: run_attached without a program");
+  // Everything the child needs is made before fork(): only async-signal-safe calls may follow it.
+  std::string exe = find_program(argv[0]);
+  if (exe.empty()) exe = argv[0];  // execve fails, the child says so and exits 127
+  const std::string failure = "trainpack: cannot execute " + argv[0] + "\n";
+  std::vector<std::string> args_storage = argv;
+  std::vector<char*> args;
+  for (auto& a : args_storage) args.push_back(a.data());
+  args.push_back(nullptr);
+  // What we printed so far comes before the child's output.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull < 0) throw Error(std::string("cannot open /dev/null: ") + std::strerror(errno));
+
+  IgnoredTerminalSignals ignored;
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    int e = errno;
+    ::close(devnull);
+    throw Error("cannot start " + argv[0] + ": " + std::strerror(e));
+  }
+  if (pid == 0) exec_attached(exe, args, devnull, output, failure);
+  ::close(devnull);
+  return wait_attached(pid, timeout);
+}
 
 }  // namespace trainpack

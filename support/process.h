@@ -1,6 +1,7 @@
 #pragma once
 // Running a helper program and collecting what it says: credential helpers (docker-credential-*) and the host
-// Python (PEP 517 builds, bytecode). Never a program from an image.
+// Python (PEP 517 builds, bytecode). Never a program from an image. Also running a program whose output is the
+// user's to see (a container engine or runtime), attached to our stdout and stderr.
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -36,5 +37,19 @@ std::string find_program(const std::string& name);
 // Throws Error only when the program cannot be started; a missing program gives exit_code 127.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input,
                           std::chrono::milliseconds timeout, const ProcessOptions& options = {});
+
+// Where an attached child's stdout and stderr go.
+enum class ChildOutput {
+  kMergedToStdout,  // both to our stdout, in the order written
+  kToStderr,        // both to our stderr
+  kDiscard,         // both to /dev/null
+};
+
+// Runs argv[0] (a path, or a name looked up with find_program) with stdin from /dev/null and its output where
+// `output` says, and returns its exit status: 128+N when signal N ended it, 127 when it could not be executed, -1
+// when `timeout` (> 0; 0 waits for ever) ran out and it was killed. While it runs, SIGINT, SIGTERM and SIGQUIT are
+// ignored by us: the child, in our process group, gets the terminal's Ctrl-C itself (a container runtime forwards
+// it to the container) and we go on once it has exited. Throws Error only when no process can be started.
+int run_attached(const std::vector<std::string>& argv, ChildOutput output, std::chrono::milliseconds timeout = {});
 
 }  // namespace trainpack

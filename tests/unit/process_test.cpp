@@ -36,3 +36,14 @@ TEST(Process, TimeoutKillsAndMissingProgramIs127) {
   EXPECT_EQ(find_program("/bin/sh"), "/bin/sh");
   EXPECT_FALSE(find_program("sh").empty());
 }
+
+TEST(Process, RunAttachedReturnsTheExitStatus) {
+  using trainpack::ChildOutput;
+  using trainpack::run_attached;
+  EXPECT_EQ(run_attached({"sh", "-c", "exit 3"}, ChildOutput::kDiscard), 3);
+  EXPECT_EQ(run_attached({"sh", "-c", "kill -TERM $$"}, ChildOutput::kDiscard), 128 + 15) << "128 + the signal";
+  EXPECT_EQ(run_attached({"sleep", "30"}, ChildOutput::kDiscard, 300ms), -1) << "killed after the timeout";
+  EXPECT_EQ(run_attached({"no-such-program-trainpack"}, ChildOutput::kDiscard), 127);
+  // stdin is /dev/null: a reader sees end of file at once.
+  EXPECT_EQ(run_attached({"sh", "-c", "read x"}, ChildOutput::kDiscard, 10s), 1);
+}

@@ -9,7 +9,7 @@
 #include "support/fs.h"
 
 using namespace trainpack;
-using namespace trainpack::builder;
+using namespace trainpack::localrun;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
