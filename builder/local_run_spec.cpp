@@ -259,12 +259,12 @@ void add_local_run_flags(CLI::App& cmd, LocalRunFlags& flags) {
   cmd.add_flag("--gpu", flags.gpu, "Run the container with GPU support");
 }
 
-templates::DockerfileSpec LocalRunSpec::dockerfile_spec() const {
+DockerfileSpec LocalRunSpec::dockerfile_spec() const {
   if (!builds_image()) {
     throw Error("no image is built: neither --script nor --python-module was given",
                 "the executor image runs unchanged; pass --script or --python-module to build one");
   }
-  templates::DockerfileSpec spec;
+  DockerfileSpec spec;
   spec.base_image = executor_image_uri;
   spec.has_setup_py = has_setup_py;
   spec.has_requirements_txt = has_requirements_txt;
@@ -292,7 +292,7 @@ LocalRunSpec validate_local_run(const LocalRunFlags& flags) {
   spec.executor_image_uri = flags.executor_image_uri;
   spec.service_account_key_file = flags.service_account_key_file;
   spec.gpu = flags.gpu;
-  spec.prebuilt = templates::is_vertex_prebuilt_image(flags.executor_image_uri);
+  spec.prebuilt = is_vertex_prebuilt_image(flags.executor_image_uri);
 
   // ValidateLocalRunArgs: the package path is made absolute (after "~" expansion) and must be a directory.
   std::string pkg;
@@ -334,7 +334,7 @@ LocalRunSpec validate_local_run(const LocalRunFlags& flags) {
   // The main script. For --python-module gcloud checks (and names the image after) ModuleToPath(module).
   const bool is_module = flags.script.empty();
   spec.python_module = flags.python_module;
-  spec.script = is_module ? templates::module_to_path(flags.python_module) : flags.script;
+  spec.script = is_module ? module_to_path(flags.python_module) : flags.script;
   std::string script_path = spec.script;  // the Dockerfile turns '\' into '/', so that is the file it needs
   std::replace(script_path.begin(), script_path.end(), '\\', '/');
   check_package_member(pkg, is_module ? "--python-module" : "--script", spec.script, script_path, Expect::kFile,
@@ -354,7 +354,7 @@ LocalRunSpec validate_local_run(const LocalRunFlags& flags) {
   spec.has_setup_py = is_file(fs::path(pkg + "/./setup.py"));
   spec.has_requirements_txt = is_file(fs::path(pkg + "/./requirements.txt"));
 
-  const templates::DockerfileSpec dockerfile = spec.dockerfile_spec();
+  const DockerfileSpec dockerfile = spec.dockerfile_spec();
   spec.parent_dir = dockerfile.parent_dir;
   spec.entrypoint = dockerfile.entrypoint;
 
@@ -374,7 +374,7 @@ LocalRunSpec validate_local_run(const LocalRunFlags& flags) {
 
 std::string sanitize_repository_name(std::string_view name) {
   // GenerateImageName passes `base_name or "unnamed"`.
-  const std::u32string in = templates::python_code_points(name.empty() ? std::string_view("unnamed") : name);
+  const std::u32string in = python_code_points(name.empty() ? std::string_view("unnamed") : name);
   // str.lower(). Only two non-ASCII characters lowercase to anything ASCII (U+0130 to "i" + U+0307, KELVIN SIGN
   // U+212A to "k"); every other non-ASCII character stays non-ASCII and is replaced below anyway.
   std::u32string lower;
@@ -434,7 +434,7 @@ void validate_repository_and_tag(std::string_view image_name) {
   const auto fail = [&](const std::string& reason, std::string_view hint) {
     throw Error(single_quoted(image_name) + " is not a valid container image uri: " + reason, std::string(hint));
   };
-  const std::u32string name = templates::python_code_points(image_name);
+  const std::u32string name = python_code_points(image_name);
 
   // _ParseRepositoryTag
   if (std::count(name.begin(), name.end(), U':') > 2) {

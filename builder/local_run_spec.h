@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "templates/dockerfile.h"
+#include "builder/dockerfile.h"
 
 namespace CLI {
 class App;
@@ -52,7 +52,7 @@ struct LocalRunSpec {
   bool output_image_generated = false;
   bool has_setup_py = false;          // os.path.isfile(<pkg>/./setup.py)
   bool has_requirements_txt = false;  // os.path.isfile(<pkg>/./requirements.txt)
-  bool prebuilt = false;              // templates::is_vertex_prebuilt_image(executor_image_uri)
+  bool prebuilt = false;              // is_vertex_prebuilt_image(executor_image_uri)
   // Run-time only; never part of the image:
   std::string service_account_key_file;
   bool gpu = false;
@@ -60,7 +60,7 @@ struct LocalRunSpec {
   // An image is built iff --script or --python-module was given; otherwise the executor image runs as is.
   bool builds_image() const { return !script.empty(); }
   // The inputs of the Dockerfile, derived. Throws Error when no image is built.
-  templates::DockerfileSpec dockerfile_spec() const;
+  DockerfileSpec dockerfile_spec() const;
 };
 
 // Applies gcloud's checks, in gcloud's order and with gcloud's wording where gcloud has one, plus trainpack's:

@@ -1,5 +1,5 @@
 // The generated Dockerfile against gcloud 578.0.0's output (lib/googlecloudsdk/command_lib/ai/docker/build.py), byte for byte.
-#include "templates/dockerfile.h"
+#include "builder/dockerfile.h"
 
 #include <gtest/gtest.h>
 
@@ -11,14 +11,14 @@
 
 namespace {
 
-using trainpack::templates::DockerfileSpec;
-using trainpack::templates::is_vertex_prebuilt_image;
-using trainpack::templates::json_list;
-using trainpack::templates::json_string;
-using trainpack::templates::module_to_path;
-using trainpack::templates::python_dedent;
-using trainpack::templates::render_dockerfile;
-using trainpack::templates::shlex_quote;
+using trainpack::builder::DockerfileSpec;
+using trainpack::builder::is_vertex_prebuilt_image;
+using trainpack::builder::json_list;
+using trainpack::builder::json_string;
+using trainpack::builder::module_to_path;
+using trainpack::builder::python_dedent;
+using trainpack::builder::render_dockerfile;
+using trainpack::builder::shlex_quote;
 
 constexpr const char* kPython = "python:3.10";
 constexpr const char* kPrebuilt = "us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-14.py310:latest";

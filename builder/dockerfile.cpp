@@ -1,87 +1,42 @@
-#include "templates/dockerfile.h"
+#include "builder/dockerfile.h"
 
 #include <algorithm>
 #include <initializer_list>
 
 namespace trainpack::templates {
+// templates/dockerfile/*.txt, embedded by CMakeLists.txt.
+extern const std::string_view dockerfile_header, dockerfile_sitecustomize_removal, dockerfile_setup_py,
+    dockerfile_requirements_txt, dockerfile_extra_package, dockerfile_extra_requirement, dockerfile_extra_dir,
+    dockerfile_main_dir, dockerfile_entrypoint;
+}  // namespace trainpack::templates
+
+namespace trainpack::builder {
 
 namespace {
 
-// _DEFAULT_WORKDIR and _DEFAULT_HOME; local-run offers no way to change them.
-constexpr std::string_view kWorkdir = "/usr/app";
-constexpr std::string_view kHome = "/home";
-
-// ---------------------------------------------------------------------------------------------------------------
-// The fragments of the generated Dockerfile, in output order (gcloud 578.0.0: lib/googlecloudsdk/command_lib/ai/docker/build.py). "{}" marks an inserted value.
+// The fragments of the generated Dockerfile, in output order (gcloud 578.0.0:
+// lib/googlecloudsdk/command_lib/ai/docker/build.py), are templates/dockerfile/*.txt, embedded at build time;
+// "{}" marks an inserted value:
+//   header                      H: FROM, work dir and home, no-.pyc.
+//   sitecustomize_removal       S, prebuilt images only. No newline: it takes the place of the empty line the next
+//                               fragment starts with.
+//   setup_py, requirements_txt  SETUP and REQ ({} is pip or pip3): the commented COPY line is inserted unindented
+//                               into an 8-space template before textwrap.dedent runs, so there is no common margin
+//                               and the other lines keep their 8 spaces (Docker ignores them). The missing "copy it"
+//                               in REQ's comment is gcloud's.
+//   extra_package               XPKG(P), one per --extra-packages item: COPY json([P, basename(P)]), then pip
+//                               install q(basename(P)).
+//   extra_requirement           XREQ(R), one per --requirements item: pip install --upgrade q(R).
+//   extra_dir                   XDIR(D), one per --extra-dirs item: COPY json([D, D]). Not dedented.
+//   main_dir                    MAIN: COPY json([parent, parent]) where parent = dirname(script) or ".".
+//   entrypoint                  EP: ENTRYPOINT json(argv). The Dockerfile ends here, without a newline.
 //
 // gcloud writes H, XPKG and XREQ as indented triple-quoted templates, fills them with str.format() and runs
 // textwrap.dedent over the result. With one-line values dedent removes exactly the template margin and the texts
-// below come out; a value containing '\n' (a base image, a shlex-quoted requirement or package name) changes the
-// common margin. gcloud_dedented() therefore re-creates the indented template and runs a faithful dedent over it.
-// ---------------------------------------------------------------------------------------------------------------
-
-// H: FROM, work dir and home, no-.pyc. Indented by 6 spaces in gcloud's source.
-constexpr std::string_view kHeader =
-    "\n"
-    "FROM {}\n"
-    "# The directory is created by root. This sets permissions so that any user can\n"
-    "# access the folder.\n"
-    "RUN mkdir -m 777 -p {} {}\n"
-    "WORKDIR {}\n"
-    "ENV HOME={}\n"
-    "\n"
-    "# Keeps Python from generating .pyc files in the container\n"
-    "ENV PYTHONDONTWRITEBYTECODE=1\n";
-constexpr int kHeaderMargin = 6;
-
-// S: prebuilt images only. No newline: it takes the place of the empty line the next fragment starts with.
-constexpr std::string_view kSitecustomizeRemoval = "RUN rm -rf /var/sitecustomize";
-
-// SETUP and REQ: the commented COPY line is inserted unindented into an 8-space template before textwrap.dedent
-// runs, so there is no common margin and the other lines keep their 8 spaces (Docker ignores them). The missing
-// "copy it" in REQ's comment is gcloud's. {} is pip or pip3.
-constexpr std::string_view kSetupPy =
-    "\n"
-    "        # Found setup.py file, thus copy it to the docker container.\n"
-    "COPY [\"./setup.py\", \"./setup.py\"]\n"
-    "\n"
-    "        RUN {} install --no-cache-dir .\n";
-constexpr std::string_view kRequirementsTxt =
-    "\n"
-    "        # Found requirements.txt file, thus to the docker container.\n"
-    "COPY [\"./requirements.txt\", \"./requirements.txt\"]\n"
-    "\n"
-    "        RUN {} install --no-cache-dir -r ./requirements.txt\n";
-
-// XPKG(P), one per --extra-packages item: COPY json([P, basename(P)]), then pip install q(basename(P)).
-constexpr std::string_view kExtraPackage =
-    "\n"
-    "COPY {}\n"
-    "\n"
-    "RUN {} install --no-cache-dir {}\n";
-// XREQ(R), one per --requirements item: pip install --upgrade q(R).
-constexpr std::string_view kExtraRequirement =
-    "\n"
-    "RUN {} install --no-cache-dir --upgrade {}\n";
-constexpr int kDependencyMargin = 8;  // XPKG and XREQ
-
-// XDIR(D), one per --extra-dirs item: COPY json([D, D]). Not dedented.
-constexpr std::string_view kExtraDir =
-    "\n"
-    "COPY {}\n"
-    "\n";
-
-// MAIN: COPY json([parent, parent]) where parent = dirname(script) or ".".
-constexpr std::string_view kMainDir =
-    "\n"
-    "# Copy the source directory into the docker container.\n"
-    "COPY {}\n"
-    "\n";
-
-// EP: ENTRYPOINT json(argv). The Dockerfile ends here, without a newline.
-constexpr std::string_view kEntrypoint =
-    "\n"
-    "ENTRYPOINT {}";
+// of the files come out; a value containing '\n' (a base image, a shlex-quoted requirement or package name) changes
+// the common margin. gcloud_dedented() therefore re-creates the indented template and runs a faithful dedent over it.
+constexpr int kHeaderMargin = 6;      // H's indentation in gcloud's source
+constexpr int kDependencyMargin = 8;  // XPKG's and XREQ's
 
 // Replaces each "{}" of `templ`, in order, with the next value (str.format with positional fields).
 std::string fill(std::string_view templ, std::initializer_list<std::string_view> values) {
@@ -365,21 +320,21 @@ std::string render_dockerfile(const DockerfileSpec& input) {
   const std::string workdir = shlex_quote(kWorkdir);
   const std::string home = shlex_quote(kHome);
 
-  std::string out = gcloud_dedented(kHeader, kHeaderMargin, {s.base_image, workdir, home, workdir, home});  // H
-  if (s.prebuilt) out += kSitecustomizeRemoval;                                                           // S
-  if (s.has_setup_py) out += fill(kSetupPy, {pip});                                                       // SETUP
-  if (s.has_requirements_txt) out += fill(kRequirementsTxt, {pip});                                       // REQ
+  std::string out = gcloud_dedented(templates::dockerfile_header, kHeaderMargin, {s.base_image, workdir, home, workdir, home});  // H
+  if (s.prebuilt) out += templates::dockerfile_sitecustomize_removal;                                                           // S
+  if (s.has_setup_py) out += fill(templates::dockerfile_setup_py, {pip});                                                       // SETUP
+  if (s.has_requirements_txt) out += fill(templates::dockerfile_requirements_txt, {pip});                                       // REQ
   for (const auto& package : s.extra_packages) {                                                          // XPKG
     const std::string name = posix_basename(package);
-    out += gcloud_dedented(kExtraPackage, kDependencyMargin, {json_list({package, name}), pip, shlex_quote(name)});
+    out += gcloud_dedented(templates::dockerfile_extra_package, kDependencyMargin, {json_list({package, name}), pip, shlex_quote(name)});
   }
   for (const auto& requirement : s.requirements) {  // XREQ
-    out += gcloud_dedented(kExtraRequirement, kDependencyMargin, {pip, shlex_quote(requirement)});
+    out += gcloud_dedented(templates::dockerfile_extra_requirement, kDependencyMargin, {pip, shlex_quote(requirement)});
   }
-  for (const auto& dir : s.extra_dirs) out += fill(kExtraDir, {json_list({dir, dir})});  // XDIR
-  out += fill(kMainDir, {json_list({s.parent_dir, s.parent_dir})});                      // MAIN
-  out += fill(kEntrypoint, {json_list(s.entrypoint)});                                   // EP
+  for (const auto& dir : s.extra_dirs) out += fill(templates::dockerfile_extra_dir, {json_list({dir, dir})});  // XDIR
+  out += fill(templates::dockerfile_main_dir, {json_list({s.parent_dir, s.parent_dir})});                      // MAIN
+  out += fill(templates::dockerfile_entrypoint, {json_list(s.entrypoint)});                                   // EP
   return out;
 }
 
-}  // namespace trainpack::templates
+}  // namespace trainpack::builder

@@ -5,7 +5,11 @@
 #include <string_view>
 #include <vector>
 
-namespace trainpack::templates {
+namespace trainpack::builder {
+
+// gcloud's _DEFAULT_WORKDIR and _DEFAULT_HOME; local-run offers no way to change them.
+inline constexpr const char* kWorkdir = "/usr/app";
+inline constexpr const char* kHome = "/home";
 
 // What the Dockerfile depends on. Fill the inputs, then derive() (render_dockerfile derives on its own copy, so the
 // derived fields are for callers that need them, e.g. the layer builder).
@@ -62,4 +66,4 @@ std::u32string python_code_points(std::string_view utf8);
 // only spaces/tabs are emptied, then the longest common leading run of spaces/tabs of the other lines is removed.
 std::string python_dedent(std::string_view text);
 
-}  // namespace trainpack::templates
+}  // namespace trainpack::builder
