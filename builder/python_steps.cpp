@@ -2,8 +2,6 @@
 
 #include <sys/statvfs.h>
 
-#include <zip.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <map>

@@ -13,14 +13,23 @@
 #include <string>
 #include <vector>
 
-#include "builder/index_candidates.h"
 #include "layers/image_filesystem.h"
 #include "layers/scanned_image.h"
 #include "python/base_facts.h"
+#include "python/index_candidates.h"
 #include "python/interpreter.h"
 #include "python/pip_behaviour.h"
 
 namespace trainpack::builder {
+
+// The candidate source adapter lives in python/ (python/index_candidates.h); the builder names its types unqualified.
+using python::BuiltDistribution;
+using python::candidate_metadata;
+using python::IndexCandidates;
+using python::LocalDistribution;
+using python::read_wheel_metadata;
+using python::SdistBuilder;
+using python::tags_for;
 
 // Which interpreter runs builds and compiles bytecode (--build-python).
 enum class BuildPython {

@@ -4,7 +4,6 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <zip.h>
 #include <zlib.h>
 
 #include <locale.h>
@@ -21,6 +20,7 @@
 
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/zip_archive.h"
 
 namespace trainpack::layers {
 
@@ -132,23 +132,18 @@ std::string parent_of(const std::string& path) {
 // file descriptors; the least recently used one is closed first.
 class ZipArchives {
  public:
-  ~ZipArchives() {
-    for (auto& [path, za] : open_) zip_discard(za);
-  }
-
   // Streams member `e.zip_member` of archive `e.source` through `write`, checking its name and size.
   template <typename Write>
   void stream(const FileEntry& e, std::vector<char>& buf, Write&& write) {
-    zip_t* za = get(e.source);
-    // ZIP_FL_ENC_STRICT decodes names like Python's zipfile: UTF-8 when flagged, else CP437.
-    const char* name = zip_get_name(za, e.zip_index, ZIP_FL_ENC_STRICT);
+    const ZipArchive& za = get(e.source);
+    const char* name = zip_get_name(za.get(), e.zip_index, ZIP_FL_ENC_STRICT);
     if (!name || e.zip_member != name)
       throw Error(e.source.string() + " changed while the layer was being written: member " +
                       std::to_string(e.zip_index) + " is not " + e.zip_member,
                   "run the build again");
-    std::unique_ptr<zip_file_t, decltype(&zip_fclose)> file(zip_fopen_index(za, e.zip_index, 0), &zip_fclose);
+    ZipArchive::Member file = za.open_member(e.zip_index);
     zip_file_t* zf = file.get();
-    if (!zf) throw Error("cannot read " + e.zip_member + " from " + e.source.string() + ": " + zip_strerror(za));
+    if (!zf) throw Error("cannot read " + e.zip_member + " from " + e.source.string() + ": " + za.error());
     std::uint64_t done = 0;
     zip_int64_t n;
     // Declared size vs actual bytes (zip bombs, lying headers): never write more than declared.
@@ -167,30 +162,19 @@ class ZipArchives {
  private:
   static constexpr std::size_t kMaxOpen = 32;
 
-  zip_t* get(const std::filesystem::path& path) {
+  const ZipArchive& get(const std::filesystem::path& path) {
     for (auto it = open_.begin(); it != open_.end(); ++it) {
       if (it->first != path) continue;
       open_.splice(open_.begin(), open_, it);
       return open_.front().second;
     }
-    int err = 0;
-    zip_t* za = zip_open(path.c_str(), ZIP_RDONLY, &err);
-    if (!za) {
-      zip_error_t ze;
-      zip_error_init_with_code(&ze, err);
-      std::string msg = zip_error_strerror(&ze);
-      zip_error_fini(&ze);
-      throw Error("cannot open " + path.string() + ": " + msg);
-    }
-    if (open_.size() >= kMaxOpen) {
-      zip_discard(open_.back().second);
-      open_.pop_back();
-    }
-    open_.emplace_front(path, za);
-    return za;
+    ZipArchive za(path, path.string());
+    if (open_.size() >= kMaxOpen) open_.pop_back();
+    open_.emplace_front(path, std::move(za));
+    return open_.front().second;
   }
 
-  std::list<std::pair<std::filesystem::path, zip_t*>> open_;  // most recently used first
+  std::list<std::pair<std::filesystem::path, ZipArchive>> open_;  // most recently used first
 };
 
 EntryContentReader::EntryContentReader() : zips_(std::make_unique<ZipArchives>()) {}

@@ -19,6 +19,7 @@
 #include <random>
 #include <sstream>
 
+#include "distro/users.h"
 #include "layers/docker_archive.h"
 #include "layers/unpack.h"
 #include "support/fs.h"
@@ -90,37 +91,6 @@ std::string read_in_root(const fs::path& rootfs, const std::string& rel) {
   return out;
 }
 
-std::vector<std::vector<std::string>> colon_rows(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::stringstream ss(text);
-  std::string line;
-  while (std::getline(ss, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> f;
-    std::size_t i = 0;
-    while (true) {
-      std::size_t j = line.find(':', i);
-      f.push_back(line.substr(i, j == std::string::npos ? std::string::npos : j - i));
-      if (j == std::string::npos) break;
-      i = j + 1;
-    }
-    rows.push_back(std::move(f));
-  }
-  return rows;
-}
-
-bool parse_id(const std::string& s, unsigned& out) {
-  if (s.empty() || s.size() > 10) return false;
-  unsigned long v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<unsigned>(c - '0');
-  }
-  if (v > 0xFFFFFFFEul) return false;
-  out = static_cast<unsigned>(v);
-  return true;
-}
-
 void set_env(std::vector<std::string>& env, const std::string& key, const std::string& value) {
   for (auto& e : env) {
     if (e.compare(0, key.size() + 1, key + "=") == 0 || e == key) {
@@ -170,12 +140,9 @@ std::vector<std::string> docker_run_argv(const std::string& cli, const std::stri
 
 ContainerUser resolve_user(const std::string& user, const fs::path& rootfs) {
   ContainerUser out;
+  auto passwd = distro::parse_passwd(read_in_root(rootfs, "etc/passwd"));
   if (user.empty()) {
-    for (const auto& r : colon_rows(read_in_root(rootfs, "etc/passwd")))
-      if (r.size() >= 6 && r[2] == "0") {
-        out.home = r[5];
-        break;
-      }
+    if (const distro::PasswdEntry* root = distro::find_user(passwd, "0")) out.home = root->home;
     return out;
   }
   std::string u = user, g;
@@ -183,67 +150,31 @@ ContainerUser resolve_user(const std::string& user, const fs::path& rootfs) {
     u = user.substr(0, c);
     g = user.substr(c + 1);
   }
-  auto passwd = colon_rows(read_in_root(rootfs, "etc/passwd"));
-  auto group = colon_rows(read_in_root(rootfs, "etc/group"));
+  auto group = distro::parse_group(read_in_root(rootfs, "etc/group"));
   std::string user_name;
-  unsigned num = 0;
-  bool numeric = parse_id(u, num);
-  bool found = false;
-  for (const auto& r : passwd) {
-    if (r.size() < 4) continue;
-    unsigned ruid = 0, rgid = 0;
-    if (!parse_id(r[2], ruid) || !parse_id(r[3], rgid)) continue;
-    if ((numeric && ruid == num) || (!numeric && r[0] == u)) {
-      out.uid = ruid;
-      out.gid = rgid;
-      out.home = r.size() >= 6 ? r[5] : "";
-      user_name = r[0];
-      found = true;
-      break;
-    }
-  }
-  if (!found) {
-    if (!numeric)
-      throw Error("the image's user '" + user + "' is not in its /etc/passwd",
-                  "the image config's User names an account the image does not have");
-    out.uid = num;
+  if (const distro::PasswdEntry* entry = distro::find_user(passwd, u)) {
+    out.uid = entry->uid;
+    out.gid = entry->gid;
+    out.home = entry->home;
+    user_name = entry->name;
+  } else if (auto uid = distro::parse_id(u)) {
+    out.uid = *uid;
     out.gid = 0;
+  } else {
+    throw Error("the image's user '" + user + "' is not in its /etc/passwd",
+                "the image config's User names an account the image does not have");
   }
   if (!g.empty()) {
-    unsigned gnum = 0;
-    bool gnumeric = parse_id(g, gnum);
-    bool gfound = false;
-    for (const auto& r : group) {
-      if (r.size() < 3) continue;
-      unsigned rgid = 0;
-      if (!parse_id(r[2], rgid)) continue;
-      if ((gnumeric && rgid == gnum) || (!gnumeric && r[0] == g)) {
-        out.gid = rgid;
-        gfound = true;
-        break;
-      }
-    }
-    if (!gfound) {
-      if (!gnumeric)
-        throw Error("the image's group '" + g + "' (user '" + user + "') is not in its /etc/group",
-                    "the image config's User names a group the image does not have");
-      out.gid = gnum;
-    }
+    if (const distro::GroupEntry* entry = distro::find_group(group, g)) out.gid = entry->gid;
+    else if (auto gid = distro::parse_id(g)) out.gid = *gid;
+    else
+      throw Error("the image's group '" + g + "' (user '" + user + "') is not in its /etc/group",
+                  "the image config's User names a group the image does not have");
   }
-  if (!user_name.empty()) {
-    for (const auto& r : group) {
-      if (r.size() < 4) continue;
-      unsigned rgid = 0;
-      if (!parse_id(r[2], rgid) || rgid == out.gid) continue;
-      std::stringstream ms(r[3]);
-      std::string m;
-      while (std::getline(ms, m, ','))
-        if (m == user_name) {
-          out.additional_gids.push_back(rgid);
-          break;
-        }
-    }
-  }
+  if (!user_name.empty())
+    for (const distro::GroupEntry& entry : group)
+      if (entry.gid != out.gid && std::find(entry.members.begin(), entry.members.end(), user_name) != entry.members.end())
+        out.additional_gids.push_back(entry.gid);
   return out;
 }
 

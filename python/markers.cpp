@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "support/error.h"
+#include "support/utf8.h"
 
 namespace trainpack::python {
 
@@ -78,23 +79,6 @@ std::optional<size_t> match_specifier(std::string_view s, size_t pos) {
 std::string decode_python_string(std::string_view token, detail::Tokenizer& t, size_t at) {
   std::string_view body = token.substr(1, token.size() - 2);
   std::string out;
-  auto append_utf8 = [&](uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  };
   auto bad = [&]() { t.fail("Invalid quoted string", at, at + token.size()); };
   for (size_t i = 0; i < body.size(); ++i) {
     char c = body[i];
@@ -118,7 +102,7 @@ std::string decode_python_string(std::string_view token, detail::Tokenizer& t, s
       }
       i += digits;
       if (v > 0x10FFFF) bad();
-      append_utf8(v);
+      append_utf8(out, v);
     };
     switch (n) {
       case '\n': break;
@@ -142,7 +126,7 @@ std::string decode_python_string(std::string_view token, detail::Tokenizer& t, s
           size_t k = 0;
           while (k < 3 && i < body.size() && body[i] >= '0' && body[i] <= '7') v = v * 8 + (body[i++] - '0'), ++k;
           --i;
-          append_utf8(v);
+          append_utf8(out, v);
         } else {
           out += '\\';
           out += n;

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "python/wheel_installer.h"
+#include "python/records.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/paths.h"

@@ -1,5 +1,6 @@
 #pragma once
-// Python's str.strip() and str.splitlines() for the ASCII range, as packaging, email and csv readers apply them.
+// Python's str.strip(), str.split() and str.splitlines() for the ASCII range, as packaging, email and csv readers apply them.
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +29,20 @@ inline std::vector<std::string_view> py_splitlines(std::string_view text) {
   }
   if (start < text.size()) lines.push_back(text.substr(start));
   return lines;
+}
+
+// str.split() without arguments: the words between runs of whitespace.
+inline std::vector<std::string> py_split(std::string_view s) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && is_py_space(s[i])) ++i;
+    std::size_t j = i;
+    while (j < s.size() && !is_py_space(s[j])) ++j;
+    if (j > i) out.emplace_back(s.substr(i, j - i));
+    i = j;
+  }
+  return out;
 }
 
 }  // namespace trainpack::python

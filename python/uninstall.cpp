@@ -7,7 +7,7 @@
 #include "python/image_root.h"
 #include "python/metadata.h"
 #include "python/text.h"
-#include "python/wheel_installer.h"
+#include "python/records.h"
 #include "support/error.h"
 
 namespace trainpack::python {

@@ -1,9 +1,8 @@
 #pragma once
 // Installs one wheel the way pip's `_install_wheel` does (pip/_internal/operations/install/wheel.py; PEP 427,
-// "Recording installed projects"), but into layer entries instead of a filesystem: wheel members become
-// FileEntries that the layer writer streams straight out of the zip (nothing is extracted), rewritten scripts,
-// launchers and dist-info files are inline. Bytecode (.pyc) is a later step; RECORD leaves room for its rows.
-#include <array>
+// "Recording installed projects"), but into layer entries instead of a filesystem, in the shape of pypa/installer:
+// the wheel file (python/wheel_file.h), its RECORD (python/records.h), entry point launchers (python/scripts.h) and
+// where each file goes (python/destinations.h). Bytecode (.pyc) is a later step; RECORD leaves room for its rows.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -15,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "layers/file_entry.h"
+#include "python/records.h"
 #include "python/scheme.h"
 #include "python/version.h"
 
@@ -34,9 +34,6 @@ struct WheelInstallRequest {
   std::uint32_t gid = 0;
 };
 
-// One RECORD row: path relative to lib_dir ("../../../bin/x" for scripts), "sha256=<b64>" or "", size or "".
-using RecordRow = std::array<std::string, 3>;
-
 struct InstalledWheel {
   layers::FileEntries files;                 // regular files only, paths relative to "/", one per path
   std::vector<std::string> installed_paths;  // the same paths, sorted (what an uninstall removes)
@@ -55,30 +52,7 @@ struct InstalledWheel {
 // Throws Error for wheels pip rejects and for unsafe ones.
 InstalledWheel install_wheel(const WheelInstallRequest& request);
 
-// --- Pieces exposed for tests and for the bytecode step ---------------------------------------------------------
-
-// An entry-point launcher as the given pip version writes it: shebang for `sys_executable`, then the
-// template calling `attr` (e.g. "Main.run") from `module`.
-std::string launcher_script(std::string_view sys_executable, std::string_view module, std::string_view attr,
-                            const Version& pip_version);
-
-// distlib's shebang: "#!exe\n" when short and free of spaces, else the /bin/sh exec trick.
-std::string launcher_shebang(std::string_view sys_executable);
-
-// How RECORD names an installed file: relative to the lib dir ("../../../bin/x" for a script). Absolute paths.
-std::string record_relative_path(std::string_view absolute_path, std::string_view lib_dir);
-
-// json.dumps(value, sort_keys=True) with Python's default separators and ensure_ascii.
+// json.dumps(value, sort_keys=True) with Python's default separators and ensure_ascii (direct_url.json, PEP 610).
 std::string python_json_dumps(const nlohmann::json& value);
-
-// RECORD's hash of some bytes: "sha256=" + urlsafe base64 without padding.
-std::string record_hash(std::string_view bytes);
-
-// One RECORD line as csv.reader (excel dialect) reads it: quoted fields with doubled quotes; the first three fields,
-// and in `fields` how many there were.
-RecordRow parse_record_line(std::string_view line, std::size_t& fields);
-
-// csv.writer (excel dialect: minimal quoting, "\r\n") over sorted rows.
-std::string format_record(const std::vector<RecordRow>& rows);
 
 }  // namespace trainpack::python

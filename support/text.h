@@ -43,4 +43,31 @@ inline int leading_int(std::string_view s) {
   return v;
 }
 
+// Whether `s` is one or more ASCII digits.
+inline bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// `s` without leading and trailing ASCII whitespace (space, \t, \n, \v, \f, \r).
+inline std::string_view ascii_trim(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\n\v\f\r";
+  std::size_t start = s.find_first_not_of(kSpace);
+  if (start == std::string_view::npos) return {};
+  return s.substr(start, s.find_last_not_of(kSpace) - start + 1);
+}
+
+// The lines of a text file: split at "\n", a trailing "\r" dropped, no line after a final "\n".
+inline std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    out.push_back(line);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
 }  // namespace trainpack

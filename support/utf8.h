@@ -1,9 +1,11 @@
 #pragma once
-// UTF-8 encoding of one code point (no validation: surrogates and lone bytes are the callers' business).
+// UTF-8 (RFC 3629): encoding one code point, and checking the lead and continuation bytes of a text.
 #include <string>
+#include <string_view>
 
 namespace trainpack {
 
+// Encodes one code point (no validation: surrogates and lone bytes are the callers' business).
 inline void append_utf8(std::string& out, char32_t c) {
   if (c < 0x80) {
     out += static_cast<char>(c);
@@ -20,6 +22,21 @@ inline void append_utf8(std::string& out, char32_t c) {
     out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (c & 0x3F));
   }
+}
+
+// Whether every sequence has a lead byte of 1 to 4 bytes and that many continuation bytes (overlong forms and
+// surrogates are not looked for).
+inline bool is_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : 99;
+    if (n == 99 || i + n >= s.size() + (n ? 0 : 1)) return false;
+    for (std::size_t k = 1; k <= n; ++k)
+      if ((static_cast<unsigned char>(s[k + i]) & 0xC0) != 0x80) return false;
+    i += n + 1;
+  }
+  return true;
 }
 
 }  // namespace trainpack

@@ -2,7 +2,7 @@
 // the input is read as both. A valid entry point has a module; a RECORD row of three fields that the installer
 // writes back (format_record) reads back as the same row.
 #include "python/metadata.h"
-#include "python/wheel_installer.h"
+#include "python/records.h"
 #include "support/error.h"
 #include "tests/fuzz/fuzz_support.h"
 

@@ -1,7 +1,8 @@
-// Wheels (python/wheel_installer install_wheel, and the METADATA read of builder/index_candidates): a zip as an
+// Wheels (python/wheel_installer install_wheel, and the METADATA read of python/index_candidates): a zip as an
 // index or --extra-packages hands it over. What the installer accepts lands only under the scheme's directories:
 // every path is relative, below usr/local/, with no "..", "." or empty component.
-#include "builder/index_candidates.h"
+#include "python/index_candidates.h"
+#include "python/wheel_file.h"
 #include "python/wheel_installer.h"
 #include "support/error.h"
 #include "tests/fuzz/fuzz_support.h"
@@ -48,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const trainpack::Error&) {
   }
   try {
-    trainpack::builder::candidate_metadata(trainpack::builder::read_wheel_metadata(wheel, "fuzz.whl"));
+    trainpack::python::candidate_metadata(trainpack::python::read_wheel_metadata(wheel, "fuzz.whl"));
   } catch (const trainpack::Error&) {
   }
   return 0;

@@ -1,5 +1,7 @@
 // Wheel installer vs Debian 12's pip 23.0.1 (testdata/python/wheels/expected.json, made by gen_wheels.py), plus
 // launcher templates of newer pips, validation failures, and layers streamed from zip members.
+#include "python/records.h"
+#include "python/scripts.h"
 #include "python/wheel_installer.h"
 
 #include <archive.h>

@@ -1,6 +1,4 @@
-#include "builder/index_candidates.h"
-
-#include <zip.h>
+#include "python/index_candidates.h"
 
 #include <algorithm>
 #include <memory>
@@ -10,104 +8,71 @@
 #include "support/error.h"
 #include "support/text.h"
 
-namespace trainpack::builder {
+namespace trainpack::python {
 namespace fs = std::filesystem;
 
-namespace {
-
-constexpr std::size_t kMetadataCap = 16u << 20;
-
-}  // namespace
-
-python::TagPriority tags_for(const python::PythonFacts& f) {
-  python::CPythonTarget t;
+TagPriority tags_for(const PythonFacts& f) {
+  CPythonTarget t;
   auto dot = f.python_version.find('.');
   t.major = leading_int(f.python_version.substr(0, dot));
   t.minor = dot == std::string::npos ? 0 : leading_int(f.python_version.substr(dot + 1));
   t.debug = f.py_debug;
   t.free_threaded = f.free_threaded;
-  t.libc = f.libc == "musl" ? python::Libc::musl : f.libc == "glibc" ? python::Libc::glibc : python::Libc::none;
+  t.libc = f.libc == "musl" ? Libc::musl : f.libc == "glibc" ? Libc::glibc : Libc::none;
   auto ldot = f.libc_version.find('.');
   t.libc_major = leading_int(f.libc_version.substr(0, ldot));
   t.libc_minor = ldot == std::string::npos ? 0 : leading_int(f.libc_version.substr(ldot + 1));
   t.arch = f.machine;
-  python::TagBehaviour behaviour;
+  TagBehaviour behaviour;
   behaviour.linux_platform_first = false;
-  return python::TagPriority(python::sys_tags(t, behaviour));
+  return TagPriority(sys_tags(t, behaviour));
 }
 
-std::string read_wheel_metadata(const fs::path& wheel, const std::string& display) {
-  int err = 0;
-  std::unique_ptr<zip_t, decltype(&zip_discard)> za(zip_open(wheel.c_str(), ZIP_RDONLY, &err), &zip_discard);
-  if (!za) throw Error("cannot open the wheel " + display, "the download is not a zip archive");
-  zip_int64_t n = zip_get_num_entries(za.get(), 0);
-  for (zip_int64_t i = 0; i < n; ++i) {
-    const char* name = zip_get_name(za.get(), static_cast<zip_uint64_t>(i), ZIP_FL_ENC_STRICT);
-    if (!name) continue;
-    std::string_view s(name);
-    auto slash = s.find('/');
-    if (slash == std::string_view::npos || !s.substr(0, slash).ends_with(".dist-info") ||
-        s.substr(slash + 1) != "METADATA")
-      continue;
-    zip_stat_t st;
-    zip_stat_init(&st);
-    if (zip_stat_index(za.get(), static_cast<zip_uint64_t>(i), 0, &st) != 0 || st.size > kMetadataCap)
-      throw Error(display + ": METADATA is unreadable or too large");
-    std::unique_ptr<zip_file_t, decltype(&zip_fclose)> f(zip_fopen_index(za.get(), static_cast<zip_uint64_t>(i), 0),
-                                                         &zip_fclose);
-    std::string out(st.size, '\0');
-    zip_int64_t got = f ? zip_fread(f.get(), out.data(), st.size) : -1;
-    if (got != static_cast<zip_int64_t>(st.size)) throw Error(display + ": cannot read METADATA");
-    return out;
-  }
-  throw Error(display + " has no .dist-info/METADATA", "the wheel is malformed");
-}
-
-python::CandidateMetadata candidate_metadata(const std::string& text) {
-  python::CoreMetadata md = python::CoreMetadata::parse(text);
-  python::CandidateMetadata out;
+CandidateMetadata candidate_metadata(const std::string& text) {
+  CoreMetadata md = CoreMetadata::parse(text);
+  CandidateMetadata out;
   for (const auto& r : md.requires_dist) out.requires_dist.push_back(r.str());
   out.requires_python = md.requires_python.value_or("");
   out.provides_extra = md.provides_extra;
   return out;
 }
 
-IndexCandidates::IndexCandidates(python::IndexClient& client, const layers::BlobStore& store,
-                                 const python::TagPriority& tags, python::FormatControl formats,
+IndexCandidates::IndexCandidates(IndexClient& client, const layers::BlobStore& store,
+                                 const TagPriority& tags, FormatControl formats,
                                  std::map<std::string, LocalDistribution> local, SdistBuilder build_sdist,
-                                 const python::PipBehaviour& pip)
+                                 const PipBehaviour& pip)
     : client_(client), store_(store), tags_(tags), formats_(std::move(formats)), local_(std::move(local)),
       build_sdist_(std::move(build_sdist)), pip_(pip) {}
 
-bool IndexCandidates::yanked(const python::IndexFile& f) const {
+bool IndexCandidates::yanked(const IndexFile& f) const {
   return f.is_yanked() && (!f.yanked_without_value || pip_.bare_yanked_attribute_is_yanked());
 }
 
-std::vector<python::CandidateInfo> IndexCandidates::candidates(const std::string& name) {
+std::vector<CandidateInfo> IndexCandidates::candidates(const std::string& name) {
   if (auto it = local_.find(name); it != local_.end()) {
-    python::IndexFile f;
+    IndexFile f;
     f.filename = it->second.file.empty() ? it->second.built.name : it->second.file.filename().string();
     files_.push_back({f, &it->second, std::nullopt, std::nullopt, std::nullopt});
-    return {python::CandidateInfo{it->second.built.version, false, "", "", true, files_.size() - 1}};
+    return {CandidateInfo{it->second.built.version, false, "", "", true, files_.size() - 1}};
   }
   struct Ranked {
-    python::CandidateInfo info;
+    CandidateInfo info;
     bool wheel;
     std::size_t priority;
-    std::optional<python::BuildTag> build;
+    std::optional<BuildTag> build;
   };
   std::vector<Ranked> ranked;
-  for (python::IndexFile& f : client_.project_files(name)) {
+  for (IndexFile& f : client_.project_files(name)) {
     Ranked r{};
     if (f.filename.ends_with(".whl")) {
-      auto wf = python::WheelFilename::try_parse(f.filename);
+      auto wf = WheelFilename::try_parse(f.filename);
       if (!wf || wf->name != name || !formats_.binary_allowed(name)) continue;
       auto pri = tags_.wheel_priority(wf->tags);
       if (!pri) continue;
       r = Ranked{{wf->version, yanked(f), f.yanked.value_or(""), f.requires_python.value_or(""), true, 0},
                  true, *pri, wf->build};
     } else {
-      auto sf = python::SdistFilename::try_parse(f.filename);
+      auto sf = SdistFilename::try_parse(f.filename);
       if (!sf || sf->name != name || !formats_.source_allowed(name)) continue;
       r = Ranked{{sf->version, yanked(f), f.yanked.value_or(""), f.requires_python.value_or(""), false, 0},
                  false, 0, std::nullopt};
@@ -123,12 +88,12 @@ std::vector<python::CandidateInfo> IndexCandidates::candidates(const std::string
     if (a.priority != b.priority) return a.priority < b.priority;
     return b.build < a.build;
   });
-  std::vector<python::CandidateInfo> out;
+  std::vector<CandidateInfo> out;
   for (auto& r : ranked) out.push_back(r.info);
   return out;
 }
 
-const python::CandidateMetadata& IndexCandidates::metadata_of(std::size_t handle) {
+const CandidateMetadata& IndexCandidates::metadata_of(std::size_t handle) {
   File& file = files_.at(handle);
   if (!file.metadata) {
     std::optional<std::string> text;
@@ -144,16 +109,16 @@ const BuiltDistribution& IndexCandidates::built(std::size_t handle) {
   if (file.built) return *file.built;
   fs::path downloaded = archive(handle);
   if (file.index.filename.ends_with(".whl")) {
-    auto wf = python::WheelFilename::try_parse(file.index.filename);
+    auto wf = WheelFilename::try_parse(file.index.filename);
     BuiltDistribution b;
     b.wheel = downloaded;
     b.name = wf ? wf->name : file.index.filename;
-    b.version = wf ? wf->version : python::Version::parse("0");
+    b.version = wf ? wf->version : Version::parse("0");
     b.metadata = candidate_metadata(read_wheel_metadata(downloaded, file.index.filename));
     file.built = std::move(b);
   } else {
     // An sdist: pip builds it in the image; trainpack builds it the same way (builder/source_builds.h).
-    auto sdist = python::SdistFilename::try_parse(file.index.filename);
+    auto sdist = SdistFilename::try_parse(file.index.filename);
     std::string display = sdist ? sdist->name + " " + sdist->version.str() : file.index.filename;
     file.built = build_sdist_(downloaded, file.index.filename, display);
   }
@@ -170,7 +135,7 @@ fs::path IndexCandidates::archive(std::size_t handle) {
 std::string IndexCandidates::filename(std::size_t handle) const { return files_.at(handle).index.filename; }
 
 void IndexCandidates::prefetch(const std::vector<std::size_t>& handles, int jobs) {
-  std::vector<python::IndexFile> todo;
+  std::vector<IndexFile> todo;
   std::vector<std::size_t> which;
   for (std::size_t h : handles) {
     File& f = files_.at(h);
@@ -183,4 +148,4 @@ void IndexCandidates::prefetch(const std::vector<std::size_t>& handles, int jobs
   for (std::size_t i = 0; i < which.size(); ++i) files_.at(which[i]).blob = blobs[i];
 }
 
-}  // namespace trainpack::builder
+}  // namespace trainpack::python

@@ -21,16 +21,17 @@
 #include "python/resolver.h"
 #include "python/source_build.h"
 #include "python/tags.h"
+#include "python/wheel_file.h"
 
-namespace trainpack::builder {
+namespace trainpack::python {
 
 // What an installable candidate is on the host.
 struct BuiltDistribution {
   std::filesystem::path wheel;                  // a wheel (downloaded, given, or built) to install ...
-  std::optional<python::LegacyInstall> legacy;  // ... or what `setup.py install` staged (pip's legacy install)
+  std::optional<LegacyInstall> legacy;  // ... or what `setup.py install` staged (pip's legacy install)
   std::string name;                             // as the wheel's file name or the installed PKG-INFO spells it
-  python::Version version;
-  python::CandidateMetadata metadata;           // Requires-Dist, Requires-Python, Provides-Extra
+  Version version;
+  CandidateMetadata metadata;           // Requires-Dist, Requires-Python, Provides-Extra
 };
 
 // A distribution the user gave by path (--extra-packages, a path line, the project in setup.py): the only
@@ -47,25 +48,23 @@ using SdistBuilder = std::function<BuiltDistribution(const std::filesystem::path
                                                      const std::string& display)>;
 
 // The dependencies the resolver needs, from a METADATA / PKG-INFO text.
-python::CandidateMetadata candidate_metadata(const std::string& text);
-// METADATA of a wheel on disk (<name>-<version>.dist-info/METADATA). Throws Error naming `display`.
-std::string read_wheel_metadata(const std::filesystem::path& wheel, const std::string& display);
+CandidateMetadata candidate_metadata(const std::string& text);
 // pip's own target: packaging.tags.sys_tags() of the image's interpreter (linux_<arch> last, as pip has it).
-python::TagPriority tags_for(const python::PythonFacts& facts);
+TagPriority tags_for(const PythonFacts& facts);
 
-class IndexCandidates : public python::CandidateSource {
+class IndexCandidates : public CandidateSource {
  public:
-  IndexCandidates(python::IndexClient& client, const layers::BlobStore& store, const python::TagPriority& tags,
-                  python::FormatControl formats, std::map<std::string, LocalDistribution> local,
-                  SdistBuilder build_sdist, const python::PipBehaviour& pip);
+  IndexCandidates(IndexClient& client, const layers::BlobStore& store, const TagPriority& tags,
+                  FormatControl formats, std::map<std::string, LocalDistribution> local,
+                  SdistBuilder build_sdist, const PipBehaviour& pip);
 
-  std::vector<python::CandidateInfo> candidates(const std::string& name) override;
-  python::CandidateMetadata metadata(const std::string& name, const python::CandidateInfo& c) override {
+  std::vector<CandidateInfo> candidates(const std::string& name) override;
+  CandidateMetadata metadata(const std::string& name, const CandidateInfo& c) override {
     return metadata_of(c.handle);
   }
 
   // A candidate's dependencies: PEP 658 metadata when the index has it, else the built distribution's. Read once.
-  const python::CandidateMetadata& metadata_of(std::size_t handle);
+  const CandidateMetadata& metadata_of(std::size_t handle);
   // The picked candidate on the host: downloaded, given, or built from its sdist.
   const BuiltDistribution& built(std::size_t handle);
   // The file as the index or the user gave it (what hash-checking mode checks): the wheel or the sdist.
@@ -77,22 +76,22 @@ class IndexCandidates : public python::CandidateSource {
 
  private:
   struct File {
-    python::IndexFile index;
+    IndexFile index;
     const LocalDistribution* local = nullptr;
     std::optional<layers::StoredBlob> blob;
     std::optional<BuiltDistribution> built;
-    std::optional<python::CandidateMetadata> metadata;
+    std::optional<CandidateMetadata> metadata;
   };
-  bool yanked(const python::IndexFile& f) const;
+  bool yanked(const IndexFile& f) const;
 
-  python::IndexClient& client_;
+  IndexClient& client_;
   const layers::BlobStore& store_;
-  const python::TagPriority& tags_;
-  python::FormatControl formats_;
+  const TagPriority& tags_;
+  FormatControl formats_;
   std::map<std::string, LocalDistribution> local_;
   SdistBuilder build_sdist_;
-  const python::PipBehaviour& pip_;
+  const PipBehaviour& pip_;
   std::vector<File> files_;
 };
 
-}  // namespace trainpack::builder
+}  // namespace trainpack::python
