@@ -8,7 +8,7 @@
 // (transfers run on several threads). Connections are reused through a pool of easy handles rather than through
 // CURL_LOCK_DATA_CONNECT, which libcurl documents as unsupported across concurrent threads; an idle handle keeps its
 // live connections across curl_easy_reset().
-#include "registry/http_client.h"
+#include "net/http_client.h"
 
 #include <curl/curl.h>
 
@@ -28,7 +28,8 @@
 #include <system_error>
 #include <thread>
 
-#include "registry/request_deadline.h"
+#include "net/request_deadline.h"
+#include "net/url.h"
 #include "support/error.h"
 #include "support/text.h"
 
@@ -36,7 +37,7 @@
 #error "trainpack needs libcurl >= 7.77 (CURLOPT_CAINFO_BLOB)"
 #endif
 
-namespace trainpack::registry {
+namespace trainpack::net {
 namespace {
 
 std::string_view trim(std::string_view s) {
@@ -45,126 +46,12 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// RFC 3986 parsing (appendix B) and reference resolution (§5.2).
-
-struct UriParts {
-  std::string scheme, authority, path, query, fragment;
-  bool has_scheme = false, has_authority = false, has_query = false, has_fragment = false;
-};
-
-UriParts split_uri(std::string_view s) {
-  UriParts u;
-  // scheme: [^:/?#]+ followed by ':'
-  std::size_t i = s.find_first_of(":/?#");
-  if (i != std::string_view::npos && i > 0 && s[i] == ':') {
-    u.has_scheme = true;
-    u.scheme = std::string(s.substr(0, i));
-    s.remove_prefix(i + 1);
-  }
-  if (s.substr(0, 2) == "//") {
-    s.remove_prefix(2);
-    std::size_t end = s.find_first_of("/?#");
-    u.has_authority = true;
-    u.authority = std::string(s.substr(0, end));
-    s.remove_prefix(end == std::string_view::npos ? s.size() : end);
-  }
-  std::size_t end = s.find_first_of("?#");
-  u.path = std::string(s.substr(0, end));
-  s.remove_prefix(end == std::string_view::npos ? s.size() : end);
-  if (!s.empty() && s.front() == '?') {
-    s.remove_prefix(1);
-    end = s.find('#');
-    u.has_query = true;
-    u.query = std::string(s.substr(0, end));
-    s.remove_prefix(end == std::string_view::npos ? s.size() : end);
-  }
-  if (!s.empty() && s.front() == '#') {
-    u.has_fragment = true;
-    u.fragment = std::string(s.substr(1));
-  }
-  return u;
-}
-
-// RFC 3986 §5.2.4
-std::string remove_dot_segments(std::string in) {
-  std::string out;
-  while (!in.empty()) {
-    if (in.rfind("../", 0) == 0) {
-      in.erase(0, 3);
-    } else if (in.rfind("./", 0) == 0) {
-      in.erase(0, 2);
-    } else if (in.rfind("/./", 0) == 0) {
-      in.erase(0, 2);
-    } else if (in == "/.") {
-      in = "/";
-    } else if (in.rfind("/../", 0) == 0 || in == "/..") {
-      in = in.size() == 3 ? "/" : in.substr(3);
-      std::size_t slash = out.rfind('/');
-      out.erase(slash == std::string::npos ? 0 : slash);
-    } else if (in == "." || in == "..") {
-      in.clear();
-    } else {
-      std::size_t start = in.front() == '/' ? 1 : 0;
-      std::size_t next = in.find('/', start);
-      if (next == std::string::npos) next = in.size();
-      out += in.substr(0, next);
-      in.erase(0, next);
-    }
-  }
-  return out;
-}
-
-std::string recompose(const UriParts& u) {
-  std::string r;
-  if (u.has_scheme) r += u.scheme + ":";
-  if (u.has_authority) r += "//" + u.authority;
-  r += u.path;
-  if (u.has_query) r += "?" + u.query;
-  if (u.has_fragment) r += "#" + u.fragment;
-  return r;
-}
-
-// Scheme, host and port of an absolute http(s) URL; the port is made explicit so that "https://h" and
-// "https://h:443" compare equal.
-struct Origin {
-  std::string scheme, host, port;
-  std::string authority;  // host[:port] as written (no userinfo), host lower-cased: the certs.d directory name
-  bool operator==(const Origin&) const = default;
-};
-
-std::optional<Origin> origin_of(const std::string& url) {
-  UriParts u = split_uri(url);
-  if (!u.has_scheme || !u.has_authority) return std::nullopt;
-  Origin o;
-  o.scheme = ascii_lower(u.scheme);
-  std::string auth = u.authority;
-  if (std::size_t at = auth.rfind('@'); at != std::string::npos) auth.erase(0, at + 1);
-  std::string host = auth, port;
-  if (!auth.empty() && auth.front() == '[') {
-    std::size_t close = auth.find(']');
-    if (close == std::string::npos) return std::nullopt;
-    host = auth.substr(0, close + 1);
-    if (close + 1 < auth.size()) {
-      if (auth[close + 1] != ':') return std::nullopt;
-      port = auth.substr(close + 2);
-    }
-  } else if (std::size_t colon = auth.rfind(':'); colon != std::string::npos) {
-    host = auth.substr(0, colon);
-    port = auth.substr(colon + 1);
-  }
-  if (host.empty()) return std::nullopt;
-  o.host = ascii_lower(host);
-  o.authority = port.empty() ? o.host : o.host + ":" + port;
-  if (port.empty()) port = o.scheme == "https" ? "443" : o.scheme == "http" ? "80" : "";
-  o.port = port;
-  return o;
-}
-
 // For messages: the URL without query and fragment (presigned URLs carry their signature there).
 std::string redact(const std::string& url) {
-  std::size_t q = url.find_first_of("?#");
-  return q == std::string::npos ? url : url.substr(0, q) + "?…";
+  UrlParts u = split_url(url);
+  if (!u.has_query && !u.has_fragment) return url;
+  u.has_query = u.has_fragment = false;
+  return u.str() + "?…";
 }
 
 std::string host_only(const std::string& host_port) {
@@ -454,53 +341,6 @@ std::vector<std::string> HttpResponse::header_values(std::string_view name) cons
     if (ascii_iequals(k, name)) out.push_back(v);
   }
   return out;
-}
-
-std::string resolve_url(const std::string& base_text, const std::string& location_text) {
-  UriParts base = split_uri(trim(base_text));
-  UriParts ref = split_uri(trim(location_text));
-  UriParts t;
-  if (ref.has_scheme) {
-    t = ref;
-    t.path = remove_dot_segments(ref.path);
-  } else {
-    if (ref.has_authority) {
-      t.has_authority = true;
-      t.authority = ref.authority;
-      t.path = remove_dot_segments(ref.path);
-      t.has_query = ref.has_query;
-      t.query = ref.query;
-    } else {
-      if (ref.path.empty()) {
-        t.path = base.path;
-        t.has_query = ref.has_query ? true : base.has_query;
-        t.query = ref.has_query ? ref.query : base.query;
-      } else {
-        if (ref.path.front() == '/') {
-          t.path = remove_dot_segments(ref.path);
-        } else {
-          // RFC 3986 §5.2.3 merge
-          std::string merged;
-          if (base.has_authority && base.path.empty()) {
-            merged = "/" + ref.path;
-          } else {
-            std::size_t slash = base.path.rfind('/');
-            merged = (slash == std::string::npos ? std::string() : base.path.substr(0, slash + 1)) + ref.path;
-          }
-          t.path = remove_dot_segments(merged);
-        }
-        t.has_query = ref.has_query;
-        t.query = ref.query;
-      }
-      t.has_authority = base.has_authority;
-      t.authority = base.authority;
-    }
-    t.has_scheme = base.has_scheme;
-    t.scheme = base.scheme;
-  }
-  t.has_fragment = ref.has_fragment;
-  t.fragment = ref.fragment;
-  return recompose(t);
 }
 
 std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& value,
@@ -1071,4 +911,4 @@ HttpResponse HttpClient::send(const HttpRequest& request) {
   }
 }
 
-}  // namespace trainpack::registry
+}  // namespace trainpack::net
