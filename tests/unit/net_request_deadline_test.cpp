@@ -1,4 +1,4 @@
-// The arithmetic of one request's deadline (registry/request_deadline.h) on made-up time points; the HTTP client's
+// The arithmetic of one request's deadline (net/request_deadline.h) on made-up time points; the HTTP client's
 // use of it against real sockets is in tests/integration/http_client_test.cpp.
 #include "net/request_deadline.h"
 
