@@ -18,8 +18,10 @@
 #include "builder/progress.h"
 #include "localrun/run_flags.h"
 #include "localrun/runner.h"
-#include "registry/registries.h"
 #include "layers/layer_writer.h"
+#include "net/google_credentials.h"
+#include "net/http_client.h"
+#include "registry/registries.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "builder/dockerfile.h"
@@ -151,24 +153,38 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
   if (bf.own_layer_mb < 0) throw Error("--own-layer-mb must not be negative");
   req.python.own_layer_bytes = static_cast<std::uint64_t>(bf.own_layer_mb) << 20;
   req.python.jobs = bf.jobs;
-  req.python.http_timeout = std::chrono::seconds(bf.http_timeout);
   return req;
 }
 
-// Registry access for the request's base and outputs, when any of them is a registry (else nullptr).
-std::unique_ptr<registry::Registries> registries_for(BuildRequest& req, const BuildFlags& bf) {
-  bool needs_registry = req.base_location.kind == ImageLocation::Kind::kRegistry;
-  for (const auto& o : req.outputs) needs_registry = needs_registry || o.kind == ImageLocation::Kind::kRegistry;
-  if (!needs_registry) return nullptr;
-  registry::HttpOptions http;
+// The run's network: one HttpClient and one set of Google credentials, shared by registry access (the base, the
+// outputs) and the pip steps' index client. Members are destroyed in reverse order: users before the client.
+struct Network {
+  std::unique_ptr<net::HttpClient> http;
+  std::shared_ptr<net::DefaultGoogleCredentials> google;
+  std::unique_ptr<registry::Registries> registries;
+};
+
+net::HttpOptions http_options(const BuildFlags& bf) {
+  net::HttpOptions http;
   http.insecure_hosts = bf.insecure_registries;
   if (!bf.ca_file.empty()) http.ca_file = bf.ca_file;
   http.http1_only = bf.http1_only;
   http.timeout = std::chrono::seconds(bf.http_timeout);
   http.user_agent = std::string("trainpack/") + TRAINPACK_VERSION;
-  auto registries = std::make_unique<registry::Registries>(std::move(http));
-  req.registries = registries.get();
-  return registries;
+  return http;
+}
+
+// Makes the run's network and hands it to the request (registry access and the pip steps).
+Network network_for(BuildRequest& req, const BuildFlags& bf) {
+  Network network;
+  network.http = std::make_unique<net::HttpClient>(http_options(bf));
+  network.google = std::make_shared<net::DefaultGoogleCredentials>(net::google_adc_options(*network.http));
+  network.registries =
+      std::make_unique<registry::Registries>(*network.http, registry::Keychain::from_environment(network.google));
+  req.registries = network.registries.get();
+  req.python.http = network.http.get();
+  req.python.google = network.google;
+  return network;
 }
 
 // A file the build writes besides its outputs (--digest-file, --job-spec-out) must be writable before any work
@@ -218,7 +234,7 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
     }
     req.outputs.push_back(loc);
   }
-  std::unique_ptr<registry::Registries> registries = registries_for(req, bf);
+  Network network = network_for(req, bf);
   if (bf.jobs < 1 || bf.jobs > 32) throw Error("--jobs must be between 1 and 32");
   if (!job_spec_out.empty()) {
     bool pushes = false;
@@ -303,7 +319,7 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const local
   LocalRunSpec spec = validate_local_run(flags);
   std::cerr << "Package is set to " << spec.package_dir.string() << ".\n";
   BuildRequest req = request_for(spec, bf);
-  std::unique_ptr<registry::Registries> registries = registries_for(req, bf);
+  Network network = network_for(req, bf);
   localrun::RunOptions run = localrun::run_options(rf, spec.service_account_key_file, spec.gpu);
 
   std::shared_ptr<const layers::Image> image;

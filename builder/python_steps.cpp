@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
-#include <mutex>
 #include <set>
 
 #include "layers/digest.h"
@@ -30,8 +29,6 @@
 #include "python/uninstall.h"
 #include "python/sdist.h"
 #include "python/wheel_installer.h"
-#include "registry/google_credentials.h"
-#include "registry/http_client.h"
 #include "support/error.h"
 #include "support/text.h"
 #include "support/fs.h"
@@ -128,9 +125,6 @@ struct PythonInstaller::State {
   std::function<void(const std::string&)> log;
 
   std::unique_ptr<layers::ScannedImage> scanned;
-  std::unique_ptr<registry::HttpClient> http;
-  std::unique_ptr<registry::GoogleCredentials> google;
-  std::mutex google_mutex;
   ScopedDir work;
   SourceBuilder builder;  // interpreters and builds of source trees, for the whole build
 
@@ -160,28 +154,17 @@ struct PythonInstaller::State {
     return python::read_python_facts(fs, cfg, python3_names);
   }
 
-  registry::HttpClient& http_client() {
-    if (!http) {
-      registry::HttpOptions ho;
-      ho.user_agent = std::string("trainpack/") + TRAINPACK_VERSION;
-      ho.max_attempts = 3;
-      ho.timeout = options.http_timeout;
-      http = std::make_unique<registry::HttpClient>(ho);
-    }
-    return *http;
+  net::HttpClient& http_client() {
+    if (options.http == nullptr) throw Error("internal: no HTTP client configured for the pip steps");
+    return *options.http;
   }
 
   // Artifact Registry Python repositories: the same Google credentials as the registry, found only when asked.
   std::string google_token(const std::string& host) {
-    std::lock_guard<std::mutex> lock(google_mutex);
-    if (!google) {
-      registry::GoogleAdcOptions go;
-      go.http = [this](const registry::HttpRequest& r) { return http_client().send(r); };
-      google = registry::GoogleCredentials::find_default(std::move(go));
-      if (!google)
-        throw Error("no Google credentials for the Python repository " + host,
-                    "set GOOGLE_APPLICATION_CREDENTIALS, run on Cloud Build/GCE, or put the token in ~/.netrc");
-    }
+    std::shared_ptr<net::GoogleCredentials> google = options.google ? options.google->get() : nullptr;
+    if (!google)
+      throw Error("no Google credentials for the Python repository " + host,
+                  "set GOOGLE_APPLICATION_CREDENTIALS, run on Cloud Build/GCE, or put the token in ~/.netrc");
     return google->token().token;
   }
 };
@@ -407,6 +390,7 @@ void PythonInstaller::Step::configure_index() {
   index_.find_links = st_.options.find_links.empty() ? pip_.find_links : st_.options.find_links;
   for (const auto& f : file_options_.find_links) index_.find_links.push_back(f);
   index_.access_token = [&st = st_](const std::string& host) { return st.google_token(host); };
+  index_.max_attempts = 3;  // an index request is tried fewer times than a registry's
 }
 
 // What this step's builds see of it: the image at this step, its pip, and how to make an isolated environment.

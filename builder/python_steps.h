@@ -23,6 +23,8 @@
 #include "layers/blob_store.h"
 #include "layers/file_entry.h"
 #include "layers/image.h"
+#include "net/google_credentials.h"
+#include "net/http_client.h"
 
 namespace trainpack::builder {
 
@@ -36,7 +38,10 @@ struct PythonOptions {
   BuildPython build_python = BuildPython::kAuto;  // which CPython of the image's X.Y builds and compiles
   std::uint64_t own_layer_bytes = 100u << 20;  // a distribution this large gets a layer of its own
   int jobs = 4;                               // parallel downloads
-  std::chrono::seconds http_timeout{60};      // --http-timeout: an index request's deadline without progress
+  // The run's HTTP client (--http-timeout, --ca-file, ...) and Google credentials, shared with registry access;
+  // made by the CLI, they outlive the build.
+  net::HttpClient* http = nullptr;
+  std::shared_ptr<net::DefaultGoogleCredentials> google;
 };
 
 // One layer of a pip step: the step's own (what == ""), then one per very large distribution ("torch 2.1.0").

@@ -1,13 +1,12 @@
 #include "layers/digest.h"
 
-#include <openssl/evp.h>
-
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <vector>
 
 #include "support/error.h"
+#include "support/hash.h"
 
 namespace trainpack::layers {
 
@@ -44,34 +43,16 @@ Digest Digest::sha256_from_hex(std::string hex) {
 }
 
 struct Sha256::Impl {
-  EVP_MD_CTX* ctx = nullptr;
+  Hasher hasher{"sha256"};
 };
 
-Sha256::Sha256() : impl_(std::make_unique<Impl>()) {
-  impl_->ctx = EVP_MD_CTX_new();
-  if (!impl_->ctx || EVP_DigestInit_ex(impl_->ctx, EVP_sha256(), nullptr) != 1)
-    throw Error("OpenSSL could not initialise SHA-256");
-}
+Sha256::Sha256() : impl_(std::make_unique<Impl>()) {}
 
-Sha256::~Sha256() { EVP_MD_CTX_free(impl_->ctx); }
+Sha256::~Sha256() = default;
 
-void Sha256::update(const void* data, std::size_t size) {
-  if (size && EVP_DigestUpdate(impl_->ctx, data, size) != 1) throw Error("OpenSSL SHA-256 update failed");
-}
+void Sha256::update(const void* data, std::size_t size) { impl_->hasher.update(data, size); }
 
-Digest Sha256::finish() {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_DigestFinal_ex(impl_->ctx, out, &len) != 1) throw Error("OpenSSL SHA-256 final failed");
-  static const char* hexd = "0123456789abcdef";
-  std::string hex(len * 2, '0');
-  for (unsigned i = 0; i < len; ++i) {
-    hex[2 * i] = hexd[out[i] >> 4];
-    hex[2 * i + 1] = hexd[out[i] & 15];
-  }
-  EVP_DigestInit_ex(impl_->ctx, EVP_sha256(), nullptr);  // reusable after finish
-  return Digest::sha256_from_hex(std::move(hex));
-}
+Digest Sha256::finish() { return Digest::sha256_from_hex(impl_->hasher.finish_hex()); }  // and starts over
 
 Digest sha256_of(std::string_view bytes) {
   Sha256 h;

@@ -1,7 +1,6 @@
 #include "layers/oci_layout.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include "layers/media_types.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/hash.h"
 
 namespace trainpack::layers {
 namespace fs = std::filesystem;
@@ -28,37 +28,8 @@ namespace {
 constexpr std::string_view kCorruptHint = "the OCI layout is corrupt; re-create it (e.g. with skopeo copy) or use another";
 constexpr int kMaxIndexDepth = 8;
 
-// Streaming hash for any algorithm Digest::parse accepts (sha256, sha512).
-class AnyHash {
- public:
-  explicit AnyHash(const std::string& algorithm) : ctx_(EVP_MD_CTX_new()), algorithm_(algorithm) {
-    const EVP_MD* md = algorithm == "sha512" ? EVP_sha512() : algorithm == "sha256" ? EVP_sha256() : nullptr;
-    if (!md) throw Error("unsupported digest algorithm " + algorithm);
-    if (!ctx_ || EVP_DigestInit_ex(ctx_, md, nullptr) != 1) throw Error("OpenSSL could not initialise " + algorithm);
-  }
-  ~AnyHash() { EVP_MD_CTX_free(ctx_); }
-  AnyHash(const AnyHash&) = delete;
-  AnyHash& operator=(const AnyHash&) = delete;
-  void update(const void* data, std::size_t size) {
-    if (size && EVP_DigestUpdate(ctx_, data, size) != 1) throw Error("OpenSSL digest update failed");
-  }
-  Digest finish() {
-    unsigned char out[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    if (EVP_DigestFinal_ex(ctx_, out, &len) != 1) throw Error("OpenSSL digest final failed");
-    static const char* hexd = "0123456789abcdef";
-    std::string text = algorithm_ + ":";
-    for (unsigned i = 0; i < len; ++i) {
-      text += hexd[out[i] >> 4];
-      text += hexd[out[i] & 15];
-    }
-    return Digest::parse_or_throw(text, "computed digest");
-  }
-
- private:
-  EVP_MD_CTX* ctx_;
-  std::string algorithm_;
-};
+// The digest of what `h` hashed, in the form of `h`'s algorithm (sha256, sha512: whatever Digest::parse accepts).
+Digest finish_digest(Hasher& h) { return Digest::parse_or_throw(h.algorithm() + ":" + h.finish_hex(), "computed digest"); }
 
 std::string annotation(const json& descriptor, std::string_view key) {
   if (!descriptor.is_object()) return {};
@@ -202,22 +173,22 @@ void put_file_blob(const Image& image, const fs::path& root, const Descriptor& d
 namespace detail {
 
 Digest digest_like(const Digest& like, std::string_view bytes) {
-  AnyHash h(like.algorithm());
-  h.update(bytes.data(), bytes.size());
-  return h.finish();
+  Hasher h(like.algorithm());
+  h.update(bytes);
+  return finish_digest(h);
 }
 
 Digest digest_file_like(const Digest& like, const fs::path& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
-  AnyHash h(like.algorithm());
+  Hasher h(like.algorithm());
   std::vector<char> buf(1 << 20);
   std::size_t n;
   while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) h.update(buf.data(), n);
   bool bad = std::ferror(f);
   std::fclose(f);
   if (bad) throw Error("cannot read " + path.string());
-  return h.finish();
+  return finish_digest(h);
 }
 
 bool descriptor_named(const json& descriptor, std::string_view tag, const std::vector<std::string>& full_names) {

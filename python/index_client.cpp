@@ -1,7 +1,5 @@
 #include "python/index_client.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -11,12 +9,12 @@
 #include <iterator>
 #include <thread>
 
+#include "net/encoding.h"
+#include "net/url.h"
 #include "python/names.h"
-#include "registry/auth_encoding.h"
-#include "registry/google_credentials.h"
-#include "registry/http_client.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/hash.h"
 #include "support/text.h"
 
 namespace trainpack::python {
@@ -36,86 +34,30 @@ struct Endpoint {
 };
 
 Endpoint parse_endpoint(std::string_view url) {
+  net::UrlParts u = net::split_url(url);
+  u.has_fragment = false;
   Endpoint e;
-  url = url.substr(0, url.find('#'));
-  std::size_t sep = url.find("://");
-  if (sep == std::string_view::npos) {
-    e.url = std::string(url);
+  std::optional<net::Origin> origin = net::origin_of(u.str());
+  if (!origin) {
+    e.url = u.str();
     return e;
   }
-  std::string scheme = ascii_lower(url.substr(0, sep));
-  std::string_view rest = url.substr(sep + 3);
-  std::size_t end = rest.find_first_of("/?");
-  std::string_view authority = rest.substr(0, end);
-  std::string_view tail = end == std::string_view::npos ? std::string_view() : rest.substr(end);
-  if (std::size_t at = authority.rfind('@'); at != std::string_view::npos) {
-    std::string_view info = authority.substr(0, at);
+  if (origin->userinfo) {
+    std::string_view info = *origin->userinfo;
     std::size_t colon = info.find(':');
-    e.userinfo.emplace(percent_decode(info.substr(0, colon)),
-                       colon == std::string_view::npos ? std::string() : percent_decode(info.substr(colon + 1)));
-    authority = authority.substr(at + 1);
+    e.userinfo.emplace(net::percent_decode(info.substr(0, colon)),
+                       colon == std::string_view::npos ? std::string() : net::percent_decode(info.substr(colon + 1)));
+    u.authority.erase(0, u.authority.rfind('@') + 1);
   }
-  std::string host_port = ascii_lower(authority);
-  std::string port;
-  if (!host_port.empty() && host_port.front() == '[') {
-    std::size_t close = host_port.find(']');
-    e.host = host_port.substr(1, close == std::string::npos ? std::string::npos : close - 1);
-    if (close != std::string::npos && close + 1 < host_port.size() && host_port[close + 1] == ':') {
-      port = host_port.substr(close + 2);
-    }
-  } else {
-    std::size_t colon = host_port.rfind(':');
-    e.host = host_port.substr(0, colon);
-    if (colon != std::string::npos) port = host_port.substr(colon + 1);
-  }
-  if (port.empty()) port = scheme == "https" ? "443" : scheme == "http" ? "80" : "";
-  e.origin = scheme + "://" + (e.host.find(':') != std::string::npos ? "[" + e.host + "]" : e.host) + ":" + port;
-  e.url = scheme + "://" + std::string(authority) + std::string(tail);
+  e.host = origin->host;
+  e.origin = origin->str();
+  u.scheme = origin->scheme;
+  e.url = u.str();
   return e;
 }
 
 // For messages: no userinfo, no query.
-std::string display(const std::string& url) {
-  std::string clean = parse_endpoint(url).url;
-  std::size_t q = clean.find('?');
-  return q == std::string::npos ? clean : clean.substr(0, q);
-}
-
-// Incremental digest of any OpenSSL-known algorithm pip accepts in links (md5 ... sha512).
-class Hasher {
- public:
-  explicit Hasher(const std::string& algorithm) : algorithm_(algorithm) {
-    md_ = EVP_get_digestbyname(algorithm.c_str());
-    if (md_ == nullptr) throw Error("unsupported hash algorithm " + algorithm);
-    ctx_ = EVP_MD_CTX_new();
-    if (ctx_ == nullptr) throw Error("out of memory creating a hash context");
-    reset();
-  }
-  ~Hasher() { EVP_MD_CTX_free(ctx_); }
-  Hasher(const Hasher&) = delete;
-  Hasher& operator=(const Hasher&) = delete;
-  void reset() {
-    if (EVP_DigestInit_ex(ctx_, md_, nullptr) != 1) throw Error("cannot initialise " + algorithm_);
-  }
-  void update(const void* data, std::size_t size) { EVP_DigestUpdate(ctx_, data, size); }
-  std::string hex() {
-    unsigned char out[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    EVP_DigestFinal_ex(ctx_, out, &len);
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string s;
-    for (unsigned int i = 0; i < len; ++i) {
-      s.push_back(kHex[out[i] >> 4]);
-      s.push_back(kHex[out[i] & 15]);
-    }
-    return s;
-  }
-
- private:
-  std::string algorithm_;
-  const EVP_MD* md_ = nullptr;
-  EVP_MD_CTX* ctx_ = nullptr;
-};
+std::string display(const std::string& url) { return net::url_for_display(parse_endpoint(url).url); }
 
 // The hash a download is checked against: sha256 when listed, else the strongest other one pip knows.
 std::optional<std::pair<std::string, std::string>> expected_hash(const std::map<std::string, std::string>& hashes) {
@@ -154,6 +96,21 @@ std::string default_netrc_path() {
   return {};
 }
 
+// The Basic credentials for `e`: its own userinfo, else its index URL's, else .netrc's, else an access token.
+std::optional<std::string> basic_credentials(const Endpoint& e, const std::map<std::string, std::string>& url_credentials,
+                                             const std::map<std::string, NetrcEntry>& netrc,
+                                             const IndexClientOptions& options) {
+  if (e.userinfo) return e.userinfo->first + ":" + e.userinfo->second;
+  if (auto it = url_credentials.find(e.origin); it != url_credentials.end()) return it->second;
+  if (auto n = netrc.find(e.host); n != netrc.end()) return n->second.login + ":" + n->second.password;
+  if (auto d = netrc.find(""); d != netrc.end() && !e.host.empty()) return d->second.login + ":" + d->second.password;
+  if (options.access_token &&
+      (options.token_hosts ? options.token_hosts(e.host) : is_artifact_registry_python_host(e.host))) {
+    return "oauth2accesstoken:" + options.access_token(e.host);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 // ---- Public helpers ----------------------------------------------------------------------------------------------
@@ -165,7 +122,7 @@ bool is_artifact_registry_python_host(std::string_view host) {
          h.find('.') == h.size() - kSuffix.size() + std::string_view("-python").size();
 }
 
-AccessTokenSource google_access_token_source(std::shared_ptr<registry::GoogleCredentials> credentials) {
+AccessTokenSource google_access_token_source(std::shared_ptr<net::GoogleCredentials> credentials) {
   return [credentials = std::move(credentials)](const std::string&) { return credentials->token().token; };
 }
 
@@ -241,12 +198,7 @@ std::map<std::string, NetrcEntry> parse_netrc(std::string_view text) {
 
 // ---- IndexClient -------------------------------------------------------------------------------------------------
 
-struct IndexClient::Prepared {
-  std::string url;  // without userinfo or fragment
-  std::vector<std::pair<std::string, std::string>> headers;
-};
-
-IndexClient::IndexClient(registry::HttpClient& http, const layers::BlobStore& store, IndexClientOptions options)
+IndexClient::IndexClient(net::HttpClient& http, const layers::BlobStore& store, IndexClientOptions options)
     : http_(http), store_(store), options_(std::move(options)) {
   for (std::string& url : options_.index_urls) {
     if (path_from_file_url(url)) continue;
@@ -263,25 +215,13 @@ IndexClient::IndexClient(registry::HttpClient& http, const layers::BlobStore& st
 
 IndexClient::~IndexClient() = default;
 
-IndexClient::Prepared IndexClient::prepare(const std::string& url) const {
+net::HttpRequest IndexClient::request_for(const std::string& url) const {
   Endpoint e = parse_endpoint(url);
-  Prepared p;
-  p.url = e.url;
-  std::optional<std::string> basic;
-  if (e.userinfo) {
-    basic = e.userinfo->first + ":" + e.userinfo->second;
-  } else if (auto it = url_credentials_.find(e.origin); it != url_credentials_.end()) {
-    basic = it->second;
-  } else if (auto n = netrc_.find(e.host); n != netrc_.end()) {
-    basic = n->second.login + ":" + n->second.password;
-  } else if (auto d = netrc_.find(""); d != netrc_.end() && !e.host.empty()) {
-    basic = d->second.login + ":" + d->second.password;
-  } else if (options_.access_token &&
-             (options_.token_hosts ? options_.token_hosts(e.host) : is_artifact_registry_python_host(e.host))) {
-    basic = "oauth2accesstoken:" + options_.access_token(e.host);
-  }
-  if (basic) p.headers.emplace_back("Authorization", "Basic " + registry::base64_encode(*basic));
-  return p;
+  net::HttpRequest request;
+  request.url = e.url;
+  if (auto basic = basic_credentials(e, url_credentials_, netrc_, options_)) request.headers.emplace_back("Authorization", "Basic " + net::base64_encode(*basic));
+  request.max_attempts = options_.max_attempts;
+  return request;
 }
 
 std::optional<IndexPage> IndexClient::fetch_page(const std::string& page_url, bool missing_ok) {
@@ -301,20 +241,17 @@ std::optional<IndexPage> IndexClient::fetch_page(const std::string& page_url, bo
     }
     page = parse_html_page(read_file(file, options_.max_page_bytes), base);
   } else {
-    Prepared p = prepare(page_url);
-    registry::HttpRequest req;
-    req.url = p.url;
-    req.headers = std::move(p.headers);
+    net::HttpRequest req = request_for(page_url);
     req.headers.emplace_back("Accept", kAccept);
     req.headers.emplace_back("Cache-Control", "max-age=0");  // as pip: the index decides freshness
     req.max_response_bytes = options_.max_page_bytes;
-    registry::HttpResponse resp = http_.send(req);
+    net::HttpResponse resp = http_.send(req);
     if ((resp.status == 404 || resp.status == 410) && missing_ok) return std::nullopt;
     if (!is_ok(resp.status)) {
       throw Error("GET " + display(page_url) + " returned HTTP " + std::to_string(resp.status),
                   http_failure_hint(resp.status));
     }
-    page = parse_index_page(resp.body, resp.header("content-type"), resp.url.empty() ? p.url : resp.url);
+    page = parse_index_page(resp.body, resp.header("content-type"), resp.url.empty() ? req.url : resp.url);
   }
   if (!page.warnings.empty()) {
     std::lock_guard lock(mutex_);
@@ -325,9 +262,11 @@ std::optional<IndexPage> IndexClient::fetch_page(const std::string& page_url, bo
 
 IndexPage IndexClient::fetch_project_page(const std::string& index_url, std::string_view project) {
   std::string canonical = canonicalize_name(project);
-  std::string url = index_url.substr(0, index_url.find('#'));
+  net::UrlParts index = net::split_url(index_url);
+  index.has_fragment = false;
+  std::string url = index.str();
   if (url.empty() || url.back() != '/') url += '/';
-  url += registry::percent_encode(canonical) + "/";  // a stray '/' in a name must not become a path
+  url += net::percent_encode(canonical) + "/";  // a stray '/' in a name must not become a path
   std::optional<IndexPage> page = fetch_page(url, /*missing_ok=*/true);
   if (!page) {
     IndexPage empty;
@@ -338,7 +277,8 @@ IndexPage IndexClient::fetch_project_page(const std::string& index_url, std::str
 }
 
 std::vector<IndexFile> IndexClient::fetch_find_links(const std::string& location) {
-  bool is_url = location.find("://") != std::string::npos;
+  net::UrlParts parts = net::split_url(location);
+  bool is_url = parts.has_scheme && parts.has_authority;
   std::optional<fs::path> local = is_url ? path_from_file_url(location) : std::optional<fs::path>(location);
   if (!local) {
     std::optional<IndexPage> page = fetch_page(location, /*missing_ok=*/true);
@@ -391,12 +331,9 @@ std::optional<std::string> IndexClient::fetch_metadata(const IndexFile& file) {
     if (!fs::is_regular_file(*local, ec)) return std::nullopt;
     body = read_file(*local, options_.max_page_bytes);
   } else {
-    Prepared p = prepare(url);
-    registry::HttpRequest req;
-    req.url = p.url;
-    req.headers = std::move(p.headers);
+    net::HttpRequest req = request_for(url);
     req.max_response_bytes = options_.max_page_bytes;
-    registry::HttpResponse resp = http_.send(req);
+    net::HttpResponse resp = http_.send(req);
     if (resp.status == 404 || resp.status == 410) return std::nullopt;
     if (!is_ok(resp.status)) {
       throw Error("GET " + display(url) + " returned HTTP " + std::to_string(resp.status), http_failure_hint(resp.status));
@@ -406,7 +343,7 @@ std::optional<std::string> IndexClient::fetch_metadata(const IndexFile& file) {
   for (const auto& [algo, want] : file.metadata.hashes) {
     Hasher h(algo);
     h.update(body.data(), body.size());
-    std::string got = h.hex();
+    std::string got = h.finish_hex();
     if (got != want) {
       throw Error("metadata of " + file.filename + " from " + display(url) + " has " + algo + " " + got +
                       ", but the index lists " + want,
@@ -444,24 +381,21 @@ layers::StoredBlob IndexClient::download(const IndexFile& file) {
     std::fclose(in);
     if (bad) throw Error("cannot read " + local->string());
   } else {
-    Prepared p = prepare(file.url);
-    registry::HttpRequest req;
-    req.url = p.url;
-    req.headers = std::move(p.headers);
+    net::HttpRequest req = request_for(file.url);
     req.sink = sink;
     req.on_restart = [&] {
       writer.reset();
       writer.emplace(store_.begin_write());
       if (hasher) hasher->reset();
     };
-    registry::HttpResponse resp = http_.send(req);
+    net::HttpResponse resp = http_.send(req);
     if (!is_ok(resp.status)) {
       throw Error("downloading " + file.filename + " from " + where + " failed: HTTP " + std::to_string(resp.status),
                   http_failure_hint(resp.status));
     }
   }
   if (expected) {
-    std::string got = hasher->hex();
+    std::string got = hasher->finish_hex();
     if (got != expected->second) {
       // The writer's destructor removes the temp file: nothing reaches the store.
       throw Error("hash mismatch for " + file.filename + " from " + where + ": expected " + expected->first + ":" +

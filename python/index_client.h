@@ -25,12 +25,10 @@
 #include <vector>
 
 #include "layers/blob_store.h"
+#include "net/google_credentials.h"
+#include "net/http_client.h"
 #include "python/index_page.h"
 
-namespace trainpack::registry {
-class HttpClient;
-class GoogleCredentials;
-}  // namespace trainpack::registry
 
 namespace trainpack::python {
 
@@ -38,7 +36,7 @@ namespace trainpack::python {
 using AccessTokenSource = std::function<std::string(const std::string& host)>;
 
 // A token source backed by Google Application Default Credentials (GoogleCredentials::token(), cached there).
-AccessTokenSource google_access_token_source(std::shared_ptr<registry::GoogleCredentials> credentials);
+AccessTokenSource google_access_token_source(std::shared_ptr<net::GoogleCredentials> credentials);
 
 // "<location>-python.pkg.dev" (a port, if any, ignored).
 bool is_artifact_registry_python_host(std::string_view host);
@@ -52,6 +50,7 @@ struct IndexClientOptions {
   // Which hosts get the access token; empty: is_artifact_registry_python_host.
   std::function<bool(const std::string& host)> token_hosts;
   std::uint64_t max_page_bytes = 64u << 20;
+  std::optional<int> max_attempts;  // tries per request; empty: the HTTP client's
 };
 
 // Basic credentials for one host, from .netrc. Exposed for tests.
@@ -65,7 +64,7 @@ std::map<std::string, NetrcEntry> parse_netrc(std::string_view text);
 class IndexClient {
  public:
   // `http` and `store` must outlive the client. Thread-safe after construction.
-  IndexClient(registry::HttpClient& http, const layers::BlobStore& store, IndexClientOptions options);
+  IndexClient(net::HttpClient& http, const layers::BlobStore& store, IndexClientOptions options);
   ~IndexClient();
   IndexClient(const IndexClient&) = delete;
   IndexClient& operator=(const IndexClient&) = delete;
@@ -93,11 +92,11 @@ class IndexClient {
   std::vector<std::string> warnings() const;
 
  private:
-  struct Prepared;
-  Prepared prepare(const std::string& url) const;
+  // A GET of `url` (userinfo and fragment stripped) with its credentials.
+  net::HttpRequest request_for(const std::string& url) const;
   std::optional<IndexPage> fetch_page(const std::string& page_url, bool missing_ok);
 
-  registry::HttpClient& http_;
+  net::HttpClient& http_;
   const layers::BlobStore& store_;
   IndexClientOptions options_;
   // "scheme://host:port" (lower case) → "user:password" from index URLs.

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
-#include "registry/auth_encoding.h"
-#include "registry/http_client.h"
+#include "net/encoding.h"
+#include "net/url.h"
 #include "support/error.h"
 #include "support/text.h"
 
@@ -52,48 +52,11 @@ void append_utf8(std::string& out, std::uint32_t cp) {
   }
 }
 
-// scheme://authority/path?query#fragment, split without validation (RFC 3986 appendix B).
-struct UrlParts {
-  std::string scheme;  // with ':' when present
-  std::string authority;  // with '//' when present
-  std::string path;
-  std::string query;     // with '?' when present
-  std::string fragment;  // without '#'
-  bool has_fragment = false;
-};
-
-UrlParts split_url(std::string_view url) {
-  UrlParts p;
-  if (std::size_t hash = url.find('#'); hash != std::string_view::npos) {
-    p.fragment = std::string(url.substr(hash + 1));
-    p.has_fragment = true;
-    url = url.substr(0, hash);
-  }
-  if (std::size_t q = url.find('?'); q != std::string_view::npos) {
-    p.query = std::string(url.substr(q));
-    url = url.substr(0, q);
-  }
-  std::size_t colon = url.find(':');
-  if (colon != std::string_view::npos && colon > 0 && is_alpha(url[0]) &&
-      std::all_of(url.begin(), url.begin() + static_cast<std::ptrdiff_t>(colon),
-                  [](char c) { return is_alpha(c) || is_digit(c) || c == '+' || c == '-' || c == '.'; })) {
-    p.scheme = std::string(url.substr(0, colon + 1));
-    url = url.substr(colon + 1);
-  }
-  if (url.rfind("//", 0) == 0) {
-    std::size_t slash = url.find('/', 2);
-    p.authority = std::string(url.substr(0, slash));
-    url = slash == std::string_view::npos ? std::string_view() : url.substr(slash);
-  }
-  p.path = std::string(url);
-  return p;
-}
-
 // pip's _clean_url_path: each part between "@" and "%2F" (kept, upper-cased) is unquoted then quoted.
 std::string clean_url_path(std::string_view path) {
   std::string out;
   std::size_t start = 0, i = 0;
-  auto flush = [&](std::size_t end) { out += percent_encode_path(percent_decode(path.substr(start, end - start))); };
+  auto flush = [&](std::size_t end) { out += percent_encode_path(net::percent_decode(path.substr(start, end - start))); };
   while (i < path.size()) {
     if (path[i] == '@') {
       flush(i);
@@ -238,7 +201,7 @@ void check_repository_version(IndexPage& page) {
 
 // Fills url, filename, hashes from the fragment, egg and subdirectory. False when the link has no usable filename.
 bool set_location(IndexFile& file, const std::string& absolute_url) {
-  UrlParts parts = split_url(absolute_url);
+  net::UrlParts parts = net::split_url(absolute_url);
   if (parts.has_fragment) {
     std::string_view frag = parts.fragment;
     while (!frag.empty()) {
@@ -257,22 +220,15 @@ bool set_location(IndexFile& file, const std::string& absolute_url) {
       }
     }
   }
-  file.url = parts.scheme + parts.authority + parts.path + parts.query;
+  parts.has_fragment = false;
+  file.url = parts.str();
   std::string_view path = parts.path;
   while (!path.empty() && path.back() == '/') path.remove_suffix(1);
   std::size_t slash = path.rfind('/');
-  file.filename = percent_decode(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  file.filename = net::percent_decode(slash == std::string_view::npos ? path : path.substr(slash + 1));
   // One decoding only: an encoded '/' stays part of the name and makes it unusable, never a path.
   return !file.filename.empty() && file.filename != "." && file.filename != ".." &&
          file.filename.find('/') == std::string::npos && file.filename.find('\0') == std::string::npos;
-}
-
-// The URL for messages: no userinfo, no query, no fragment.
-std::string display_url(const std::string& url) {
-  UrlParts p = split_url(url);
-  std::string authority = p.authority;
-  if (std::size_t at = authority.rfind('@'); at != std::string::npos) authority = "//" + authority.substr(at + 1);
-  return p.scheme + authority + p.path;
 }
 
 std::map<std::string, std::string> json_hashes(const nlohmann::json& object, bool only_supported) {
@@ -293,24 +249,7 @@ std::string IndexFile::sha256() const {
   return it == hashes.end() ? std::string() : it->second;
 }
 
-std::string percent_decode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size()) {
-      int hi = hex_value(text[i + 1]), lo = hex_value(text[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out.push_back(static_cast<char>(hi * 16 + lo));
-        i += 2;
-        continue;
-      }
-    }
-    out.push_back(text[i]);
-  }
-  return out;
-}
-
-std::string percent_encode_path(std::string_view text) { return registry::percent_encode(text, "/"); }
+std::string percent_encode_path(std::string_view text) { return net::percent_encode(text, "/"); }
 
 std::string html_unescape(std::string_view text) {
   if (text.find('&') == std::string_view::npos) return std::string(text);
@@ -374,25 +313,22 @@ std::string resolve_link(const std::string& base, std::string_view href) {
     if (c != '\t' && c != '\r' && c != '\n') ref.push_back(c);
   std::size_t first = ref.find_first_not_of(" \f\v");
   ref = first == std::string::npos ? std::string() : ref.substr(first, ref.find_last_not_of(" \f\v") - first + 1);
-  UrlParts p = split_url(registry::resolve_url(base, ref));
+  net::UrlParts p = net::split_url(net::resolve_url(base, ref));
   // urllib.parse.urlparse keeps ";params" of the last segment out of the path pip cleans.
   std::size_t last_slash = p.path.rfind('/');
   std::size_t semi = p.path.find(';', last_slash == std::string::npos ? 0 : last_slash);
   std::string params = semi == std::string::npos ? std::string() : p.path.substr(semi);
-  std::string out = p.scheme + p.authority + clean_url_path(p.path.substr(0, semi)) + params + p.query;
-  if (p.has_fragment) out += "#" + p.fragment;
-  return out;
+  p.path = clean_url_path(p.path.substr(0, semi)) + params;
+  return p.str();
 }
 
 std::string file_url_for(const fs::path& path) { return "file://" + percent_encode_path(path.lexically_normal().string()); }
 
 std::optional<fs::path> path_from_file_url(std::string_view url) {
   if (!istarts_with(url, 0, "file:")) return std::nullopt;
-  UrlParts p = split_url(url);
-  std::string_view authority = p.authority;
-  if (authority.rfind("//", 0) == 0) authority.remove_prefix(2);
-  if (!authority.empty() && !ascii_iequals(authority, "localhost")) return std::nullopt;  // remote file URLs
-  return fs::path(percent_decode(p.path));
+  net::UrlParts p = net::split_url(url);
+  if (!p.authority.empty() && !ascii_iequals(p.authority, "localhost")) return std::nullopt;  // remote file URLs
+  return fs::path(net::percent_decode(p.path));
 }
 
 std::optional<PageFormat> page_format_for(std::string_view content_type) {
@@ -409,7 +345,7 @@ std::optional<PageFormat> page_format_for(std::string_view content_type) {
 IndexPage parse_index_page(std::string_view body, std::string_view content_type, const std::string& page_url) {
   std::optional<PageFormat> format = page_format_for(content_type);
   if (!format) {
-    throw Error("index page " + display_url(page_url) + " has unsupported Content-Type '" + std::string(content_type) + "'",
+    throw Error("index page " + net::url_for_display(page_url) + " has unsupported Content-Type '" + std::string(content_type) + "'",
                 "the index must serve the Simple Repository API (text/html or application/vnd.pypi.simple.v1+json)");
   }
   return *format == PageFormat::kJson ? parse_json_page(body, page_url) : parse_html_page(body, page_url);
@@ -417,7 +353,7 @@ IndexPage parse_index_page(std::string_view body, std::string_view content_type,
 
 IndexPage parse_html_page(std::string_view html, const std::string& page_url) {
   IndexPage page;
-  page.url = display_url(page_url);
+  page.url = net::url_for_display(page_url);
   std::optional<std::string> base;
   std::vector<Tag> anchors;
   for_each_start_tag(html, [&](const Tag& tag) {
@@ -460,7 +396,7 @@ IndexPage parse_html_page(std::string_view html, const std::string& page_url) {
 
 IndexPage parse_json_page(std::string_view text, const std::string& page_url) {
   IndexPage page;
-  page.url = display_url(page_url);
+  page.url = net::url_for_display(page_url);
   nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
     throw Error("index page " + page.url + " is not valid JSON", "the index answered with a broken PEP 691 page");

@@ -75,8 +75,6 @@ bool is_archive_filename(std::string_view filename);
 
 // ---- Helpers (exposed for the client and tests) ------------------------------------------------------------------
 
-// Python's urllib.parse.unquote for ASCII escapes: %XX with two hex digits decoded, anything else kept.
-std::string percent_decode(std::string_view text);
 // Python's urllib.parse.quote(text, safe="/"): everything but A-Z a-z 0-9 _ . - ~ / is %XX (upper-case hex).
 std::string percent_encode_path(std::string_view text);
 // HTML character references: &amp; &lt; &gt; &quot; &apos; &nbsp; and numeric &#NN; &#xHH; (the ';' optional for

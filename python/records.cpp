@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "layers/digest.h"
+#include "net/encoding.h"
 #include "python/text.h"
-#include "registry/auth_encoding.h"
 #include "support/paths.h"
 
 namespace trainpack::python {
@@ -34,7 +34,7 @@ std::string hex_to_bytes(const std::string& hex) {
 }  // namespace
 
 std::string record_hash(std::string_view bytes) {
-  return "sha256=" + registry::base64url_encode(hex_to_bytes(layers::sha256_of(bytes).hex()));
+  return "sha256=" + net::base64url_encode(hex_to_bytes(layers::sha256_of(bytes).hex()));
 }
 
 std::string record_relative_path(std::string_view absolute_path, std::string_view lib_dir) {

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <regex>
 
+#include "net/encoding.h"
+#include "net/url.h"
 #include "python/names.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -632,64 +634,22 @@ bool is_archive_file(std::string_view name) {
   return exts.count(archive_ext(name)) > 0;
 }
 
-std::string percent_decode(std::string_view s) {
-  std::string out;
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-struct SplitUrl {
-  std::string scheme, netloc, path;
-};
-
-// urllib.parse.urlsplit, enough for links: scheme, //netloc, path (query and fragment dropped).
-SplitUrl split_url(std::string_view url) {
-  SplitUrl u;
-  size_t colon = url.find(':');
-  if (colon != std::string_view::npos && colon > 0) {
-    bool ok = std::isalpha(static_cast<unsigned char>(url[0]));
-    for (size_t i = 0; i < colon && ok; ++i) {
-      char c = url[i];
-      ok = std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
-    }
-    if (ok) {
-      u.scheme = ascii_lower(url.substr(0, colon));
-      url.remove_prefix(colon + 1);
-    }
-  }
-  if (url.substr(0, 2) == "//") {
-    url.remove_prefix(2);
-    size_t end = url.find_first_of("/?#");
-    u.netloc = std::string(url.substr(0, end));
-    url = end == std::string_view::npos ? std::string_view() : url.substr(end);
-  }
-  size_t end = url.find_first_of("?#");
-  u.path = std::string(url.substr(0, end));
+// urllib.parse.urlsplit, enough for links: the scheme lower-cased, //netloc (the authority) and path.
+net::UrlParts split_url(std::string_view url) {
+  net::UrlParts u = net::split_url(url);
+  u.scheme = ascii_lower(u.scheme);
   return u;
 }
 
 // Link.filename: last path segment (percent-decoded), or the host when the path is empty.
 std::string link_filename(std::string_view url) {
-  SplitUrl u = split_url(url);
-  std::string path = percent_decode(u.path);
+  net::UrlParts u = split_url(url);
+  std::string path = net::percent_decode(u.path);
   while (!path.empty() && path.back() == '/') path.pop_back();
   size_t slash = path.rfind('/');
   std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (name.empty()) return u.netloc;
-  return percent_decode(name);
+  if (name.empty()) return u.authority;
+  return net::percent_decode(name);
 }
 
 // Link.egg_fragment: [#&]egg=([^&]*) anywhere in the URL.
@@ -761,9 +721,9 @@ bool is_remote_scheme(std::string_view s) {  // SCHEME_RE: ^(http|https|file):  
 
 // urllib.parse.urljoin for http(s)/file bases and a relative or absolute reference.
 std::string url_join(const std::string& base, const std::string& ref) {
-  if (!split_url(ref).scheme.empty()) return ref;
-  SplitUrl b = split_url(base);
-  std::string prefix = b.scheme + "://" + b.netloc;
+  if (split_url(ref).has_scheme) return ref;
+  net::UrlParts b = split_url(base);
+  std::string prefix = b.scheme + "://" + b.authority;
   if (ref.rfind("//", 0) == 0) return b.scheme + ":" + ref;
   if (!ref.empty() && ref[0] == '/') return prefix + normpath(ref);
   std::string dir = b.path.substr(0, b.path.rfind('/') + 1);
@@ -952,10 +912,10 @@ class Parser {
     }
     std::string path = filename;
     if (scheme && *scheme == "file") {
-      SplitUrl u = split_url(filename);
-      if (!u.netloc.empty() && u.netloc != "localhost")
+      net::UrlParts u = split_url(filename);
+      if (!u.authority.empty() && u.authority != "localhost")
         throw Error(where + "non-local file URIs are not supported: " + filename);
-      path = percent_decode(u.path);
+      path = net::percent_decode(u.path);
     }
     std::optional<std::string> bytes;
     if (env_.read_file) {

@@ -16,7 +16,7 @@ namespace {
 
 struct Cancelled {};  // thrown from the download's sink to abort it when the upload side is gone
 
-class Relay : public HttpRequest::BodyStream {
+class Relay : public net::HttpRequest::BodyStream {
  public:
   Relay(RegistryClient& source, std::string repository, layers::Descriptor d, std::size_t capacity)
       : source_(source), repository_(std::move(repository)), d_(std::move(d)), capacity_(std::max<std::size_t>(capacity, 64u << 10)) {
@@ -68,7 +68,7 @@ class Relay : public HttpRequest::BodyStream {
     try {
       layers::Sha256 hash;
       std::uint64_t received = 0;
-      HttpRequest get;
+      net::HttpRequest get;
       get.url = "/v2/" + repository_ + "/blobs/" + d_.digest.str();
       get.sink = [&](const char* data, std::size_t size) {
         received += size;
@@ -90,7 +90,7 @@ class Relay : public HttpRequest::BodyStream {
       get.on_restart = [&] {
         throw RelayInterrupted("copying " + where() + ": the source connection broke mid-blob", "try again");
       };
-      HttpResponse r = source_.send(get, {pull_scope(repository_)});
+      net::HttpResponse r = source_.send(get, {pull_scope(repository_)});
       if (r.status != 200) throw Error("cannot copy " + where() + ": " + describe_registry_error(r));
       if (received != d_.size)
         throw RelayInterrupted("copying " + where() + ": the source sent " + std::to_string(received) + " bytes, expected " +
@@ -127,7 +127,7 @@ class Relay : public HttpRequest::BodyStream {
 
 }  // namespace
 
-std::unique_ptr<HttpRequest::BodyStream> open_blob_relay(RegistryClient& source, const std::string& repository,
+std::unique_ptr<net::HttpRequest::BodyStream> open_blob_relay(RegistryClient& source, const std::string& repository,
                                                          const layers::Descriptor& descriptor, std::size_t buffer_bytes) {
   if (descriptor.digest.algorithm() != "sha256")
     throw Error("cannot copy blob " + descriptor.digest.str() + ": unsupported digest algorithm");

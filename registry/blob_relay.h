@@ -11,7 +11,7 @@
 #include <string>
 
 #include "layers/image.h"
-#include "registry/http_client.h"
+#include "net/http_client.h"
 #include "registry/registry_client.h"
 #include "support/error.h"
 
@@ -26,7 +26,7 @@ class RelayInterrupted : public Error {
 
 // Opens a stream of blob `descriptor` from `repository` on `source`. The download starts at once on its own thread;
 // destroying the stream cancels it.
-std::unique_ptr<HttpRequest::BodyStream> open_blob_relay(RegistryClient& source, const std::string& repository,
+std::unique_ptr<net::HttpRequest::BodyStream> open_blob_relay(RegistryClient& source, const std::string& repository,
                                                          const layers::Descriptor& descriptor,
                                                          std::size_t buffer_bytes = 8u << 20);
 

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "registry/auth_encoding.h"
+#include "net/encoding.h"
 #include "support/error.h"
 #include "support/process.h"
 #include "support/text.h"
@@ -119,7 +119,7 @@ bool is_docker_hub_host(std::string_view host) {
 }
 
 std::pair<std::string, std::string> decode_docker_auth(std::string_view auth, const std::string& where) {
-  auto decoded = base64_decode(auth);
+  auto decoded = net::base64_decode(auth);
   if (!decoded)
     throw Error(where + ": the \"auth\" value is not base64",
                 "log in again (docker login / podman login) or fix the entry");
@@ -450,6 +450,40 @@ void Keychain::forget(const std::string& registry, const std::string& repository
   std::lock_guard lock(*mutex_);
   cache_.erase(std::remove_if(cache_.begin(), cache_.end(), [&](const auto& e) { return e.first == key; }),
                cache_.end());
+}
+
+// ---- The standard chain ------------------------------------------------------------------------------------------
+
+Keychain Keychain::from_environment(std::shared_ptr<net::DefaultGoogleCredentials> google) {
+  std::vector<std::unique_ptr<CredentialProvider>> providers;
+  providers.push_back(std::make_unique<DockerConfigProvider>());
+  providers.push_back(std::make_unique<PodmanAuthProvider>());
+  providers.push_back(std::make_unique<GoogleAdcProvider>(std::move(google)));
+  return Keychain(std::move(providers));
+}
+
+// ---- GoogleAdcProvider --------------------------------------------------------------------------------------------
+
+GoogleAdcProvider::GoogleAdcProvider(std::shared_ptr<net::DefaultGoogleCredentials> google,
+                                     std::function<bool(const std::string&)> applies_to)
+    : google_(std::move(google)), applies_to_(std::move(applies_to)) {}
+
+GoogleAdcProvider::GoogleAdcProvider(net::GoogleAdcOptions options, std::function<bool(const std::string&)> applies_to)
+    : GoogleAdcProvider(std::make_shared<net::DefaultGoogleCredentials>(std::move(options)), std::move(applies_to)) {}
+
+std::optional<Credential> GoogleAdcProvider::find(const std::string& registry, const std::string& repository) {
+  bool applies = applies_to_ ? applies_to_(registry) : net::is_google_registry_host(registry);
+  if (!applies) return std::nullopt;
+  std::shared_ptr<net::GoogleCredentials> creds = google_->get();
+  if (!creds) return std::nullopt;
+  net::GoogleAccessToken token = creds->token();
+  Credential c;
+  c.username = "oauth2accesstoken";
+  c.password = token.token;
+  c.source = creds->describe();
+  c.identity = creds->account();
+  c.expires_at = token.expires_at;
+  return c;
 }
 
 }  // namespace trainpack::registry

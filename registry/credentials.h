@@ -2,7 +2,7 @@
 // Where registry credentials come from: docker config.json ($DOCKER_CONFIG or ~/.docker;
 // auths, credsStore, credHelpers running docker-credential-* programs; DOCKER_AUTH_CONFIG), podman/skopeo auth.json
 // ($REGISTRY_AUTH_FILE, $XDG_RUNTIME_DIR/containers/auth.json, ~/.config/containers/auth.json), and, for Google
-// registries, Google Application Default Credentials (registry/google_credentials.h). Every credential says where
+// registries, Google Application Default Credentials (net/google_credentials.h). Every credential says where
 // it came from, so an auth failure can name the source and identity tried; secrets themselves are never printed.
 #include <chrono>
 #include <filesystem>
@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-namespace trainpack::registry {
+#include "net/google_credentials.h"
 
-class HttpClient;
+namespace trainpack::registry {
 
 struct Credential {
   std::string username;        // empty with a password means "error"; both empty = anonymous
@@ -47,11 +47,9 @@ class CredentialProvider {
 class Keychain {
  public:
   explicit Keychain(std::vector<std::unique_ptr<CredentialProvider>> providers);
-  // The standard chain from the environment: docker config, podman auth.json, then Google ADC for Google hosts.
-  // Google token endpoints are reached through a process-wide default HttpClient.
-  static Keychain from_environment();
-  // The same, with Google token endpoints reached through `http` (which must outlive the Keychain).
-  static Keychain from_environment(HttpClient& http);
+  // The standard chain from the environment: docker config, podman auth.json, then Google ADC (`google`, shared
+  // with whatever else in the run needs them) for Google hosts.
+  static Keychain from_environment(std::shared_ptr<net::DefaultGoogleCredentials> google);
   Credential resolve(const std::string& registry, const std::string& repository);  // anonymous when none
   // Forgets cached results (e.g. after a credential was refused).
   void forget(const std::string& registry, const std::string& repository);
@@ -129,6 +127,22 @@ class PodmanAuthProvider : public CredentialProvider {
   std::mutex mutex_;
   std::vector<std::unique_ptr<DockerConfigProvider::Parsed>> parsed_;
   bool loaded_ = false;
+};
+
+// CredentialProvider for Google registries: Credential{username "oauth2accesstoken", password <access token>,
+// source "Google ADC (<kind> <path or metadata host>)", identity <client_email or account>, expires_at}.
+// ADC are discovered on first use (and "none" is remembered).
+class GoogleAdcProvider : public CredentialProvider {
+ public:
+  explicit GoogleAdcProvider(std::shared_ptr<net::DefaultGoogleCredentials> google,
+                             std::function<bool(const std::string& registry)> applies_to = {});
+  explicit GoogleAdcProvider(net::GoogleAdcOptions options,
+                             std::function<bool(const std::string& registry)> applies_to = {});
+  std::optional<Credential> find(const std::string& registry, const std::string& repository) override;
+
+ private:
+  std::shared_ptr<net::DefaultGoogleCredentials> google_;
+  std::function<bool(const std::string&)> applies_to_;
 };
 
 }  // namespace trainpack::registry

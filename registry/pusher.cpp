@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "net/url.h"
 #include "registry/blob_relay.h"
 #include "support/error.h"
 
@@ -49,7 +50,7 @@ class UploadSession {
  private:
   void cancel() noexcept {
     try {
-      HttpRequest del;
+      net::HttpRequest del;
       del.method = "DELETE";
       del.url = location_;
       del.timeout = kCancelTimeout;
@@ -92,7 +93,7 @@ struct BlobPusher {
     std::optional<UploadSession> session;  // a refused mount may open one
     if (auto from = mount(d, session)) return {BlobEvent::Kind::kMounted, d.digest, d.size, *from};
     emit({BlobEvent::Kind::kUploading, d.digest, d.size, {}});
-    std::function<void(HttpRequest&)> set_body = body_of(d);
+    std::function<void(net::HttpRequest&)> set_body = body_of(d);
     for (int attempt = 1;; ++attempt) {
       try {
         upload(d, set_body, session);
@@ -110,11 +111,11 @@ struct BlobPusher {
 
   // HEAD: present (or a redirect to where it is stored) means nothing to move.
   bool exists(const Descriptor& d) const {
-    HttpRequest head;
+    net::HttpRequest head;
     head.method = "HEAD";
     head.url = blobs_url() + d.digest.str();
     head.follow_redirects = false;
-    HttpResponse h = dst().send(head, push_scopes());
+    net::HttpResponse h = dst().send(head, push_scopes());
     return h.status == 200 || (h.status >= 300 && h.status < 400);
   }
 
@@ -128,7 +129,7 @@ struct BlobPusher {
     bool same_registry = origin->registry == target.registry;
     bool google_cross_host = !same_registry && from.is_google() && target.is_google();
     if (!same_registry && !google_cross_host) return {};
-    HttpRequest req;
+    net::HttpRequest req;
     req.method = "POST";
     req.url = blobs_url() + "uploads/?mount=" + d.digest.algorithm() + "%3A" + d.digest.hex() + "&from=" +
               origin->repository;
@@ -136,7 +137,7 @@ struct BlobPusher {
     req.idempotent = false;  // a failed mount is answered by uploading, not by asking again
     std::vector<std::string> scopes = push_scopes();
     if (same_registry) scopes.push_back(pull_scope(origin->repository));
-    HttpResponse r;
+    net::HttpResponse r;
     try {
       r = dst().send(req, scopes);
     } catch (const Error&) {
@@ -144,45 +145,45 @@ struct BlobPusher {
     }
     if (r.status == 201) return origin->repository;
     if (r.status == 202 && !r.header("location").empty())
-      session.emplace(dst(), push_scopes(), resolve_url(r.url, r.header("location")));
+      session.emplace(dst(), push_scopes(), net::resolve_url(r.url, r.header("location")));
     return {};
   }
 
   // Where an upload's bytes come from: the local store, or, for a remote base blob not in it, a relay straight
   // from its registry (never to disk).
-  std::function<void(HttpRequest&)> body_of(const Descriptor& d) const {
+  std::function<void(net::HttpRequest&)> body_of(const Descriptor& d) const {
     auto origin = image.remote_origin(d.digest);
     if (origin && d.size > 0 && !image.has_local_blob(d.digest)) {
       RegistryClient& source = clients(origin->registry);
-      return [&source, origin, d](HttpRequest& r) {
+      return [&source, origin, d](net::HttpRequest& r) {
         r.body_stream = [&source, origin, d] { return open_blob_relay(source, origin->repository, d); };
         r.body_stream_size = d.size;
       };
     }
     std::filesystem::path file = image.blob_path(d.digest);
-    return [file](HttpRequest& r) { r.body_file = file; };
+    return [file](net::HttpRequest& r) { r.body_file = file; };
   }
 
   // POST (unless a session is open), then one PUT with the bytes; the session is completed by a 201/204.
-  void upload(const Descriptor& d, const std::function<void(HttpRequest&)>& set_body,
+  void upload(const Descriptor& d, const std::function<void(net::HttpRequest&)>& set_body,
               std::optional<UploadSession>& session) {
     RegistryClient& client = dst();
     if (!session) {
-      HttpRequest post;
+      net::HttpRequest post;
       post.method = "POST";
       post.url = blobs_url() + "uploads/";
-      HttpResponse r = client.send(post, push_scopes());
+      net::HttpResponse r = client.send(post, push_scopes());
       if (r.status != 202 || r.header("location").empty())
         throw Error("cannot start the upload of " + where(d.digest) + ": " + describe_registry_error(r));
-      session.emplace(client, push_scopes(), resolve_url(r.url, r.header("location")));
+      session.emplace(client, push_scopes(), net::resolve_url(r.url, r.header("location")));
     }
-    HttpRequest put;
+    net::HttpRequest put;
     put.method = "PUT";
     put.url = with_query(session->location(), digest_param(d.digest));
     put.headers = {{"Content-Type", "application/octet-stream"}};
     set_body(put);
     put.on_upload_progress = progress_reporter(d);
-    HttpResponse r = client.send(put, push_scopes());
+    net::HttpResponse r = client.send(put, push_scopes());
     if (r.status == 405 || r.status == 415 || r.status == 501) r = patch_then_put(d, set_body, *session);
     if (r.status != 201 && r.status != 204)
       throw Error("cannot upload " + where(d.digest) + ": " + describe_registry_error(r));
@@ -194,20 +195,20 @@ struct BlobPusher {
   }
 
   // For registries that want the bytes in a PATCH (Artifactory and the like): one streamed PATCH, then an empty PUT.
-  HttpResponse patch_then_put(const Descriptor& d, const std::function<void(HttpRequest&)>& set_body,
+  net::HttpResponse patch_then_put(const Descriptor& d, const std::function<void(net::HttpRequest&)>& set_body,
                               UploadSession& session) {
     RegistryClient& client = dst();
-    HttpRequest patch;
+    net::HttpRequest patch;
     patch.method = "PATCH";
     patch.url = session.location();
     patch.headers = {{"Content-Type", "application/octet-stream"}};
     set_body(patch);
     patch.on_upload_progress = progress_reporter(d);
-    HttpResponse p = client.send(patch, push_scopes());
+    net::HttpResponse p = client.send(patch, push_scopes());
     if (p.status != 202 && p.status != 204)
       throw Error("cannot upload " + where(d.digest) + ": " + describe_registry_error(p));
-    if (!p.header("location").empty()) session.moved_to(resolve_url(p.url, p.header("location")));
-    HttpRequest finish;
+    if (!p.header("location").empty()) session.moved_to(net::resolve_url(p.url, p.header("location")));
+    net::HttpRequest finish;
     finish.method = "PUT";
     finish.url = with_query(session.location(), digest_param(d.digest));
     return client.send(finish, push_scopes());
@@ -271,13 +272,13 @@ PushResult push_image(const layers::Image& image, const Reference& target,
 
   // Every blob is there: now the manifest, by tag (or by digest for a digest reference).
   result.manifest_digest = image.manifest_digest();
-  HttpRequest put;
+  net::HttpRequest put;
   put.method = "PUT";
   put.url = "/v2/" + target.repository + "/manifests/" +
             (target.digest.empty() ? target.tag : result.manifest_digest.str());
   put.headers = {{"Content-Type", manifest.media_type}};
   put.body = image.raw_manifest();
-  HttpResponse r = clients(target.registry).send(put, {push_scope(target.repository)});
+  net::HttpResponse r = clients(target.registry).send(put, {push_scope(target.repository)});
   if (r.status != 200 && r.status != 201 && r.status != 202 && r.status != 204)
     throw Error("cannot push the manifest to " + target.str() + ": " + describe_registry_error(r));
   std::string echoed = r.header("docker-content-digest");

@@ -2,10 +2,7 @@
 
 namespace trainpack::registry {
 
-Registries::Registries(HttpOptions options) : http_(std::move(options)), keychain_(Keychain::from_environment(http_)) {}
-
-Registries::Registries(HttpOptions options, Keychain keychain)
-    : http_(std::move(options)), keychain_(std::move(keychain)) {}
+Registries::Registries(net::HttpClient& http, Keychain keychain) : http_(http), keychain_(std::move(keychain)) {}
 
 RegistryClient& Registries::client(const std::string& registry) {
   std::lock_guard<std::mutex> lock(mutex_);

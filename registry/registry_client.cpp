@@ -7,9 +7,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "net/encoding.h"
+#include "net/google_credentials.h"
+#include "net/url.h"
 #include "registry/auth_challenge.h"
-#include "registry/auth_encoding.h"
-#include "registry/google_credentials.h"
 #include "registry/token_cache.h"
 
 namespace trainpack::registry {
@@ -23,8 +24,8 @@ std::string lower(std::string s) {
   return s;
 }
 
-// Header lookup without HttpResponse::header (names are stored lower-cased).
-std::vector<std::string> header_values(const HttpResponse& r, std::string_view name) {
+// Header lookup without net::HttpResponse::header (names are stored lower-cased).
+std::vector<std::string> header_values(const net::HttpResponse& r, std::string_view name) {
   std::vector<std::string> out;
   std::string n = lower(std::string(name));
   for (const auto& [k, v] : r.headers)
@@ -82,7 +83,7 @@ std::string one_line(std::string s, size_t max = 300) {
 }
 
 // "401 UNAUTHORIZED" (codes only) or "401 Unauthorized".
-std::string status_with_codes(const HttpResponse& r) {
+std::string status_with_codes(const net::HttpResponse& r) {
   auto errors = parse_errors(r.body);
   std::string out = std::to_string(r.status);
   std::string codes;
@@ -94,39 +95,6 @@ std::string status_with_codes(const HttpResponse& r) {
   if (!codes.empty()) return out + codes;
   std::string reason = reason_phrase(r.status);
   return reason.empty() ? out : out + " " + reason;
-}
-
-struct UrlParts {
-  std::string scheme, host, port, rest;  // host without brackets
-};
-
-std::optional<UrlParts> split_url(const std::string& url) {
-  size_t sep = url.find("://");
-  if (sep == std::string::npos) return std::nullopt;
-  UrlParts p;
-  p.scheme = lower(url.substr(0, sep));
-  size_t start = sep + 3;
-  size_t end = url.find_first_of("/?#", start);
-  std::string authority = url.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  p.rest = end == std::string::npos ? "" : url.substr(end);
-  if (size_t at = authority.rfind('@'); at != std::string::npos) authority = authority.substr(at + 1);
-  if (!authority.empty() && authority[0] == '[') {
-    size_t close = authority.find(']');
-    if (close == std::string::npos) return std::nullopt;
-    p.host = authority.substr(1, close - 1);
-    if (close + 1 < authority.size() && authority[close + 1] == ':') p.port = authority.substr(close + 2);
-  } else {
-    size_t colon = authority.rfind(':');
-    if (colon != std::string::npos) {
-      p.host = authority.substr(0, colon);
-      p.port = authority.substr(colon + 1);
-    } else {
-      p.host = authority;
-    }
-  }
-  p.host = lower(p.host);
-  if (p.host.empty()) return std::nullopt;
-  return p;
 }
 
 // "127.0.0.1:5000" → "127.0.0.1"; "[::1]:5000" → "::1".
@@ -205,7 +173,7 @@ std::string login_hint(const std::string& registry, bool google) {
          " (podman login and skopeo login work too; trainpack reads their credentials)";
 }
 
-void remove_header(HttpRequest& r, std::string_view name) {
+void remove_header(net::HttpRequest& r, std::string_view name) {
   std::string n = lower(std::string(name));
   r.headers.erase(std::remove_if(r.headers.begin(), r.headers.end(),
                                  [&](const auto& h) { return lower(h.first) == n; }),
@@ -213,7 +181,7 @@ void remove_header(HttpRequest& r, std::string_view name) {
 }
 
 std::string basic_value(const std::string& user, const std::string& password) {
-  return "Basic " + base64_encode(user + ":" + password);
+  return "Basic " + net::base64_encode(user + ":" + password);
 }
 
 }  // namespace
@@ -223,7 +191,7 @@ std::string basic_value(const std::string& user, const std::string& password) {
 std::string pull_scope(const std::string& repository) { return "repository:" + repository + ":pull"; }
 std::string push_scope(const std::string& repository) { return "repository:" + repository + ":pull,push"; }
 
-std::string describe_registry_error(const HttpResponse& response) {
+std::string describe_registry_error(const net::HttpResponse& response) {
   auto errors = parse_errors(response.body);
   std::string out = std::to_string(response.status);
   if (errors.empty()) {
@@ -239,7 +207,7 @@ std::string describe_registry_error(const HttpResponse& response) {
 }
 
 void validate_realm(const std::string& realm, const std::string& registry_host, const std::string& registry_scheme) {
-  auto parts = split_url(realm);
+  auto parts = net::origin_of(realm);
   if (!parts || (parts->scheme != "https" && parts->scheme != "http"))
     throw AuthError(registry_host + " named a token realm that is not an http(s) URL: " + one_line(realm, 200),
                     "the registry's WWW-Authenticate header is broken; report it to its operator", 0);
@@ -286,13 +254,13 @@ Credential RegistryClient::credential_for(const std::vector<std::string>& scopes
 
 BearerToken RegistryClient::fetch_token(const Credential& cred, const std::string& realm, const std::string& service,
                                         const std::vector<std::string>& scopes) {
-  const bool google = is_google_registry_host(registry_);
+  const bool google = net::is_google_registry_host(registry_);
   bool push = false;
   std::string repo = repository_of(scopes, &push);
-  std::string realm_host = split_url(realm) ? split_url(realm)->host : realm;
-  if (auto p = split_url(realm); p && !p->port.empty()) realm_host += ":" + p->port;
+  auto realm_origin = net::origin_of(realm);
+  std::string realm_host = realm_origin ? realm_origin->authority : realm;
 
-  auto refused = [&](const HttpResponse& r) -> AuthError {
+  auto refused = [&](const net::HttpResponse& r) -> AuthError {
     std::string action = repo.empty() ? "access" : (push ? "push to " : "pull from ") + repo;
     std::string who = cred.anonymous() ? "anonymous access was refused"
                                        : "authentication as " + cred.describe() + " failed";
@@ -304,13 +272,13 @@ BearerToken RegistryClient::fetch_token(const Credential& cred, const std::strin
                                                     : "docker login " + registry_),
                      r.status);
   };
-  auto failed = [&](const HttpResponse& r) -> Error {
+  auto failed = [&](const net::HttpResponse& r) -> Error {
     return Error("the token server " + realm_host + " of " + registry_ + " answered " + describe_registry_error(r),
                  "try again later; if it persists, the registry's auth service is failing");
   };
 
   if (!cred.identity_token.empty()) {
-    HttpRequest post;
+    net::HttpRequest post;
     post.method = "POST";
     post.url = realm;
     post.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
@@ -322,10 +290,10 @@ BearerToken RegistryClient::fetch_token(const Credential& cred, const std::strin
       for (const auto& s : scopes) joined += (joined.empty() ? "" : " ") + s;
       form.emplace_back("scope", joined);
     }
-    post.body = form_encode(form);
+    post.body = net::form_encode(form);
     post.idempotent = true;
     post.max_response_bytes = kTokenBodyCap;
-    HttpResponse r = transport_(post);
+    net::HttpResponse r = transport_(post);
     if (r.status >= 200 && r.status < 300)
       return parse_token_response(r.body, std::chrono::system_clock::now(), "token server " + realm_host);
     if (r.status == 401 || r.status == 403) throw refused(r);
@@ -333,7 +301,7 @@ BearerToken RegistryClient::fetch_token(const Credential& cred, const std::strin
     // No OAuth2 POST support: fall back to GET.
   }
 
-  HttpRequest get;
+  net::HttpRequest get;
   get.url = realm + (realm.find('?') == std::string::npos ? "?" : "&");
   std::vector<std::pair<std::string, std::string>> query;
   if (!service.empty()) query.emplace_back("service", service);
@@ -347,9 +315,9 @@ BearerToken RegistryClient::fetch_token(const Credential& cred, const std::strin
                         (cred.username.empty() ? " has no user name" : " has no password"),
                     "log in again: docker login " + registry_, 0);
   }
-  get.url += form_encode(query);
+  get.url += net::form_encode(query);
   get.max_response_bytes = kTokenBodyCap;
-  HttpResponse r = transport_(get);
+  net::HttpResponse r = transport_(get);
   if (r.status >= 200 && r.status < 300)
     return parse_token_response(r.body, std::chrono::system_clock::now(), "token server " + realm_host);
   if (r.status == 401 || r.status == 403) throw refused(r);
@@ -390,20 +358,20 @@ std::string RegistryClient::authorization(const Credential& cred, const std::vec
   return "Bearer " + bt.token;
 }
 
-HttpResponse RegistryClient::send(HttpRequest request, const std::vector<std::string>& scopes) {
+net::HttpResponse RegistryClient::send(net::HttpRequest request, const std::vector<std::string>& scopes) {
   if (!request.url.empty() && request.url[0] == '/') request.url = base_url() + request.url;
   remove_header(request, "Authorization");
   bool push = false;
   const std::string repo = repository_of(scopes, &push);
-  const bool google = is_google_registry_host(registry_);
+  const bool google = net::is_google_registry_host(registry_);
   Credential cred = keychain_.resolve(registry_, repo);
 
   auto with_auth = [&](const std::string& auth) {
-    HttpRequest r = request;
+    net::HttpRequest r = request;
     if (!auth.empty()) r.headers.emplace_back("Authorization", auth);
     return r;
   };
-  auto denied = [&](const HttpResponse& r, const std::string& extra = {}) -> AuthError {
+  auto denied = [&](const net::HttpResponse& r, const std::string& extra = {}) -> AuthError {
     std::string action = repo.empty() ? "access" : (push ? "push to " : "pull from ") + repo;
     std::string who = cred.anonymous() ? "anonymous access was refused"
                                        : "authentication as " + cred.describe() + " failed";
@@ -426,12 +394,11 @@ HttpResponse RegistryClient::send(HttpRequest request, const std::vector<std::st
   };
 
   std::string auth = authorization(cred, scopes, {}, false);
-  HttpResponse resp = transport_(with_auth(auth));
+  net::HttpResponse resp = transport_(with_auth(auth));
   if (resp.status != 401 && resp.status != 403) return resp;
   // A 401/403 from another host (a redirect to storage) is not this registry's challenge to answer.
-  if (auto from = split_url(resp.url), to = split_url(request.url); from && to &&
-      (from->host != to->host || from->port != to->port || from->scheme != to->scheme))
-    throw AuthError(from->host + (from->port.empty() ? "" : ":" + from->port) + " (redirected to from " + registry_ +
+  if (auto from = net::origin_of(resp.url), to = net::origin_of(request.url); from && to && !(*from == *to))
+    throw AuthError(from->authority + " (redirected to from " + registry_ +
                         ") answered " + status_with_codes(resp),
                     "the registry's storage refused the redirected request; try again, or report it to the "
                     "registry's operator",
@@ -465,7 +432,7 @@ HttpResponse RegistryClient::send(HttpRequest request, const std::vector<std::st
     }
     retry_auth = authorization(cred, scopes, split_scopes(ch->param("scope")), true);
   }
-  HttpResponse again = transport_(with_auth(retry_auth));
+  net::HttpResponse again = transport_(with_auth(retry_auth));
   if (again.status == 401 || again.status == 403) throw denied(again);
   return again;
 }

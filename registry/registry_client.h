@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "net/http_client.h"
 #include "registry/credentials.h"
-#include "registry/http_client.h"
 #include "support/error.h"
 
 namespace trainpack::registry {
@@ -30,8 +30,8 @@ namespace trainpack::registry {
 std::string pull_scope(const std::string& repository);
 std::string push_scope(const std::string& repository);
 
-// What RegistryClient sends requests through: HttpClient::send, or a fake in tests.
-using HttpTransport = std::function<HttpResponse(const HttpRequest&)>;
+// What RegistryClient sends requests through: net::HttpClient::send, or a fake in tests.
+using HttpTransport = std::function<net::HttpResponse(const net::HttpRequest&)>;
 
 // An auth failure (401/403 that survived the exchange, a refused token request, a realm we will not talk to). It is
 // an Error like any other; callers that can do without (a cross-repository mount) may catch it specifically.
@@ -49,8 +49,8 @@ struct BearerToken;
 class RegistryClient {
  public:
   // `registry` as in Reference::registry; the API host and scheme are derived from it.
-  RegistryClient(HttpClient& http, Keychain& keychain, std::string registry)
-      : RegistryClient([&http](const HttpRequest& r) { return http.send(r); }, keychain, registry,
+  RegistryClient(net::HttpClient& http, Keychain& keychain, std::string registry)
+      : RegistryClient([&http](const net::HttpRequest& r) { return http.send(r); }, keychain, registry,
                        http.scheme_for(registry)) {}
   // With an explicit transport and scheme ("http" or "https").
   RegistryClient(HttpTransport transport, Keychain& keychain, std::string registry, std::string scheme);
@@ -62,7 +62,7 @@ class RegistryClient {
 
   // Sends `request` (url relative to base_url when it starts with "/v2/") with auth for `scopes`. Returns the final
   // response (any status); 401/403 after the auth exchange become an AuthError naming the credential used.
-  HttpResponse send(HttpRequest request, const std::vector<std::string>& scopes);
+  net::HttpResponse send(net::HttpRequest request, const std::vector<std::string>& scopes);
 
   // The credential send() would use for `scopes` (for messages such as "pushing as ...").
   Credential credential_for(const std::vector<std::string>& scopes);
@@ -83,7 +83,7 @@ class RegistryClient {
 };
 
 // One-line message for a registry error response: parses {"errors":[{"code","message"}]} when JSON, else status.
-std::string describe_registry_error(const HttpResponse& response);
+std::string describe_registry_error(const net::HttpResponse& response);
 
 // Realm check used by RegistryClient (exposed for tests): throws AuthError when `realm` may not be used for a
 // registry at `registry_host` spoken to with `registry_scheme`.

@@ -29,11 +29,11 @@ std::string strip_parameters(std::string type) {
 }  // namespace
 
 FetchedManifest fetch_manifest(RegistryClient& client, const std::string& repository, const std::string& reference) {
-  HttpRequest req;
+  net::HttpRequest req;
   req.url = "/v2/" + repository + "/manifests/" + reference;
   req.headers = {{"Accept", kManifestAccept}};
   req.max_response_bytes = 4u << 20;
-  HttpResponse resp = client.send(req, {pull_scope(repository)});
+  net::HttpResponse resp = client.send(req, {pull_scope(repository)});
   const std::string where = client.registry() + "/" + repository + (reference.starts_with("sha256:") ? "@" : ":") + reference;
   if (resp.status == 404)
     throw Error(where + " not found (" + describe_registry_error(resp) + ")",
@@ -92,11 +92,11 @@ FetchedManifest resolve_manifest(RegistryClient& client, const layers::BlobStore
     store.put(m.body);
     return m;
   }
-  HttpRequest head;
+  net::HttpRequest head;
   head.method = "HEAD";
   head.url = "/v2/" + repository + "/manifests/" + reference;
   head.headers = {{"Accept", kManifestAccept}};
-  HttpResponse h = client.send(head, {pull_scope(repository)});
+  net::HttpResponse h = client.send(head, {pull_scope(repository)});
   if (h.status == 200) {
     if (auto digest = Digest::parse(h.header("docker-content-digest"))) {
       if (auto cached = cached_manifest(store, *digest)) return *cached;
@@ -167,11 +167,11 @@ void RemoteImage::fetch_blob(const Descriptor& d) const {
   if (d.digest.algorithm() != "sha256")
     throw Error(reference_.str() + ": blob " + d.digest.str() + " uses an unsupported digest algorithm");
   auto writer = std::make_unique<layers::BlobStore::Writer>(store_.begin_write());
-  HttpRequest req;
+  net::HttpRequest req;
   req.url = "/v2/" + reference_.repository + "/blobs/" + d.digest.str();
   req.sink = [&writer](const char* data, std::size_t size) { writer->write(data, size); };
   req.on_restart = [&] { writer = std::make_unique<layers::BlobStore::Writer>(store_.begin_write()); };
-  HttpResponse resp = client_.send(req, {pull_scope(reference_.repository)});
+  net::HttpResponse resp = client_.send(req, {pull_scope(reference_.repository)});
   if (resp.status != 200)
     throw Error("cannot download " + d.digest.str() + " from " + reference_.name() + ": " + describe_registry_error(resp));
   if (writer->size() != d.size)

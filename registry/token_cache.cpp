@@ -1,30 +1,16 @@
 #include "registry/token_cache.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "registry/auth_encoding.h"
+#include "net/encoding.h"
 #include "support/error.h"
+#include "support/hash.h"
 
 namespace trainpack::registry {
 
 namespace {
-
-std::string sha256_hex(std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
-  std::string out;
-  char buf[3];
-  for (unsigned i = 0; i < len; ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", md[i]);
-    out += buf;
-  }
-  return out;
-}
 
 std::optional<long long> number_field(const nlohmann::json& j, const char* name) {
   auto it = j.find(name);
@@ -65,7 +51,7 @@ BearerToken parse_token_response(std::string_view body, std::chrono::system_cloc
   if (expires_in < 60) expires_in = 60;
   t.issued_at = now;
   if (auto it = j.find("issued_at"); it != j.end() && it->is_string()) {
-    if (auto tp = parse_rfc3339(it->get_ref<const std::string&>())) t.issued_at = *tp;
+    if (auto tp = net::parse_rfc3339(it->get_ref<const std::string&>())) t.issued_at = *tp;
   }
   t.expires_at = t.issued_at + std::chrono::seconds(expires_in);
   if (auto it = j.find("refresh_token"); it != j.end() && it->is_string()) t.refresh_token = it->get<std::string>();

@@ -1,6 +1,7 @@
 // Simple-repository project pages (python/index_page): PEP 503 HTML and PEP 691 JSON, as an index serves them.
 // The input is read as both. Every file found has a name with no '/' and no NUL (it becomes a path in the blob
 // store and the image), and percent-encoding round-trips.
+#include "net/encoding.h"
 #include "python/index_page.h"
 #include "support/error.h"
 #include "tests/fuzz/fuzz_support.h"
@@ -31,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_files(parse_json_page(text, kPageUrl));
   } catch (const trainpack::Error&) {
   }
-  require(percent_decode(percent_encode_path(text)) == text);
+  require(trainpack::net::percent_decode(percent_encode_path(text)) == text);
   html_unescape(text);
   std::string href(text.substr(0, text.find('\n')));
   resolve_link(kPageUrl, href);

@@ -8,7 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "registry/auth_encoding.h"
+#include "net/encoding.h"
 #include "tests/integration/test_support.h"
 
 using namespace trainpack::testing;
@@ -54,7 +54,7 @@ void build_push_pull_run(const Case& c) {
   fs::path docker_config = dir.path() / "docker";
   write_file(docker_config / "config.json",
              R"({"auths": {")" + c.registry + R"(": {"auth": ")" +
-                 trainpack::registry::base64_encode(user + ":" + password) + R"("}}})");
+                 trainpack::net::base64_encode(user + ":" + password) + R"("}}})");
   fs::path pkg = dir.path() / "pkg";
   fs::copy(fs::path(source_dir()) / "testdata" / "example-trainer", pkg, fs::copy_options::recursive);
   const std::string target = c.registry + "/trainer/app:v1";

@@ -15,16 +15,18 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "registry/auth_encoding.h"
+#include "net/encoding.h"
+#include "net/google_credentials.h"
+#include "net/http_client.h"
+#include "net/url.h"
 #include "registry/credentials.h"
-#include "registry/google_credentials.h"
-#include "registry/http_client.h"
 #include "registry/registry_client.h"
 #include "support/error.h"
 #include "tests/integration/test_support.h"
 
 namespace tt = trainpack::testing;
 using namespace trainpack;
+using namespace trainpack::net;
 using namespace trainpack::registry;
 namespace fs = std::filesystem;
 
@@ -525,7 +527,7 @@ TEST(AuthEnvironment, KeychainFromEnvironment) {
   env.set("GOOGLE_APPLICATION_CREDENTIALS", fx["TRAINPACK_TEST_GOOGLE_SA_KEY"]);
   env.set("NO_GCE_CHECK", "True");
   HttpClient http(quick_options());
-  Keychain k = Keychain::from_environment(http);
+  Keychain k = Keychain::from_environment(std::make_shared<DefaultGoogleCredentials>(google_adc_options(http)));
   EXPECT_EQ(k.resolve(basic_reg, "a/b").describe(), "testuser from docker config " + cfg);
   EXPECT_EQ(k.resolve(token_reg, "a/b").describe(), "testuser from podman auth file " + authfile);
   EXPECT_TRUE(k.resolve("127.0.0.1:1", "a/b").anonymous());  // no Google ADC for non-Google hosts

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "registry/http_client.h"
+#include "net/http_client.h"
 #include "test_support.h"
 
 namespace trainpack::testing {
@@ -55,7 +55,7 @@ class FaultServer {
 
   // POST /_control with one op (object) or several (array); returns "results" (an array). Throws on failure.
   nlohmann::json control(const nlohmann::json& ops) {
-    registry::HttpRequest req;
+    net::HttpRequest req;
     req.method = "POST";
     req.url = url("/_control");
     req.headers = {{"Content-Type", "application/json"}};
@@ -88,7 +88,7 @@ class FaultServer {
 
   // GET /_log: every request so far (control requests excluded).
   std::vector<nlohmann::json> requests() {
-    registry::HttpRequest req;
+    net::HttpRequest req;
     req.url = url("/_log");
     req.max_response_bytes = 64u << 20;
     auto r = client().send(req);
@@ -108,7 +108,7 @@ class FaultServer {
   }
 
   nlohmann::json state() {
-    registry::HttpRequest req;
+    net::HttpRequest req;
     req.url = url("/_state");
     req.max_response_bytes = 64u << 20;
     return nlohmann::json::parse(client().send(req).body);
@@ -117,13 +117,13 @@ class FaultServer {
   static std::string script() { return source_dir() + "/tests/fixtures/fault_server.py"; }
 
  private:
-  registry::HttpClient& client() {
+  net::HttpClient& client() {
     if (!client_) {
-      registry::HttpOptions o;
+      net::HttpOptions o;
       o.max_attempts = 1;
       o.ca_file = options_.ca_file;
       o.certs_dirs = {};
-      client_ = std::make_unique<registry::HttpClient>(o);
+      client_ = std::make_unique<net::HttpClient>(o);
     }
     return *client_;
   }
@@ -190,7 +190,7 @@ class FaultServer {
   int stdin_fd_ = -1;
   int port_ = 0, alt_port_ = 0;
   std::string scheme_ = "http";
-  std::unique_ptr<registry::HttpClient> client_;
+  std::unique_ptr<net::HttpClient> client_;
 };
 
 }  // namespace trainpack::testing

@@ -18,7 +18,8 @@
 #include "fault_server.h"
 #include "silent_listener.h"
 #include "layers/digest.h"
-#include "registry/http_client.h"
+#include "net/http_client.h"
+#include "net/url.h"
 #include "support/error.h"
 #include "test_support.h"
 
@@ -26,11 +27,11 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 using trainpack::Error;
 using trainpack::layers::sha256_of;
-using trainpack::registry::HttpClient;
-using trainpack::registry::HttpOptions;
-using trainpack::registry::HttpRequest;
-using trainpack::registry::HttpResponse;
-using trainpack::registry::resolve_url;
+using trainpack::net::HttpClient;
+using trainpack::net::HttpOptions;
+using trainpack::net::HttpRequest;
+using trainpack::net::HttpResponse;
+using trainpack::net::resolve_url;
 using trainpack::testing::FaultServer;
 using trainpack::testing::free_port;
 using trainpack::testing::TempDir;

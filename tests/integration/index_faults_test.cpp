@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "layers/digest.h"
-#include "registry/auth_encoding.h"
+#include "net/encoding.h"
 #include "tests/integration/push_faults.h"
 
 using namespace trainpack::testing;
@@ -29,7 +29,7 @@ class IndexFaultsTest : public PushFaultsFixture {
     std::string wheel = read_file(fs::path(source_dir()) / "testdata" / "python" / "wheels" / kWheel);
     wheel_sha_ = trainpack::layers::sha256_of(wheel).hex();
     server_->control_one({{"op", "seed_file"}, {"path", std::string("/files/") + kWheel},
-                          {"data_b64", trainpack::registry::base64_encode(wheel)}});
+                          {"data_b64", trainpack::net::base64_encode(wheel)}});
     server_->control_one({{"op", "seed_file"}, {"path", "/simple/demo-pkg/"}, {"content_type", "text/html"},
                           {"data", std::string("<!DOCTYPE html><html><body><a href=\"/files/") + kWheel + "#sha256=" +
                                        wheel_sha_ + "\">" + kWheel + "</a></body></html>\n"}});

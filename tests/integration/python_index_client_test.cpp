@@ -15,7 +15,7 @@
 
 #include "layers/blob_store.h"
 #include "layers/digest.h"
-#include "registry/http_client.h"
+#include "net/http_client.h"
 #include "support/error.h"
 #include "support/fs.h"
 
@@ -120,11 +120,11 @@ class IndexClientTest : public ::testing::Test {
     root_ = tmp_ / "www";
     fs::create_directories(root_);
     store_ = std::make_unique<BlobStore>(tmp_ / "store");
-    trainpack::registry::HttpOptions options;
+    trainpack::net::HttpOptions options;
     options.max_attempts = 2;
     options.initial_backoff = std::chrono::milliseconds(10);
     options.certs_dirs.clear();
-    http_ = std::make_unique<trainpack::registry::HttpClient>(options);
+    http_ = std::make_unique<trainpack::net::HttpClient>(options);
     lay_out();
     server_ = std::make_unique<IndexServer>(root_);
   }
@@ -197,7 +197,7 @@ class IndexClientTest : public ::testing::Test {
 
   fs::path tmp_, root_;
   std::unique_ptr<BlobStore> store_;
-  std::unique_ptr<trainpack::registry::HttpClient> http_;
+  std::unique_ptr<trainpack::net::HttpClient> http_;
   std::unique_ptr<IndexServer> server_;
   std::map<std::string, std::string> contents_;
   std::string metadata_;

@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "layers/oci_layout.h"
-#include "registry/http_client.h"
+#include "net/http_client.h"
+#include "net/url.h"
 #include "registry/pusher.h"
 #include "registry/registry_client.h"
 #include "support/error.h"
@@ -22,14 +23,14 @@
 
 using namespace trainpack::testing;
 using trainpack::Error;
-using trainpack::registry::HttpClient;
-using trainpack::registry::HttpOptions;
-using trainpack::registry::HttpRequest;
-using trainpack::registry::HttpResponse;
+using trainpack::net::HttpClient;
+using trainpack::net::HttpOptions;
+using trainpack::net::HttpRequest;
+using trainpack::net::HttpResponse;
 using trainpack::registry::Keychain;
 using trainpack::registry::Reference;
 using trainpack::registry::RegistryClient;
-using trainpack::registry::resolve_url;
+using trainpack::net::resolve_url;
 namespace fs = std::filesystem;
 using nlohmann::json;
 

@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include "registry/auth_challenge.h"
-#include "registry/auth_encoding.h"
 
 using namespace trainpack::registry;
 
@@ -106,24 +105,3 @@ TEST(AuthScope, UnionPutsNewFirst) {
   EXPECT_EQ(union_scopes({}, {"x", "x"}), (std::vector<std::string>{"x"}));
 }
 
-TEST(AuthEncoding, Base64RoundTripAndLeniency) {
-  EXPECT_EQ(base64_encode("testuser:testpass"), "dGVzdHVzZXI6dGVzdHBhc3M=");
-  EXPECT_EQ(base64_decode("dGVzdHVzZXI6dGVzdHBhc3M="), "testuser:testpass");
-  EXPECT_EQ(base64_decode("dGVzdHVzZXI6dGVzdHBhc3M"), "testuser:testpass");  // missing padding
-  EXPECT_EQ(base64_decode(" YQ==\n"), "a");
-  EXPECT_FALSE(base64_decode("not base64!"));
-  EXPECT_EQ(base64url_encode(std::string("\xfb\xff", 2)), "-_8");
-  EXPECT_EQ(percent_encode("repository:a/b:pull,push"), "repository%3Aa%2Fb%3Apull%2Cpush");
-  EXPECT_EQ(form_encode({{"a", "1"}, {"b", "x y"}}), "a=1&b=x%20y");
-}
-
-TEST(AuthEncoding, Rfc3339) {
-  auto t = parse_rfc3339("1970-01-02T00:00:00Z");
-  ASSERT_TRUE(t);
-  EXPECT_EQ(std::chrono::system_clock::to_time_t(*t), 86400);
-  auto off = parse_rfc3339("1970-01-02T02:00:00.5+02:00");
-  ASSERT_TRUE(off);
-  EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(off->time_since_epoch()).count(), 86400500);
-  EXPECT_FALSE(parse_rfc3339("yesterday"));
-  EXPECT_FALSE(parse_rfc3339("2024-01-01T00:00:00"));
-}

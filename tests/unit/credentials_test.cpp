@@ -9,13 +9,14 @@
 #include <fstream>
 #include <map>
 
-#include "registry/auth_encoding.h"
+#include "net/encoding.h"
 #include "registry/credentials.h"
 #include "support/error.h"
 #include "support/fs.h"
 
 using namespace trainpack;
 using namespace trainpack::registry;
+using namespace trainpack::net;
 namespace fs = std::filesystem;
 
 namespace {

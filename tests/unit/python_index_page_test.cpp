@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "net/encoding.h"
 #include "support/error.h"
 #include "support/fs.h"
 
@@ -231,7 +232,7 @@ TEST(PythonIndexPage, Helpers) {
   EXPECT_EQ(html_unescape("&lt;&gt;&amp;&quot;&apos;&#60;&#x3c;&#X3C;&#62"), "<>&\"'<<<>");
   EXPECT_EQ(html_unescape("&amp &unknown; &#; &#xZ; a&b"), "& &unknown; &#; &#xZ; a&b");
   EXPECT_EQ(html_unescape("&#233;&#x1F600;&#0;"), "\xC3\xA9\xF0\x9F\x98\x80\xEF\xBF\xBD");
-  EXPECT_EQ(percent_decode("a%2Bb%2fc%zz%4"), "a+b/c%zz%4");
+  EXPECT_EQ(trainpack::net::percent_decode("a%2Bb%2fc%zz%4"), "a+b/c%zz%4");
   EXPECT_EQ(percent_encode_path("a b/c+d~e_f.g-h"), "a%20b/c%2Bd~e_f.g-h");
   EXPECT_EQ(resolve_link("https://h/simple/p/", " \tx-1.0.tar.gz\n"), "https://h/simple/p/x-1.0.tar.gz");
   EXPECT_EQ(resolve_link("https://h/simple/p/", "../../a@b/%7E/c%2fd"), "https://h/a@b/~/c%2Fd");

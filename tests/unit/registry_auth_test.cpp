@@ -8,13 +8,14 @@
 #include <set>
 #include <thread>
 
+#include "net/encoding.h"
 #include "registry/auth_challenge.h"
-#include "registry/auth_encoding.h"
 #include "registry/registry_client.h"
 #include "registry/token_cache.h"
 
 using namespace trainpack;
 using namespace trainpack::registry;
+using namespace trainpack::net;
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "registry/google_credentials.h"
+#include "net/google_credentials.h"
 
 #include <curl/curl.h>
 #include <openssl/bio.h>
@@ -13,11 +13,12 @@
 #include <sstream>
 #include <thread>
 
-#include "registry/auth_encoding.h"
+#include "net/encoding.h"
+#include "net/url.h"
 #include "support/error.h"
 #include "support/text.h"
 
-namespace trainpack::registry {
+namespace trainpack::net {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -49,10 +50,8 @@ std::string trim(std::string s) {
 
 // "https://oauth2.googleapis.com/token" → "oauth2.googleapis.com/token" (no query: it may hold secrets).
 std::string endpoint_label(const std::string& url) {
-  std::string s = url;
-  if (size_t p = s.find("://"); p != std::string::npos) s = s.substr(p + 3);
-  if (size_t q = s.find_first_of("?#"); q != std::string::npos) s.resize(q);
-  return s;
+  UrlParts u = split_url(url);
+  return u.authority + u.path;
 }
 
 std::string read_text_file(const fs::path& path, const std::string& what) {
@@ -663,36 +662,26 @@ std::unique_ptr<GoogleCredentials> GoogleCredentials::find_default(GoogleAdcOpti
   return nullptr;
 }
 
-// ---- GoogleAdcProvider --------------------------------------------------------------------------------------------
+// ---- DefaultGoogleCredentials ------------------------------------------------------------------------------------
 
-GoogleAdcProvider::GoogleAdcProvider(GoogleAdcOptions options, std::function<bool(const std::string&)> applies_to)
-    : options_(std::move(options)), applies_to_(std::move(applies_to)) {}
+DefaultGoogleCredentials::DefaultGoogleCredentials(GoogleAdcOptions options) : options_(std::move(options)) {}
 
-GoogleAdcProvider::GoogleAdcProvider(std::shared_ptr<GoogleCredentials> credentials,
-                                     std::function<bool(const std::string&)> applies_to)
-    : applies_to_(std::move(applies_to)), discovered_(true), credentials_(std::move(credentials)) {}
+DefaultGoogleCredentials::DefaultGoogleCredentials(std::shared_ptr<GoogleCredentials> credentials)
+    : discovered_(true), credentials_(std::move(credentials)) {}
 
-std::optional<Credential> GoogleAdcProvider::find(const std::string& registry, const std::string& repository) {
-  bool applies = applies_to_ ? applies_to_(registry) : is_google_registry_host(registry);
-  if (!applies) return std::nullopt;
-  std::shared_ptr<GoogleCredentials> creds;
-  {
-    std::lock_guard lock(mutex_);
-    if (!discovered_) {
-      credentials_ = GoogleCredentials::find_default(options_);
-      discovered_ = true;
-    }
-    creds = credentials_;
+std::shared_ptr<GoogleCredentials> DefaultGoogleCredentials::get() {
+  std::lock_guard lock(mutex_);
+  if (!discovered_) {
+    credentials_ = GoogleCredentials::find_default(options_);
+    discovered_ = true;
   }
-  if (!creds) return std::nullopt;
-  GoogleAccessToken token = creds->token();
-  Credential c;
-  c.username = "oauth2accesstoken";
-  c.password = token.token;
-  c.source = creds->describe();
-  c.identity = creds->account();
-  c.expires_at = token.expires_at;
-  return c;
+  return credentials_;
 }
 
-}  // namespace trainpack::registry
+GoogleAdcOptions google_adc_options(HttpClient& http) {
+  GoogleAdcOptions options;
+  options.http = [&http](const HttpRequest& r) { return http.send(r); };
+  return options;
+}
+
+}  // namespace trainpack::net

@@ -8,7 +8,7 @@
 // (transfers run on several threads). Connections are reused through a pool of easy handles rather than through
 // CURL_LOCK_DATA_CONNECT, which libcurl documents as unsupported across concurrent threads; an idle handle keeps its
 // live connections across curl_easy_reset().
-#include "registry/http_client.h"
+#include "net/http_client.h"
 
 #include <curl/curl.h>
 
@@ -28,7 +28,8 @@
 #include <system_error>
 #include <thread>
 
-#include "registry/request_deadline.h"
+#include "net/request_deadline.h"
+#include "net/url.h"
 #include "support/error.h"
 #include "support/text.h"
 
@@ -36,7 +37,7 @@
 #error "trainpack needs libcurl >= 7.77 (CURLOPT_CAINFO_BLOB)"
 #endif
 
-namespace trainpack::registry {
+namespace trainpack::net {
 namespace {
 
 std::string_view trim(std::string_view s) {
@@ -45,126 +46,12 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// RFC 3986 parsing (appendix B) and reference resolution (§5.2).
-
-struct UriParts {
-  std::string scheme, authority, path, query, fragment;
-  bool has_scheme = false, has_authority = false, has_query = false, has_fragment = false;
-};
-
-UriParts split_uri(std::string_view s) {
-  UriParts u;
-  // scheme: [^:/?#]+ followed by ':'
-  std::size_t i = s.find_first_of(":/?#");
-  if (i != std::string_view::npos && i > 0 && s[i] == ':') {
-    u.has_scheme = true;
-    u.scheme = std::string(s.substr(0, i));
-    s.remove_prefix(i + 1);
-  }
-  if (s.substr(0, 2) == "//") {
-    s.remove_prefix(2);
-    std::size_t end = s.find_first_of("/?#");
-    u.has_authority = true;
-    u.authority = std::string(s.substr(0, end));
-    s.remove_prefix(end == std::string_view::npos ? s.size() : end);
-  }
-  std::size_t end = s.find_first_of("?#");
-  u.path = std::string(s.substr(0, end));
-  s.remove_prefix(end == std::string_view::npos ? s.size() : end);
-  if (!s.empty() && s.front() == '?') {
-    s.remove_prefix(1);
-    end = s.find('#');
-    u.has_query = true;
-    u.query = std::string(s.substr(0, end));
-    s.remove_prefix(end == std::string_view::npos ? s.size() : end);
-  }
-  if (!s.empty() && s.front() == '#') {
-    u.has_fragment = true;
-    u.fragment = std::string(s.substr(1));
-  }
-  return u;
-}
-
-// RFC 3986 §5.2.4
-std::string remove_dot_segments(std::string in) {
-  std::string out;
-  while (!in.empty()) {
-    if (in.rfind("../", 0) == 0) {
-      in.erase(0, 3);
-    } else if (in.rfind("./", 0) == 0) {
-      in.erase(0, 2);
-    } else if (in.rfind("/./", 0) == 0) {
-      in.erase(0, 2);
-    } else if (in == "/.") {
-      in = "/";
-    } else if (in.rfind("/../", 0) == 0 || in == "/..") {
-      in = in.size() == 3 ? "/" : in.substr(3);
-      std::size_t slash = out.rfind('/');
-      out.erase(slash == std::string::npos ? 0 : slash);
-    } else if (in == "." || in == "..") {
-      in.clear();
-    } else {
-      std::size_t start = in.front() == '/' ? 1 : 0;
-      std::size_t next = in.find('/', start);
-      if (next == std::string::npos) next = in.size();
-      out += in.substr(0, next);
-      in.erase(0, next);
-    }
-  }
-  return out;
-}
-
-std::string recompose(const UriParts& u) {
-  std::string r;
-  if (u.has_scheme) r += u.scheme + ":";
-  if (u.has_authority) r += "//" + u.authority;
-  r += u.path;
-  if (u.has_query) r += "?" + u.query;
-  if (u.has_fragment) r += "#" + u.fragment;
-  return r;
-}
-
-// Scheme, host and port of an absolute http(s) URL; the port is made explicit so that "https://h" and
-// "https://h:443" compare equal.
-struct Origin {
-  std::string scheme, host, port;
-  std::string authority;  // host[:port] as written (no userinfo), host lower-cased: the certs.d directory name
-  bool operator==(const Origin&) const = default;
-};
-
-std::optional<Origin> origin_of(const std::string& url) {
-  UriParts u = split_uri(url);
-  if (!u.has_scheme || !u.has_authority) return std::nullopt;
-  Origin o;
-  o.scheme = ascii_lower(u.scheme);
-  std::string auth = u.authority;
-  if (std::size_t at = auth.rfind('@'); at != std::string::npos) auth.erase(0, at + 1);
-  std::string host = auth, port;
-  if (!auth.empty() && auth.front() == '[') {
-    std::size_t close = auth.find(']');
-    if (close == std::string::npos) return std::nullopt;
-    host = auth.substr(0, close + 1);
-    if (close + 1 < auth.size()) {
-      if (auth[close + 1] != ':') return std::nullopt;
-      port = auth.substr(close + 2);
-    }
-  } else if (std::size_t colon = auth.rfind(':'); colon != std::string::npos) {
-    host = auth.substr(0, colon);
-    port = auth.substr(colon + 1);
-  }
-  if (host.empty()) return std::nullopt;
-  o.host = ascii_lower(host);
-  o.authority = port.empty() ? o.host : o.host + ":" + port;
-  if (port.empty()) port = o.scheme == "https" ? "443" : o.scheme == "http" ? "80" : "";
-  o.port = port;
-  return o;
-}
-
 // For messages: the URL without query and fragment (presigned URLs carry their signature there).
 std::string redact(const std::string& url) {
-  std::size_t q = url.find_first_of("?#");
-  return q == std::string::npos ? url : url.substr(0, q) + "?…";
+  UrlParts u = split_url(url);
+  if (!u.has_query && !u.has_fragment) return url;
+  u.has_query = u.has_fragment = false;
+  return u.str() + "?…";
 }
 
 std::string host_only(const std::string& host_port) {
@@ -367,6 +254,14 @@ std::size_t header_cb(char* buffer, std::size_t size, std::size_t nitems, void* 
   return n;
 }
 
+// The first value of a header (names are lower-cased), or empty.
+std::string first_header(const std::vector<std::pair<std::string, std::string>>& headers, std::string_view name) {
+  for (const auto& [k, v] : headers) {
+    if (k == name) return v;
+  }
+  return {};
+}
+
 bool has_location(const Transfer& t) {
   return std::any_of(t.headers.begin(), t.headers.end(),
                      [](const auto& h) { return h.first == "location" && !h.second.empty(); });
@@ -437,6 +332,33 @@ struct TlsConfig {
   std::string client_cert, client_key;
 };
 
+// One certs.d/<host[:port]> directory (Docker's layout): *.crt are CAs (appended to `extra_cas`), *.cert with its
+// same-named *.key the client certificate (the first pair wins); one without the other is an Error.
+void read_certs_dir(const std::filesystem::path& dir, std::string& extra_cas, TlsConfig& cfg) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir, ec)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    std::string ext = f.extension().string();
+    fs::path partner = f;
+    partner.replace_extension(ext == ".cert" ? ".key" : ".cert");
+    if (ext == ".crt") {
+      extra_cas += "\n" + read_whole_file(f, "CA certificate");
+    } else if (ext == ".cert" && !fs::exists(partner, ec)) {
+      throw Error("missing key " + partner.string() + " for client certificate " + f.string(),
+                  "put the client certificate's private key next to it, or remove the certificate");
+    } else if (ext == ".cert" && cfg.client_cert.empty()) {
+      cfg.client_cert = f.string();
+      cfg.client_key = partner.string();
+    } else if (ext == ".key" && !fs::exists(partner, ec)) {
+      throw Error("missing client certificate " + partner.string() + " for key " + f.string(),
+                  "put the client certificate next to its key, or remove the key");
+    }
+  }
+}
+
 }  // namespace
 
 // -----------------------------------------------------------------------------------------------------------------
@@ -454,53 +376,6 @@ std::vector<std::string> HttpResponse::header_values(std::string_view name) cons
     if (ascii_iequals(k, name)) out.push_back(v);
   }
   return out;
-}
-
-std::string resolve_url(const std::string& base_text, const std::string& location_text) {
-  UriParts base = split_uri(trim(base_text));
-  UriParts ref = split_uri(trim(location_text));
-  UriParts t;
-  if (ref.has_scheme) {
-    t = ref;
-    t.path = remove_dot_segments(ref.path);
-  } else {
-    if (ref.has_authority) {
-      t.has_authority = true;
-      t.authority = ref.authority;
-      t.path = remove_dot_segments(ref.path);
-      t.has_query = ref.has_query;
-      t.query = ref.query;
-    } else {
-      if (ref.path.empty()) {
-        t.path = base.path;
-        t.has_query = ref.has_query ? true : base.has_query;
-        t.query = ref.has_query ? ref.query : base.query;
-      } else {
-        if (ref.path.front() == '/') {
-          t.path = remove_dot_segments(ref.path);
-        } else {
-          // RFC 3986 §5.2.3 merge
-          std::string merged;
-          if (base.has_authority && base.path.empty()) {
-            merged = "/" + ref.path;
-          } else {
-            std::size_t slash = base.path.rfind('/');
-            merged = (slash == std::string::npos ? std::string() : base.path.substr(0, slash + 1)) + ref.path;
-          }
-          t.path = remove_dot_segments(merged);
-        }
-        t.has_query = ref.has_query;
-        t.query = ref.query;
-      }
-      t.has_authority = base.has_authority;
-      t.authority = base.authority;
-    }
-    t.has_scheme = base.has_scheme;
-    t.scheme = base.scheme;
-  }
-  t.has_fragment = ref.has_fragment;
-  t.fragment = ref.fragment;
-  return recompose(t);
 }
 
 std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& value,
@@ -600,48 +475,25 @@ struct HttpClient::Impl {
     if (it != tls_by_authority.end()) return it->second;
     auto cfg = std::make_shared<TlsConfig>();
     std::string extras = extra_ca;
-    namespace fs = std::filesystem;
     for (const auto& root : options.certs_dirs) {
       std::error_code ec;
-      fs::path dir = root / authority;
-      if (root.empty() || !fs::is_directory(dir, ec)) continue;
-      std::vector<fs::path> files;
-      for (const auto& e : fs::directory_iterator(dir, ec)) files.push_back(e.path());
-      std::sort(files.begin(), files.end());
-      for (const auto& f : files) {
-        std::string ext = f.extension().string();
-        if (ext == ".crt") {
-          extras += "\n" + read_whole_file(f, "CA certificate");
-        } else if (ext == ".cert") {
-          fs::path key = f;
-          key.replace_extension(".key");
-          if (!fs::exists(key, ec)) {
-            throw Error("missing key " + key.string() + " for client certificate " + f.string(),
-                        "put the client certificate's private key next to it, or remove the certificate");
-          }
-          if (cfg->client_cert.empty()) {
-            cfg->client_cert = f.string();
-            cfg->client_key = key.string();
-          }
-        } else if (ext == ".key") {
-          fs::path cert = f;
-          cert.replace_extension(".cert");
-          if (!fs::exists(cert, ec)) {
-            throw Error("missing client certificate " + cert.string() + " for key " + f.string(),
-                        "put the client certificate next to its key, or remove the key");
-          }
-        }
-      }
+      std::filesystem::path dir = root / authority;
+      if (!root.empty() && std::filesystem::is_directory(dir, ec)) read_certs_dir(dir, extras, *cfg);
     }
     if (!extras.empty()) cfg->ca_blob = system_ca_bundle() + "\n" + extras + "\n";
     tls_by_authority.emplace(authority, cfg);
     return cfg;
   }
 
+  void set_connection(CURL* h, const std::string& url, const Origin& origin, const HttpRequest& req, bool http1,
+                      const RequestDeadline& deadline, char* errbuf);
+  void set_tls(CURL* h, const std::string& authority);
   HopResult perform(const HttpRequest& req, const std::string& url, const std::string& method, bool send_body,
                     bool send_authorization, bool http1, RequestDeadline& deadline);
   Attempt attempt(const HttpRequest& request, const std::string& method, const Origin& first_origin, bool http1,
                   RequestDeadline& deadline, int number);
+  std::string redirect_target(const HttpRequest& request, const std::string& method, const std::string& url,
+                              const std::string& location) const;
   // Throws unless plain http to `o` is allowed (loopback, --insecure-registry, the metadata server).
   void check_plain_http(const Origin& o, const std::string& url, const std::string& method) const;
 };
@@ -675,59 +527,42 @@ std::string failure_cause(CURL* h, CURLcode code, const Transfer& t, const char*
   return curl_error_text(code, errbuf);
 }
 
-}  // namespace
-
-HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& url, const std::string& method,
-                                    bool send_body, bool send_authorization, bool http1, RequestDeadline& deadline) {
-  HopResult result;
-  auto origin = origin_of(url);
-  if (!origin || (origin->scheme != "http" && origin->scheme != "https")) {
-    throw Error("unsupported URL " + redact(url) + " in " + method + " request", "registry URLs are http:// or https://");
-  }
-
-  Transfer t;
-  t.cap = req.max_response_bytes;
-  t.sink = &req.sink;
-  t.follow_redirects = req.follow_redirects;
-  t.deadline = &deadline;
-
+// The body of one hop, opened afresh (a stream is opened again, a file reopened at its start).
+struct BodySource {
   std::unique_ptr<std::FILE, FileCloser> file;
   std::unique_ptr<HttpRequest::BodyStream> stream;
-  if (send_body) {
-    if (req.body_stream) {
-      stream = req.body_stream();
-      t.body_mode = BodyMode::kStream;
-      t.stream = stream.get();
-      t.body_size = req.body_stream_size;
-    } else if (req.body_file) {
-      std::error_code ec;
-      auto size = std::filesystem::file_size(*req.body_file, ec);
-      if (ec) throw Error("cannot read request body " + req.body_file->string() + ": " + ec.message());
-      file.reset(std::fopen(req.body_file->c_str(), "rb"));
-      if (!file) throw Error("cannot open request body " + req.body_file->string() + ": " + std::strerror(errno));
-      t.body_mode = BodyMode::kFile;
-      t.file = file.get();
-      t.body_size = size;
-    } else {
-      t.body_mode = BodyMode::kMemory;
-      t.memory = &req.body;
-      t.body_size = req.body.size();
-    }
+};
+
+BodySource open_body(const HttpRequest& req, Transfer& t) {
+  BodySource source;
+  if (req.body_stream) {
+    source.stream = req.body_stream();
+    t.body_mode = BodyMode::kStream;
+    t.stream = source.stream.get();
+    t.body_size = req.body_stream_size;
+  } else if (req.body_file) {
+    std::error_code ec;
+    auto size = std::filesystem::file_size(*req.body_file, ec);
+    if (ec) throw Error("cannot read request body " + req.body_file->string() + ": " + ec.message());
+    source.file.reset(std::fopen(req.body_file->c_str(), "rb"));
+    if (!source.file) throw Error("cannot open request body " + req.body_file->string() + ": " + std::strerror(errno));
+    t.body_mode = BodyMode::kFile;
+    t.file = source.file.get();
+    t.body_size = size;
+  } else {
+    t.body_mode = BodyMode::kMemory;
+    t.memory = &req.body;
+    t.body_size = req.body.size();
   }
+  return source;
+}
 
-  CURL* h = acquire();
-  struct Releaser {
-    Impl* impl;
-    CURL* h;
-    ~Releaser() { impl->release(h); }
-  } releaser{this, h};
-
-  char errbuf[CURL_ERROR_SIZE] = {0};
-  HeaderList headers;
-  bool has_content_type = false, has_accept_encoding = false;
+// The caller's headers as sent: framing is ours (curl sets Content-Length from the body; chunked encoding is
+// never used), Authorization only where it may go, identity encoding unless asked otherwise, no 100-continue.
+void add_request_headers(HeaderList& headers, const HttpRequest& req, bool send_authorization, bool& has_content_type) {
+  bool has_accept_encoding = false;
   for (const auto& [name, value] : req.headers) {
     if (ascii_iequals(name, "authorization") && !send_authorization) continue;
-    // Framing is ours: curl sets Content-Length from the body; chunked encoding is never used.
     if (ascii_iequals(name, "content-length") || ascii_iequals(name, "transfer-encoding") || ascii_iequals(name, "expect")) continue;
     if (ascii_iequals(name, "content-type")) has_content_type = true;
     if (ascii_iequals(name, "accept-encoding")) has_accept_encoding = true;
@@ -735,44 +570,11 @@ HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& u
   }
   if (!has_accept_encoding) headers.add("Accept-Encoding: identity");
   headers.add("Expect:");  // no 100-continue round trip (and no waiting on servers that ignore it)
+}
 
-  curl_easy_setopt(h, CURLOPT_SHARE, share);
-  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L);
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-  curl_easy_setopt(h, CURLOPT_USERAGENT, options.user_agent.c_str());
-  curl_easy_setopt(h, CURLOPT_HTTP_VERSION, http1 ? CURL_HTTP_VERSION_1_1 : CURL_HTTP_VERSION_2TLS);
-  auto connect_timeout = deadline.connect_timeout(RequestDeadline::Clock::now());
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(connect_timeout.count()));
-  if (req.total_timeout) {
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(req.total_timeout->count() * 1000));
-  }
-  curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024);
-  curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 256L * 1024);
-  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_cb);
-  curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
-  if (is_metadata_host(origin->host)) curl_easy_setopt(h, CURLOPT_PROXY, "");
-
-  if (origin->scheme == "https") {
-    auto tls = tls_for(origin->authority);
-    if (!tls->ca_blob.empty()) {
-      curl_blob blob{const_cast<char*>(tls->ca_blob.data()), tls->ca_blob.size(), CURL_BLOB_COPY};
-      curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &blob);
-    }
-    if (!tls->client_cert.empty()) {
-      curl_easy_setopt(h, CURLOPT_SSLCERT, tls->client_cert.c_str());
-      curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-      curl_easy_setopt(h, CURLOPT_SSLKEY, tls->client_key.c_str());
-    }
-  }
-
-  // Method and body. Every body has an explicit length; PUT/POST/PATCH without a body send Content-Length: 0.
+// Method and body. Every body has an explicit length; PUT/POST/PATCH without a body send Content-Length: 0.
+void set_method(CURL* h, const std::string& method, bool send_body, Transfer& t, HeaderList& headers,
+                bool has_content_type) {
   bool uploads = send_body || method == "PUT" || method == "POST" || method == "PATCH";
   if (method == "HEAD") {
     curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
@@ -795,13 +597,32 @@ HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& u
     curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, seek_cb);
     curl_easy_setopt(h, CURLOPT_SEEKDATA, &t);
   }
-  if (uploads && send_body) t.upload_progress = &req.on_upload_progress;
+}
+
+// The callbacks that fill `t`: status and headers, the body (to memory or the sink), progress for the deadline.
+void set_callbacks(CURL* h, Transfer& t) {
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_cb);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, progress_cb);
   curl_easy_setopt(h, CURLOPT_XFERINFODATA, &t);
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.list);
+}
 
-  CURLcode code = curl_easy_perform(h);
+int http_version_of(CURL* h) {
+  long version = 0;
+  curl_easy_getinfo(h, CURLINFO_HTTP_VERSION, &version);
+  return version == CURL_HTTP_VERSION_1_0   ? 10
+         : version == CURL_HTTP_VERSION_1_1 ? 11
+         : version == CURL_HTTP_VERSION_2_0 ? 20
+         : version == CURL_HTTP_VERSION_3   ? 30
+                                            : 0;
+}
+
+// What the hop ended with. Errors from the body's sink or stream, and a body over the cap, are thrown.
+HopResult hop_result(CURL* h, CURLcode code, Transfer& t, const char* errbuf, const HttpRequest& req,
+                     const std::string& method, const std::string& url) {
   if (t.sink_error) std::rethrow_exception(t.sink_error);
   if (t.stream_error) std::rethrow_exception(t.stream_error);
   if (t.over_cap) {
@@ -809,6 +630,7 @@ HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& u
                     " bytes",
                 "the server sent far more than expected for this request; check the registry URL");
   }
+  HopResult result;
   result.code = t.stalled ? CURLE_OPERATION_TIMEDOUT : code;
   result.stalled = t.stalled;
   result.moved = t.status != 0 || (t.sent > 0 && t.sent < t.body_size);
@@ -816,17 +638,83 @@ HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& u
   result.sink_used = t.sink_used;
   long status = 0;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-  long version = 0;
-  curl_easy_getinfo(h, CURLINFO_HTTP_VERSION, &version);
-  result.http_version = version == CURL_HTTP_VERSION_1_0   ? 10
-                        : version == CURL_HTTP_VERSION_1_1 ? 11
-                        : version == CURL_HTTP_VERSION_2_0 ? 20
-                        : version == CURL_HTTP_VERSION_3   ? 30
-                                                           : 0;
+  result.http_version = http_version_of(h);
   result.status = code == CURLE_OK ? status : t.status;
   result.headers = std::move(t.headers);
   result.body = std::move(t.body);
   return result;
+}
+
+}  // namespace
+
+// Where and how to connect: the URL, protocols, proxy, timeouts, HTTP version, and TLS for https.
+void HttpClient::Impl::set_connection(CURL* h, const std::string& url, const Origin& origin, const HttpRequest& req,
+                                      bool http1, const RequestDeadline& deadline, char* errbuf) {
+  curl_easy_setopt(h, CURLOPT_SHARE, share);
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L);
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt(h, CURLOPT_USERAGENT, options.user_agent.c_str());
+  curl_easy_setopt(h, CURLOPT_HTTP_VERSION, http1 ? CURL_HTTP_VERSION_1_1 : CURL_HTTP_VERSION_2TLS);
+  auto connect_timeout = deadline.connect_timeout(RequestDeadline::Clock::now());
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(connect_timeout.count()));
+  if (req.total_timeout) {
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(req.total_timeout->count() * 1000));
+  }
+  curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024);
+  curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 256L * 1024);
+  if (is_metadata_host(origin.host)) curl_easy_setopt(h, CURLOPT_PROXY, "");
+  if (origin.scheme == "https") set_tls(h, origin.authority);
+}
+
+void HttpClient::Impl::set_tls(CURL* h, const std::string& authority) {
+  auto tls = tls_for(authority);
+  if (!tls->ca_blob.empty()) {
+    curl_blob blob{const_cast<char*>(tls->ca_blob.data()), tls->ca_blob.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &blob);
+  }
+  if (!tls->client_cert.empty()) {
+    curl_easy_setopt(h, CURLOPT_SSLCERT, tls->client_cert.c_str());
+    curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+    curl_easy_setopt(h, CURLOPT_SSLKEY, tls->client_key.c_str());
+  }
+}
+
+HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& url, const std::string& method,
+                                    bool send_body, bool send_authorization, bool http1, RequestDeadline& deadline) {
+  auto origin = origin_of(url);
+  if (!origin || (origin->scheme != "http" && origin->scheme != "https")) {
+    throw Error("unsupported URL " + redact(url) + " in " + method + " request", "registry URLs are http:// or https://");
+  }
+  Transfer t;
+  t.cap = req.max_response_bytes;
+  t.sink = &req.sink;
+  t.follow_redirects = req.follow_redirects;
+  t.deadline = &deadline;
+  BodySource body = send_body ? open_body(req, t) : BodySource{};
+
+  CURL* h = acquire();
+  struct Releaser {
+    Impl* impl;
+    CURL* h;
+    ~Releaser() { impl->release(h); }
+  } releaser{this, h};
+
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  HeaderList headers;
+  bool has_content_type = false;
+  add_request_headers(headers, req, send_authorization, has_content_type);
+  set_connection(h, url, *origin, req, http1, deadline, errbuf);
+  set_method(h, method, send_body, t, headers, has_content_type);
+  if (send_body) t.upload_progress = &req.on_upload_progress;
+  set_callbacks(h, t);
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.list);
+  CURLcode code = curl_easy_perform(h);
+  return hop_result(h, code, t, errbuf, req, method, url);
 }
 
 // -----------------------------------------------------------------------------------------------------------------
@@ -948,12 +836,8 @@ std::chrono::milliseconds retry_delay(const HttpOptions& options, int attempt, c
     delay += std::chrono::milliseconds(jitter(rng));
   }
   if (!last.network_failure) {
-    for (const auto& [k, v] : last.hop.headers) {
-      if (k == "retry-after") {
-        if (auto ra = parse_retry_after(v, std::chrono::system_clock::now())) delay = *ra;
-        break;
-      }
-    }
+    auto asked = parse_retry_after(first_header(last.hop.headers, "retry-after"), std::chrono::system_clock::now());
+    if (asked) delay = *asked;
   }
   return std::min(delay, options.max_backoff);
 }
@@ -978,8 +862,7 @@ Attempt HttpClient::Impl::attempt(const HttpRequest& request, const std::string&
   bool send_body = request.body_file.has_value() || bool(request.body_stream) || !request.body.empty();
   for (int redirects = 0;; ++redirects) {
     auto o = origin_of(a.url);
-    bool same_origin = o && *o == first_origin;
-    a.hop = perform(request, a.url, hop_method, send_body, same_origin, http1, deadline);
+    a.hop = perform(request, a.url, hop_method, send_body, o && *o == first_origin, http1, deadline);
     if (a.hop.code != CURLE_OK) {
       a.network_failure = true;
       return a;
@@ -988,32 +871,34 @@ Attempt HttpClient::Impl::attempt(const HttpRequest& request, const std::string&
       std::fprintf(stderr, "trainpack http: %s %s -> %ld (attempt %d)\n", hop_method.c_str(), redact(a.url).c_str(),
                    a.hop.status, number);
     }
-    std::string location;
-    for (const auto& [k, v] : a.hop.headers) {
-      if (k == "location") {
-        location = v;
-        break;
-      }
-    }
+    std::string location = first_header(a.hop.headers, "location");
     if (!request.follow_redirects || !is_redirect(a.hop.status) || location.empty()) return a;
     if (redirects == 10) {
       throw Error(method + " " + redact(request.url) + ": too many redirects (more than 10)",
                   "the registry or a proxy is redirecting in a loop");
     }
-    std::string next = resolve_url(a.url, location);
-    auto next_origin = origin_of(next);
-    if (!next_origin || (next_origin->scheme != "http" && next_origin->scheme != "https")) {
-      throw Error(method + " " + redact(request.url) + ": redirect to an unsupported URL " + redact(next));
-    }
-    if (next_origin->scheme == "http" && o && o->scheme == "https") check_plain_http(*next_origin, next, method);
+    a.url = redirect_target(request, method, a.url, location);
     // 303 means "see other": fetch it with GET. 301/302 keep the method like 307/308: registries never want a
     // POST/PUT turned into a GET, and for GET/HEAD it makes no difference.
     if (a.hop.status == 303 && hop_method != "HEAD" && hop_method != "GET") {
       hop_method = "GET";
       send_body = false;
     }
-    a.url = std::move(next);
   }
+}
+
+// Where a redirect from `url` to `location` leads: an http(s) URL, never from https down to a plain-http host
+// that may not be spoken to.
+std::string HttpClient::Impl::redirect_target(const HttpRequest& request, const std::string& method,
+                                              const std::string& url, const std::string& location) const {
+  std::string next = resolve_url(url, location);
+  auto next_origin = origin_of(next);
+  if (!next_origin || (next_origin->scheme != "http" && next_origin->scheme != "https")) {
+    throw Error(method + " " + redact(request.url) + ": redirect to an unsupported URL " + redact(next));
+  }
+  auto o = origin_of(url);
+  if (next_origin->scheme == "http" && o && o->scheme == "https") check_plain_http(*next_origin, next, method);
+  return next;
 }
 
 void HttpClient::Impl::check_plain_http(const Origin& o, const std::string& url, const std::string& method) const {
@@ -1024,51 +909,73 @@ void HttpClient::Impl::check_plain_http(const Origin& o, const std::string& url,
   }
 }
 
-HttpResponse HttpClient::send(const HttpRequest& request) {
-  const std::string method = checked_method(request);
-  auto first_origin = origin_of(request.url);
-  if (!first_origin || (first_origin->scheme != "http" && first_origin->scheme != "https")) {
+namespace {
+
+// The origin of the request's own URL, once it is known to be an http(s) URL.
+Origin checked_origin(const HttpRequest& request, const std::string& method) {
+  auto origin = origin_of(request.url);
+  if (!origin || (origin->scheme != "http" && origin->scheme != "https")) {
     throw Error("invalid URL " + redact(request.url) + " in " + method + " request",
                 "registry URLs are absolute http:// or https:// URLs");
   }
-  impl_->check_plain_http(*first_origin, request.url, method);
+  return *origin;
+}
 
+// Whether what `last` ended with may be mended by another attempt (without regard to time and attempts left). A
+// non-idempotent request is retried only when its connection was refused: it was never sent.
+bool retryable(const HttpRequest& request, const Attempt& last) {
+  if (!last.network_failure) return request.idempotent && retryable_status(last.hop.status);
+  return retryable_curl_code(last.hop.code) && (request.idempotent || last.hop.code == CURLE_COULDNT_CONNECT);
+}
+
+void debug_retry(const std::string& method, const HttpRequest& request, const Attempt& last,
+                 std::chrono::milliseconds delay) {
+  if (!debug_enabled()) return;
+  std::string why = last.network_failure ? last.hop.curl_error : "status " + std::to_string(last.hop.status);
+  std::fprintf(stderr, "trainpack http: %s %s: %s; retrying in %lld ms\n", method.c_str(), redact(request.url).c_str(),
+               why.c_str(), static_cast<long long>(delay.count()));
+}
+
+// The end of a request whose last attempt is `last`: its answer, or the Error that says why there is none.
+HttpResponse finish_request(const HttpRequest& request, const std::string& method, const Origin& origin, Attempt& last,
+                            int attempts, const RequestDeadline& deadline, std::chrono::milliseconds took,
+                            bool out_of_time) {
+  if (!last.network_failure) return response_of(last);
+  if (out_of_time) throw no_answer_error(method, request.url, last, attempts, deadline.timeout(), took);
+  if (retryable(request, last)) throw no_answer_error(method, request.url, last, attempts, std::nullopt, took);
+  throw network_error(method, request.url, origin, last, attempts);
+}
+
+}  // namespace
+
+HttpResponse HttpClient::send(const HttpRequest& request) {
   using Clock = RequestDeadline::Clock;
+  const std::string method = checked_method(request);
+  const Origin origin = checked_origin(request, method);
+  impl_->check_plain_http(origin, request.url, method);
+  const int max_attempts = std::clamp(request.max_attempts.value_or(options_.max_attempts), 1, options_.max_attempts);
   const auto start = Clock::now();
-  auto timeout = request.timeout ? std::min(*request.timeout, options_.timeout) : options_.timeout;
-  RequestDeadline deadline(timeout, options_.min_bytes_per_second, start);
+  RequestDeadline deadline(request.timeout ? std::min(*request.timeout, options_.timeout) : options_.timeout,
+                           options_.min_bytes_per_second, start);
   bool http1 = options_.http1_only;
   for (int attempt = 1;; ++attempt) {
-    deadline.start_attempt(Clock::now(), attempt >= options_.max_attempts || !request.idempotent);
-    Attempt last = impl_->attempt(request, method, *first_origin, http1, deadline, attempt);
+    deadline.start_attempt(Clock::now(), attempt >= max_attempts || !request.idempotent);
+    Attempt last = impl_->attempt(request, method, origin, http1, deadline, attempt);
     if (last.hop.stalled) deadline.abandoned_stalled_attempt();
-    const CURLcode code = last.hop.code;
-    bool can_retry = last.network_failure
-                         ? retryable_curl_code(code) && (request.idempotent || code == CURLE_COULDNT_CONNECT)
-                         : request.idempotent && retryable_status(last.hop.status);
     bool out_of_time = last.network_failure && deadline.expired(Clock::now());
     auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
-    if (!can_retry || out_of_time || attempt >= options_.max_attempts) {
-      if (!last.network_failure) return response_of(last);
-      if (out_of_time) throw no_answer_error(method, request.url, last, attempt, deadline.timeout(), took);
-      if (can_retry) throw no_answer_error(method, request.url, last, attempt, std::nullopt, took);
-      throw network_error(method, request.url, *first_origin, last, attempt);
-    }
+    if (!retryable(request, last) || out_of_time || attempt >= max_attempts)
+      return finish_request(request, method, origin, last, attempt, deadline, took, out_of_time);
     std::chrono::milliseconds delay = retry_delay(options_, attempt, last);
     // After a network failure the wait counts against the deadline; after an answer it was asked for.
     if (last.network_failure && !deadline.allows_retry_after(delay, Clock::now()))
       throw no_answer_error(method, request.url, last, attempt, deadline.timeout(), took);
-    if (last.network_failure && (code == CURLE_HTTP2 || code == CURLE_HTTP2_STREAM)) http1 = true;
-    if (debug_enabled()) {
-      std::fprintf(stderr, "trainpack http: %s %s: %s; retrying in %lld ms\n", method.c_str(),
-                   redact(request.url).c_str(),
-                   last.network_failure ? last.hop.curl_error.c_str() : ("status " + std::to_string(last.hop.status)).c_str(),
-                   static_cast<long long>(delay.count()));
-    }
+    if (last.network_failure && (last.hop.code == CURLE_HTTP2 || last.hop.code == CURLE_HTTP2_STREAM)) http1 = true;
+    debug_retry(method, request, last, delay);
     std::this_thread::sleep_for(delay);
     if (!last.network_failure) deadline.restart(Clock::now());
     if (last.hop.sink_used && request.on_restart) request.on_restart();
   }
 }
 
-}  // namespace trainpack::registry
+}  // namespace trainpack::net

@@ -1,9 +1,9 @@
-#include "registry/auth_encoding.h"
+#include "net/encoding.h"
 
 #include <cctype>
 #include <ctime>
 
-namespace trainpack::registry {
+namespace trainpack::net {
 
 namespace {
 constexpr char kStd[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -103,6 +103,28 @@ std::string percent_encode(std::string_view text, std::string_view also_safe) {
   return out;
 }
 
+std::string percent_decode(std::string_view text) {
+  auto hex_value = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    int hi = text[i] == '%' && i + 2 < text.size() ? hex_value(text[i + 1]) : -1;
+    int lo = hi >= 0 ? hex_value(text[i + 2]) : -1;
+    if (lo >= 0) {
+      out.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
 std::string form_encode(const std::vector<std::pair<std::string, std::string>>& fields) {
   std::string out;
   for (const auto& [k, v] : fields) {
@@ -160,4 +182,4 @@ std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_v
   return tp + std::chrono::duration_cast<std::chrono::system_clock::duration>(frac);
 }
 
-}  // namespace trainpack::registry
+}  // namespace trainpack::net

@@ -1,13 +1,13 @@
-// The arithmetic of one request's deadline (registry/request_deadline.h) on made-up time points; the HTTP client's
+// The arithmetic of one request's deadline (net/request_deadline.h) on made-up time points; the HTTP client's
 // use of it against real sockets is in tests/integration/http_client_test.cpp.
-#include "registry/request_deadline.h"
+#include "net/request_deadline.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 
 using namespace std::chrono_literals;
-using trainpack::registry::RequestDeadline;
+using trainpack::net::RequestDeadline;
 using Clock = RequestDeadline::Clock;
 
 namespace {

@@ -13,12 +13,14 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "registry/auth_encoding.h"
-#include "registry/google_credentials.h"
+#include "net/encoding.h"
+#include "net/google_credentials.h"
+#include "registry/credentials.h"
 #include "support/error.h"
 #include "support/fs.h"
 
 using namespace trainpack;
+using namespace trainpack::net;
 using namespace trainpack::registry;
 namespace fs = std::filesystem;
 using nlohmann::json;

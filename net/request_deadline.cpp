@@ -1,8 +1,8 @@
-#include "registry/request_deadline.h"
+#include "net/request_deadline.h"
 
 #include <algorithm>
 
-namespace trainpack::registry {
+namespace trainpack::net {
 
 using std::chrono::milliseconds;
 
@@ -60,4 +60,4 @@ bool RequestDeadline::allows_retry_after(milliseconds backoff, Clock::time_point
   return stalled_attempts_ < 2 && now + backoff - last_progress_ < timeout_;
 }
 
-}  // namespace trainpack::registry
+}  // namespace trainpack::net

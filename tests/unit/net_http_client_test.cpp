@@ -1,4 +1,4 @@
-// Pure parts of the HTTP client: URL resolution, Retry-After, scheme selection, header lookup, request validation.
+// Pure parts of the HTTP client: Retry-After, scheme selection, header lookup, request validation.
 // The transfer behaviour is covered by tests/integration/http_client_test.cpp against fault_server.py.
 #include <gtest/gtest.h>
 
@@ -7,92 +7,15 @@
 #include <utility>
 #include <vector>
 
-#include "registry/http_client.h"
+#include "net/http_client.h"
 #include "support/error.h"
 
 using namespace std::chrono_literals;
-using trainpack::registry::HttpClient;
-using trainpack::registry::HttpOptions;
-using trainpack::registry::HttpRequest;
-using trainpack::registry::HttpResponse;
-using trainpack::registry::parse_retry_after;
-using trainpack::registry::resolve_url;
-
-TEST(HttpClientResolveUrl, Rfc3986NormalExamples) {
-  const std::string base = "http://a/b/c/d;p?q";
-  std::vector<std::pair<std::string, std::string>> cases = {
-      {"g:h", "g:h"},
-      {"g", "http://a/b/c/g"},
-      {"./g", "http://a/b/c/g"},
-      {"g/", "http://a/b/c/g/"},
-      {"/g", "http://a/g"},
-      {"//g", "http://g"},
-      {"?y", "http://a/b/c/d;p?y"},
-      {"g?y", "http://a/b/c/g?y"},
-      {"#s", "http://a/b/c/d;p?q#s"},
-      {"g#s", "http://a/b/c/g#s"},
-      {"g?y#s", "http://a/b/c/g?y#s"},
-      {";x", "http://a/b/c/;x"},
-      {"g;x", "http://a/b/c/g;x"},
-      {"g;x?y#s", "http://a/b/c/g;x?y#s"},
-      {"", "http://a/b/c/d;p?q"},
-      {".", "http://a/b/c/"},
-      {"./", "http://a/b/c/"},
-      {"..", "http://a/b/"},
-      {"../", "http://a/b/"},
-      {"../g", "http://a/b/g"},
-      {"../..", "http://a/"},
-      {"../../", "http://a/"},
-      {"../../g", "http://a/g"},
-  };
-  for (const auto& [ref, want] : cases) EXPECT_EQ(resolve_url(base, ref), want) << ref;
-}
-
-TEST(HttpClientResolveUrl, Rfc3986AbnormalExamples) {
-  const std::string base = "http://a/b/c/d;p?q";
-  std::vector<std::pair<std::string, std::string>> cases = {
-      {"../../../g", "http://a/g"},
-      {"../../../../g", "http://a/g"},
-      {"/./g", "http://a/g"},
-      {"/../g", "http://a/g"},
-      {"g.", "http://a/b/c/g."},
-      {".g", "http://a/b/c/.g"},
-      {"g..", "http://a/b/c/g.."},
-      {"..g", "http://a/b/c/..g"},
-      {"./../g", "http://a/b/g"},
-      {"./g/.", "http://a/b/c/g/"},
-      {"g/./h", "http://a/b/c/g/h"},
-      {"g/../h", "http://a/b/c/h"},
-      {"g;x=1/./y", "http://a/b/c/g;x=1/y"},
-      {"g;x=1/../y", "http://a/b/c/y"},
-      {"g?y/./x", "http://a/b/c/g?y/./x"},
-      {"g?y/../x", "http://a/b/c/g?y/../x"},
-      {"g#s/./x", "http://a/b/c/g#s/./x"},
-      {"g#s/../x", "http://a/b/c/g#s/../x"},
-      {"http:g", "http:g"},  // strict parser
-  };
-  for (const auto& [ref, want] : cases) EXPECT_EQ(resolve_url(base, ref), want) << ref;
-}
-
-TEST(HttpClientResolveUrl, RegistryLocations) {
-  const std::string post = "https://r.example/v2/team/app/blobs/uploads/";
-  EXPECT_EQ(resolve_url(post, "/v2/team/app/blobs/uploads/u1?_state=a%2Bb%3D%3D"),
-            "https://r.example/v2/team/app/blobs/uploads/u1?_state=a%2Bb%3D%3D");
-  EXPECT_EQ(resolve_url(post, "u1?_state=x"), "https://r.example/v2/team/app/blobs/uploads/u1?_state=x");
-  EXPECT_EQ(resolve_url(post, "https://storage.example/up/u1?sig=1"), "https://storage.example/up/u1?sig=1");
-  EXPECT_EQ(resolve_url(post, "//other.example:8443/x"), "https://other.example:8443/x");
-  // Artifact Registry: uploads and downloads live outside /v2/
-  EXPECT_EQ(resolve_url("https://us-docker.pkg.dev/v2/p/r/i/blobs/uploads/",
-                        "/artifacts-uploads/namespaces/p/repositories/r/uploads/AB12"),
-            "https://us-docker.pkg.dev/artifacts-uploads/namespaces/p/repositories/r/uploads/AB12");
-  // the base's own query (mount attempt) does not leak into a path-relative Location
-  EXPECT_EQ(resolve_url("http://127.0.0.1:5000/v2/x/blobs/uploads/?mount=sha256:1&from=y", "../uploads/u?_state=s"),
-            "http://127.0.0.1:5000/v2/x/blobs/uploads/u?_state=s");
-  // against the current URL after a redirect, not the first one
-  EXPECT_EQ(resolve_url("http://[::1]:5000/v2/a/b", "c"), "http://[::1]:5000/v2/a/c");
-  EXPECT_EQ(resolve_url("http://h:1", "x"), "http://h:1/x");
-  EXPECT_EQ(resolve_url("http://h:1/a", "  /x  "), "http://h:1/x");
-}
+using trainpack::net::HttpClient;
+using trainpack::net::HttpOptions;
+using trainpack::net::HttpRequest;
+using trainpack::net::HttpResponse;
+using trainpack::net::parse_retry_after;
 
 TEST(HttpClientRetryAfter, DeltaSeconds) {
   auto now = std::chrono::system_clock::now();

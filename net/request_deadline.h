@@ -20,7 +20,7 @@
 #include <chrono>
 #include <cstdint>
 
-namespace trainpack::registry {
+namespace trainpack::net {
 
 class RequestDeadline {
  public:
@@ -69,4 +69,4 @@ class RequestDeadline {
   Clock::time_point attempt_start_;
 };
 
-}  // namespace trainpack::registry
+}  // namespace trainpack::net

@@ -12,7 +12,7 @@
 //    other is an Error). <host[:port]> is the URL's authority as written ("127.0.0.1:5000", "gcr.io");
 //  - plain http only for localhost, 127.0.0.0/8, ::1 and the --insecure-registry list (and the metadata server):
 //    send() refuses other http:// URLs, and redirects from https to such a URL;
-//  - one deadline per request instead of a total timeout (registry/request_deadline.h): `timeout` without progress
+//  - one deadline per request instead of a total timeout (net/request_deadline.h): `timeout` without progress
 //    (connecting, waiting for an answer, a stalled or trickling body, backoffs after network failures) fails the
 //    request; a transfer that keeps moving is never cut. An attempt that may be retried gets half of it;
 //  - retries of idempotent requests on network errors (connection refused/reset, send/receive errors, HTTP/2
@@ -44,7 +44,7 @@
 #include <utility>
 #include <vector>
 
-namespace trainpack::registry {
+namespace trainpack::net {
 
 struct HttpOptions {
   std::vector<std::string> insecure_hosts;  // "host" or "host:port": spoken to over plain http
@@ -78,6 +78,7 @@ struct HttpRequest {
   std::uint64_t body_stream_size = 0;
   bool follow_redirects = true;
   bool idempotent = true;                             // retried on failures; POST should say false
+  std::optional<int> max_attempts;                    // fewer tries than the client's max_attempts (index requests)
   std::uint64_t max_response_bytes = 4u << 20;        // cap for in-memory bodies; exceeding it is an Error
   // When set, a 2xx response body is streamed here instead of kept in memory (blob downloads; no cap applies);
   // other statuses keep their body in memory. on_restart is called before a retried attempt when the sink already
@@ -126,11 +127,8 @@ class HttpClient {
   std::unique_ptr<Impl> impl_;
 };
 
-// Resolves `location` (absolute, scheme-relative, absolute-path or relative) against `base` per RFC 3986.
-std::string resolve_url(const std::string& base, const std::string& location);
-
 // Parses Retry-After: delta-seconds or an HTTP-date; nullopt when absent or unparsable.
 std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& value,
                                                            std::chrono::system_clock::time_point now);
 
-}  // namespace trainpack::registry
+}  // namespace trainpack::net

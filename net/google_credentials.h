@@ -26,10 +26,9 @@
 #include <string_view>
 #include <vector>
 
-#include "registry/credentials.h"
-#include "registry/http_client.h"
+#include "net/http_client.h"
 
-namespace trainpack::registry {
+namespace trainpack::net {
 
 // *-docker.pkg.dev, docker.*.rep.pkg.dev, gcr.io, *.gcr.io (a port, if any, ignored).
 bool is_google_registry_host(std::string_view host);
@@ -102,27 +101,28 @@ class GoogleCredentials {
   std::optional<GoogleAccessToken> cached_;
 };
 
-// CredentialProvider for Google registries: Credential{username "oauth2accesstoken", password <access token>,
-// source "Google ADC (<kind> <path or metadata host>)", identity <client_email or account>, expires_at}.
-// ADC are discovered on first use (and "none" is remembered).
-class GoogleAdcProvider : public CredentialProvider {
+// Application Default Credentials looked up once, on first use, and shared by everything that needs them in a run
+// (registry auth, Python indexes on Artifact Registry): one discovery and one token cache.
+class DefaultGoogleCredentials {
  public:
-  explicit GoogleAdcProvider(GoogleAdcOptions options,
-                             std::function<bool(const std::string& registry)> applies_to = {});
-  // With ready-made credentials (tests, or a caller that already found them).
-  GoogleAdcProvider(std::shared_ptr<GoogleCredentials> credentials,
-                    std::function<bool(const std::string& registry)> applies_to = {});
-  std::optional<Credential> find(const std::string& registry, const std::string& repository) override;
+  explicit DefaultGoogleCredentials(GoogleAdcOptions options);
+  // Credentials found already (tests, or a caller that looked them up).
+  explicit DefaultGoogleCredentials(std::shared_ptr<GoogleCredentials> credentials);
+  // The credentials, or nullptr when there are none ("none" is remembered). Thread-safe; find_default's Errors
+  // propagate (and the lookup is tried again next time).
+  std::shared_ptr<GoogleCredentials> get();
 
  private:
   GoogleAdcOptions options_;
-  std::function<bool(const std::string&)> applies_to_;
   std::mutex mutex_;
   bool discovered_ = false;
   std::shared_ptr<GoogleCredentials> credentials_;
 };
 
+// Options whose token endpoints are reached through `http` (which must outlive every use of them).
+GoogleAdcOptions google_adc_options(HttpClient& http);
+
 // The default metadata transport: GET with the request's headers, no proxy, no redirects, total_timeout honoured.
 HttpResponse metadata_http_get(const HttpRequest& request);
 
-}  // namespace trainpack::registry
+}  // namespace trainpack::net
