@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "image/config.h"
 #include "python/image_root.h"
 #include "python/names.h"
 #include "python/requirements_file.h"
@@ -714,16 +715,8 @@ const SiteDistribution* PythonFacts::find_installed(std::string_view name) const
 PythonFacts read_python_facts(const ImageFilesystem& fs, const ImageConfigFacts& cfg, bool use_python3_names) {
   ImageRoot root{fs};
   PythonFacts f;
-  std::map<std::string, std::string> env;
-  for (const std::string& kv : cfg.env) {
-    std::size_t eq = kv.find('=');
-    if (eq == std::string::npos) continue;
-    std::string key = kv.substr(0, eq);
-    auto it = std::find_if(f.env.begin(), f.env.end(), [&](auto& p) { return p.first == key; });
-    if (it == f.env.end()) f.env.emplace_back(key, kv.substr(eq + 1));
-    else it->second = kv.substr(eq + 1);
-    env[key] = kv.substr(eq + 1);
-  }
+  f.env = image::EnvList(cfg.env).pairs();
+  std::map<std::string, std::string> env(f.env.begin(), f.env.end());
   f.user = cfg.user;
   std::string path_var = env_or(env, "PATH", kDefaultPath);
   {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <sys/stat.h>
 
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "python/metadata.h"
 #include "python/names.h"
 #include "python/text.h"
@@ -437,7 +437,7 @@ std::string python_json_dumps(const nlohmann::json& value) {
 }
 
 std::string record_hash(std::string_view bytes) {
-  return "sha256=" + registry::base64url_encode(hex_to_bytes(layers::sha256_of(bytes).hex()));
+  return "sha256=" + registry::base64url_encode(hex_to_bytes(image::sha256_of(bytes).hex()));
 }
 
 std::string format_record(const std::vector<RecordRow>& rows) {

@@ -17,7 +17,7 @@
 
 #include "fault_server.h"
 #include "silent_listener.h"
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "registry/http_client.h"
 #include "support/error.h"
 #include "test_support.h"
@@ -25,7 +25,7 @@
 using namespace std::chrono_literals;
 using nlohmann::json;
 using trainpack::Error;
-using trainpack::layers::sha256_of;
+using trainpack::image::sha256_of;
 using trainpack::registry::HttpClient;
 using trainpack::registry::HttpOptions;
 using trainpack::registry::HttpRequest;

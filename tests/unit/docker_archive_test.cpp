@@ -1,4 +1,4 @@
-#include "layers/docker_archive.h"
+#include "transports/docker_archive.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -9,13 +9,15 @@
 #include <map>
 
 #include "image_test_support.h"
-#include "layers/media_types.h"
-#include "layers/oci_layout.h"
+#include "image/media_types.h"
+#include "transports/oci_layout.h"
 #include "support/error.h"
 #include "support/fs.h"
 
 namespace fs = std::filesystem;
+using namespace trainpack::image;
 using namespace trainpack::layers;
+using namespace trainpack::transports;
 using namespace trainpack::test_support;
 using nlohmann::json;
 using trainpack::Error;
@@ -412,7 +414,7 @@ TEST_F(DockerArchiveTest, SkopeoCopiesWrittenArchive) {
   ASSERT_EQ(r.status, 0) << r.output;
   auto img = open_oci_layout(tmp_ / "out", "x", kAmd64);
   // skopeo reads manifest.json; converting to OCI re-serialises the config, but its content is ours.
-  json theirs = img->config(), ours = b.image->config();
+  json theirs = img->config().document(), ours = b.image->config().document();
   EXPECT_EQ(theirs["rootfs"], ours["rootfs"]);
   EXPECT_EQ(theirs["architecture"], "amd64");
   EXPECT_EQ(theirs["config"]["Cmd"], ours["config"]["Cmd"]);

@@ -1,4 +1,4 @@
-#include "layers/digest.h"
+#include "image/digest.h"
 
 #include <openssl/evp.h>
 
@@ -9,7 +9,7 @@
 
 #include "support/error.h"
 
-namespace trainpack::layers {
+namespace trainpack::image {
 
 namespace {
 bool is_lower_hex(std::string_view s) {
@@ -92,4 +92,4 @@ Digest sha256_of_file(const std::filesystem::path& path) {
   return h.finish();
 }
 
-}  // namespace trainpack::layers
+}  // namespace trainpack::image
