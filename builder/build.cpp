@@ -379,7 +379,8 @@ void Build::record_push(const registry::PushResult& pushed) {
 BuildResult run_build(const BuildRequest& req, Progress& progress) {
   for (const transports::ImageLocation& out : req.outputs) transports::check_destination(out);
   Build build(req, progress);
-  if (int removed = sweep_leftovers(req)) build.log("removed " + std::to_string(removed) + " leftovers of killed builds");
+  if (int removed = sweep_leftovers(req))
+    build.log("removed " + std::to_string(removed) + " leftovers of killed builds");
   build.open_base();
   for (const BuildStep& step : req.steps) build.run_step(step);
   if (req.dry_run) return build.finish_dry_run();

@@ -19,18 +19,9 @@
 
 namespace trainpack::transports {
 namespace fs = std::filesystem;
-using image::Descriptor;
-using image::Digest;
-using image::Image;
-using image::Index;
-using image::Manifest;
-using image::Platform;
-using image::select_platform;
-using image::sha256_of;
-using image::string_member;
+using namespace image;  // the image model a transport reads and writes
 using layers::BlobStore;
 using layers::StoredBlob;
-namespace media = image::media;
 using nlohmann::json;
 
 namespace {

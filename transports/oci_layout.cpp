@@ -21,19 +21,10 @@
 
 namespace trainpack::transports {
 namespace fs = std::filesystem;
-using image::Descriptor;
-using image::Digest;
-using image::Image;
-using image::Index;
-using image::Manifest;
-using image::Platform;
-using image::select_platform;
-using image::sha256_of;
-using image::string_member;
+using namespace image;  // the image model a transport reads and writes
 using layers::BlobStore;
 using layers::StoredBlob;
 using layers::link_or_copy;
-namespace media = image::media;
 using nlohmann::json;
 
 namespace {
