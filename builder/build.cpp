@@ -7,16 +7,12 @@
 #include "layers/appended_image.h"
 #include "layers/blob_store.h"
 #include "layers/context_copy.h"
-#include "layers/docker_archive.h"
 #include "layers/dockerignore.h"
 #include "layers/entry_safety.h"
 #include "layers/layer_cache.h"
-#include "layers/oci_layout.h"
 #include "layers/rootfs_index.h"
 #include "registry/pusher.h"
-#include "registry/reference.h"
-#include "registry/registries.h"
-#include "registry/remote_image.h"
+#include "transports/transport.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/paths.h"
@@ -127,19 +123,6 @@ FileEntries copy_entries(const RootfsIndex& index, const fs::path& context, cons
   return layers::collect_copy(context, src, index.resolve(image_path(dest)), ignore, options);
 }
 
-void set_env(json& cfg, const std::string& key, const std::string& value) {
-  json& env = cfg["Env"];
-  if (!env.is_array()) env = json::array();
-  std::string item = key + "=" + value;
-  for (auto& e : env) {
-    if (e.is_string() && e.get<std::string>().starts_with(key + "=")) {
-      e = item;
-      return;
-    }
-  }
-  env.push_back(item);
-}
-
 // What builds killed with SIGKILL left behind (temporary files and directories named for their owner process, see
 // support/fs.h), in the cache and beside the outputs: removed when that process is gone. Returns how many.
 int sweep_leftovers(const BuildRequest& req) {
@@ -152,8 +135,8 @@ int sweep_leftovers(const BuildRequest& req) {
   removed += sweep_orphaned_temps(req.cache_dir / "layers");
   std::error_code tmp_ec;
   removed += sweep_orphaned_temps(fs::temp_directory_path(tmp_ec));  // work directories of builds run as another user
-  for (const ImageLocation& out : req.outputs) {
-    if (out.kind == ImageLocation::Kind::kRegistry) continue;
+  for (const transports::ImageLocation& out : req.outputs) {
+    if (!transports::transport_of(out).local) continue;
     fs::path path = fs::absolute(out.path).lexically_normal();
     if (!path.has_filename()) path = path.parent_path();  // "out/"
     removed += sweep_orphaned_temps(path.parent_path());
@@ -161,21 +144,16 @@ int sweep_leftovers(const BuildRequest& req) {
   return removed;
 }
 
-registry::Registries& need_registries(const BuildRequest& req) {
-  if (!req.registries) throw Error("internal: no registry access configured");
-  return *req.registries;
-}
-
 }  // namespace
 
 namespace {
 
 // An image that is not an index has one platform: a --platform the user asked for must be it.
-std::shared_ptr<const layers::Image> check_platform(std::shared_ptr<const layers::Image> image,
-                                                   const layers::Platform& platform) {
-  nlohmann::json config = image->config();
-  nlohmann::json has = {{"os", layers::string_member(config, "os")},
-                        {"architecture", layers::string_member(config, "architecture")}};
+std::shared_ptr<const image::Image> check_platform(std::shared_ptr<const image::Image> image,
+                                                   const image::Platform& platform) {
+  nlohmann::json config = image->config().document();
+  nlohmann::json has = {{"os", image::string_member(config, "os")},
+                        {"architecture", image::string_member(config, "architecture")}};
   if (config.contains("variant")) has["variant"] = config["variant"];
   if (platform.matches(has)) return image;
   std::string offered = has.value("os", "?") + "/" + has.value("architecture", "?");
@@ -184,46 +162,23 @@ std::shared_ptr<const layers::Image> check_platform(std::shared_ptr<const layers
               "it is a single-platform image: pass --platform=" + offered + " or choose a base for " + platform.str());
 }
 
-// The image at `loc`, for `platform` when it is an index.
-std::shared_ptr<const layers::Image> open_image_at(const ImageLocation& loc, const layers::Platform& platform,
-                                                    const layers::BlobStore& store, registry::Registries* registries) {
-  std::error_code ec;
-  switch (loc.kind) {
-    case ImageLocation::Kind::kOciLayout:
-      if (!fs::exists(loc.path, ec))
-        throw Error("image " + loc.str() + " does not exist", "check the path of the OCI layout directory");
-      return layers::open_oci_layout(loc.path, loc.ref, platform);
-    case ImageLocation::Kind::kDockerArchive:
-      if (!fs::exists(loc.path, ec))
-        throw Error("image " + loc.str() + " does not exist", "check the path of the docker-archive file");
-      return layers::open_docker_archive(loc.path, loc.ref, platform, store);
-    case ImageLocation::Kind::kRegistry: {
-      if (!registries) throw Error("internal: no registry access configured");
-      registry::Reference ref = registry::Reference::parse(loc.ref);
-      return registry::RemoteImage::open(registries->client(ref.registry), ref, platform, store);
-    }
-  }
-  throw Error("internal: unknown image location");
-}
-
 }  // namespace
 
-std::shared_ptr<const layers::Image> open_image(const ImageLocation& loc, const layers::Platform& platform,
-                                                const layers::BlobStore& store, registry::Registries* registries,
-                                                bool platform_required) {
-  std::shared_ptr<const layers::Image> image = open_image_at(loc, platform, store, registries);
+std::shared_ptr<const image::Image> open_image(const transports::ImageLocation& loc,
+                                               const image::Platform& platform, const layers::BlobStore& store,
+                                               registry::Registries* registries, bool platform_required) {
+  std::shared_ptr<const image::Image> image = transports::open_image(loc, {platform, store, registries});
   return platform_required ? check_platform(std::move(image), platform) : image;
 }
 
 namespace {
 
-std::string short_hex(const layers::Digest& d) { return d.hex().substr(0, 12); }
+std::string short_hex(const image::Digest& d) { return d.hex().substr(0, 12); }
 
-// Pushes `image` to a registry output, one progress row per blob.
-registry::PushResult push_output(const BuildRequest& req, const layers::Image& image, const ImageLocation& out,
-                                 Progress& progress) {
-  registry::Registries& registries = need_registries(req);
-  registry::Reference target = registry::Reference::parse(out.ref);
+std::string short_digest(const image::Digest& d) { return d.algorithm() + ":" + d.hex().substr(0, 12); }
+
+// One progress row per blob of a push.
+registry::PushOptions push_options(const BuildRequest& req, Progress& progress) {
   registry::PushOptions options;
   options.jobs = req.jobs;
   options.on_blob = [&progress](const registry::BlobEvent& e) {
@@ -242,181 +197,199 @@ registry::PushResult push_output(const BuildRequest& req, const layers::Image& i
       case K::kUploaded: progress.row(key, "uploaded  " + short_hex(e.digest) + "  " + size, true); break;
     }
   };
-  registry::PushResult pushed = registry::push_image(
-      image, target, [&registries](const std::string& r) -> registry::RegistryClient& { return registries.client(r); },
-      options);
-  progress.finish();
-  return pushed;
+  return options;
 }
 
-// Refuses an output that cannot be written before any work is done (the sinks check again when writing).
-void check_output(const ImageLocation& out) {
-  if (out.kind == ImageLocation::Kind::kRegistry) {
-    registry::Reference::parse(out.ref);
-    return;
-  }
-  if (out.kind == ImageLocation::Kind::kOciLayout) {
-    layers::check_oci_layout_destination(out.path);
-    return;
-  }
-  std::error_code ec;
-  fs::path parent = fs::absolute(out.path, ec).parent_path();
-  if (!fs::is_directory(parent, ec))
-    throw Error("cannot write " + out.str() + ": directory " + parent.string() + " does not exist",
-                "create it first, or choose another path");
-  if (fs::is_directory(out.path, ec))
-    throw Error("cannot write " + out.str() + ": " + out.path.string() + " is a directory",
-                "a docker-archive is a single tar file");
-}
-
-std::string short_digest(const layers::Digest& d) { return d.algorithm() + ":" + d.hex().substr(0, 12); }
-
-// The base layers whose bytes this build passes on: all of them for a file output (it holds every blob), else those
+// The base layers whose bytes this build passes on: all of them for a local output (it holds every blob), else those
 // already here (a push uploads them). A layer a registry push mounts or finds there, or relays from the base's
 // registry, never passes through here whole; the Python steps read (and so check) the layers they scan.
-std::vector<layers::Digest> base_layers_passed_on(const BuildRequest& req, const layers::Image& base,
-                                                  const layers::Manifest& manifest) {
+std::vector<image::Digest> base_layers_passed_on(const BuildRequest& req, const image::Image& base,
+                                                 const image::Manifest& manifest) {
   bool file_output = false;
-  for (const ImageLocation& out : req.outputs) file_output |= out.kind != ImageLocation::Kind::kRegistry;
-  std::vector<layers::Digest> out;
-  for (const layers::Descriptor& l : manifest.layers)
+  for (const transports::ImageLocation& out : req.outputs) file_output |= transports::transport_of(out).local;
+  std::vector<image::Digest> out;
+  for (const image::Descriptor& l : manifest.layers)
     if (file_output || base.has_local_blob(l.digest)) out.push_back(l.digest);
   return out;
+}
+
+// One build in progress: the base, the config being edited, and the layers made so far.
+class Build {
+ public:
+  Build(const BuildRequest& req, Progress& progress)
+      : req_(req), progress_(progress), store_(req.cache_dir), cache_(store_, req.cache_dir / "layers") {}
+
+  void log(const std::string& line) { progress_.line(line); }
+  void open_base();
+  void run_step(const BuildStep& step);
+  BuildResult finish_dry_run();
+  // Assembles the image from the base and the layers made; checks the base layers passed on.
+  void assemble();
+  void write_outputs();
+  BuildResult result() && { return std::move(result_); }
+
+ private:
+  void run_pip_step(const std::string& instruction, const PipInstallStep& step);
+  void add_layer(const std::string& instruction, FileEntries entries);
+  void plan_layer(const std::string& instruction, FileEntries entries);
+  void write_output(const transports::ImageLocation& out);
+  void record_push(const registry::PushResult& pushed);
+
+  const BuildRequest& req_;
+  Progress& progress_;
+  layers::BlobStore store_;
+  layers::LayerCache cache_;
+  std::shared_ptr<const image::Image> base_;
+  image::Manifest base_manifest_;
+  image::ImageConfig config_;
+  std::optional<layers::DockerIgnore> ignore_;
+  // What this build's own layers hold. The base's layers are never listed for the non-pip steps (see
+  // run_mkdir_entries), so a build that only copies code reads no base layer bytes at all; pip steps read the
+  // base's Python installation (python_steps.h).
+  RootfsIndex index_;
+  std::vector<FileEntries> own_layers_;
+  std::unique_ptr<PythonInstaller> python_;
+  layers::AppendSpec spec_;
+  std::shared_ptr<const layers::AppendedImage> image_;
+  BuildResult result_;
+};
+
+void Build::open_base() {
+  base_ = open_image(req_.base_location, req_.platform, store_, req_.registries, req_.platform_required);
+  base_manifest_ = base_->manifest();
+  config_ = base_->config();
+  result_.base_digest = base_->manifest_digest().str();
+  log("base " + req_.base_name + " " + result_.base_digest + " (" + std::to_string(base_manifest_.layers.size()) +
+      " layers)");
+  for (const auto& l : base_manifest_.layers)
+    result_.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type, 0});
+  ignore_ = layers::DockerIgnore::load(req_.package_dir);
+  spec_.created = layers::rfc3339_utc(req_.mtime);
+}
+
+// One layer (or a config-only history entry when `entries` is empty) for an instruction.
+void Build::add_layer(const std::string& instruction, FileEntries entries) {
+  if (entries.empty()) {
+    spec_.steps.push_back({instruction, std::nullopt});
+    return;
+  }
+  if (req_.dry_run) return plan_layer(instruction, std::move(entries));
+  FileEntries applied = entries;
+  layers::BuiltLayer built =
+      layers::build_layer(store_, cache_, std::move(entries), layers::LayerOptions{req_.mtime, req_.gzip_level});
+  index_.apply(applied);
+  spec_.steps.push_back({instruction, built.blob});
+  (built.from_cache ? result_.layers_cached : result_.layers_built)++;
+  const char* origin = built.from_cache ? "cached" : "built";
+  result_.layers.push_back({instruction, origin, built.blob.digest, built.blob.diff_id, built.blob.size,
+                            "application/vnd.oci.image.layer.v1.tar+gzip", applied.size()});
+  log(std::string(built.from_cache ? "reused " : "built  ") + short_digest(built.blob.digest) + " " +
+      std::to_string(built.blob.size) + " B  " + instruction);
+  own_layers_.push_back(std::move(applied));
+}
+
+// A dry run lists the layer instead of building it.
+void Build::plan_layer(const std::string& instruction, FileEntries entries) {
+  result_.layers.push_back({instruction, "planned", {}, {}, 0, "", entries.size()});
+  log("would build a layer of " + std::to_string(entries.size()) + " entries  " + instruction);
+  index_.apply(entries);
+  own_layers_.push_back(std::move(entries));
+}
+
+void Build::run_step(const BuildStep& step) {
+  std::visit(StepVisitor{
+                 [&](const MkdirStep& s) { add_layer(step.instruction, run_mkdir_entries(index_, s.dirs)); },
+                 [&](const WorkdirStep& s) {
+                   config_.set_working_dir(s.dir);
+                   add_layer(step.instruction, {});
+                 },
+                 [&](const EnvStep& s) {
+                   config_.set_env(s.key, s.value);
+                   add_layer(step.instruction, {});
+                 },
+                 [&](const RemovePathStep& s) { add_layer(step.instruction, run_rm_entries(index_, s.path)); },
+                 [&](const CopyStep& s) {
+                   add_layer(step.instruction, copy_entries(index_, req_.package_dir, *ignore_, s.src, s.dest));
+                 },
+                 [&](const EntrypointStep& s) {
+                   config_.set_entrypoint(s.argv);  // a Dockerfile ENTRYPOINT resets the inherited CMD
+                   add_layer(step.instruction, {});
+                 },
+                 [&](const PipInstallStep& s) { run_pip_step(step.instruction, s); },
+             },
+             step.action);
+}
+
+void Build::run_pip_step(const std::string& instruction, const PipInstallStep& step) {
+  if (!python_)
+    python_ = std::make_unique<PythonInstaller>(base_, store_, req_.cache_dir, req_.python, req_.mtime,
+                                                [this](const std::string& line) { log(line); });
+  for (PipLayer& layer : python_->install(step, config_, own_layers_))
+    add_layer(layer.what.empty() ? instruction : instruction + " # trainpack: " + layer.what + " in a layer of its own",
+              std::move(layer.entries));
+}
+
+BuildResult Build::finish_dry_run() {
+  result_.excluded = layers::list_excluded(req_.package_dir, *ignore_);
+  for (const auto& path : result_.excluded) log("excluded by .dockerignore: " + path);
+  return std::move(result_);
+}
+
+void Build::assemble() {
+  spec_.config = config_;
+  spec_.manifest_annotations = {{"org.opencontainers.image.base.name", req_.base_name},
+                                {"org.opencontainers.image.base.digest", result_.base_digest}};
+  image_ = std::make_shared<layers::AppendedImage>(base_, store_, spec_);
+  result_.image = image_;
+  result_.manifest_digest = image_->manifest_digest();
+  result_.manifest_size = image_->raw_manifest().size();
+  result_.config_digest = image_->manifest().config.digest;
+  // After the steps: layers their base scan listed are already known safe and are not read a second time.
+  layers::check_layers_are_safe(*base_, base_layers_passed_on(req_, *base_, base_manifest_), req_.cache_dir);
+}
+
+// Writes the image to every output (the sinks), in the order given.
+void Build::write_outputs() {
+  for (const transports::ImageLocation& out : req_.outputs) write_output(out);
+  log(std::to_string(result_.layers_built) + " layers built, " + std::to_string(result_.layers_cached) +
+      " reused from cache");
+}
+
+void Build::write_output(const transports::ImageLocation& out) {
+  transports::WriteContext context{req_.registries, push_options(req_, progress_)};
+  transports::WriteReport report = transports::write_image(*image_, out, context);
+  if (report.push) {
+    progress_.finish();
+    record_push(*report.push);
+  }
+  result_.outputs.push_back(out.str());
+  if (!report.push) log("wrote " + out.str());
+}
+
+void Build::record_push(const registry::PushResult& pushed) {
+  result_.pushed.push_back(pushed.reference);
+  result_.blobs_existing += pushed.blobs_existing;
+  result_.blobs_mounted += pushed.blobs_mounted;
+  result_.blobs_uploaded += pushed.blobs_uploaded;
+  result_.bytes_uploaded += pushed.bytes_uploaded;
+  log("pushed " + pushed.reference + " (" + std::to_string(pushed.blobs_uploaded) + " blobs uploaded, " +
+      human_bytes(pushed.bytes_uploaded) + "; " + std::to_string(pushed.blobs_mounted) + " mounted, " +
+      std::to_string(pushed.blobs_existing) + " already there)");
 }
 
 }  // namespace
 
 BuildResult run_build(const BuildRequest& req, Progress& progress) {
-  auto log = [&progress](const std::string& line) { progress.line(line); };
-  for (const ImageLocation& out : req.outputs) check_output(out);
-
-  layers::BlobStore store(req.cache_dir);
-  layers::LayerCache cache(store, req.cache_dir / "layers");
-  const layers::LayerOptions options{req.mtime, req.gzip_level};
-  if (int removed = sweep_leftovers(req)) log("removed " + std::to_string(removed) + " leftovers of killed builds");
-
-  std::shared_ptr<const layers::Image> base =
-      open_image(req.base_location, req.platform, store, req.registries, req.platform_required);
-  layers::Manifest base_manifest = base->manifest();
-  json base_config = base->config();
-  BuildResult result;
-  result.base_digest = base->manifest_digest().str();
-  log("base " + req.base_name + " " + result.base_digest + " (" + std::to_string(base_manifest.layers.size()) +
-      " layers)");
-
-  // What this build's own layers hold. The base's layers are never listed for the non-pip steps (see
-  // run_mkdir_entries), so a build that only copies code reads no base layer bytes at all; pip steps read the
-  // base's Python installation (python_steps.h).
-  RootfsIndex index;
-  std::vector<FileEntries> own_layers;
-  std::unique_ptr<PythonInstaller> python;
-  for (const auto& l : base_manifest.layers) result.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type, 0});
-
-  json cfg = base_config.contains("config") && base_config["config"].is_object() ? base_config["config"] : json::object();
-  const layers::DockerIgnore ignore = layers::DockerIgnore::load(req.package_dir);
-  layers::AppendSpec spec;
-  spec.created = layers::rfc3339_utc(req.mtime);
-
-  // One layer (or a config-only history entry when `entries` is empty) for an instruction.
-  auto add_layer = [&](const std::string& instruction, FileEntries entries) {
-    if (entries.empty()) {
-      spec.steps.push_back({instruction, std::nullopt});
-      return;
-    }
-    if (req.dry_run) {
-      result.layers.push_back({instruction, "planned", {}, {}, 0, "", entries.size()});
-      log("would build a layer of " + std::to_string(entries.size()) + " entries  " + instruction);
-      index.apply(entries);
-      own_layers.push_back(std::move(entries));
-      return;
-    }
-    FileEntries applied = entries;
-    layers::BuiltLayer built = layers::build_layer(store, cache, std::move(entries), options);
-    index.apply(applied);
-    spec.steps.push_back({instruction, built.blob});
-    (built.from_cache ? result.layers_cached : result.layers_built)++;
-    const char* origin = built.from_cache ? "cached" : "built";
-    result.layers.push_back({instruction, origin, built.blob.digest, built.blob.diff_id, built.blob.size,
-                             "application/vnd.oci.image.layer.v1.tar+gzip", applied.size()});
-    log(std::string(built.from_cache ? "reused " : "built  ") + short_digest(built.blob.digest) + " " +
-        std::to_string(built.blob.size) + " B  " + instruction);
-    own_layers.push_back(std::move(applied));
-  };
-
-  for (const BuildStep& step : req.steps) {
-    std::visit(StepVisitor{
-                   [&](const MkdirStep& s) { add_layer(step.instruction, run_mkdir_entries(index, s.dirs)); },
-                   [&](const WorkdirStep& s) {
-                     cfg["WorkingDir"] = s.dir;
-                     add_layer(step.instruction, {});
-                   },
-                   [&](const EnvStep& s) {
-                     set_env(cfg, s.key, s.value);
-                     add_layer(step.instruction, {});
-                   },
-                   [&](const RemovePathStep& s) { add_layer(step.instruction, run_rm_entries(index, s.path)); },
-                   [&](const CopyStep& s) {
-                     add_layer(step.instruction, copy_entries(index, req.package_dir, ignore, s.src, s.dest));
-                   },
-                   [&](const EntrypointStep& s) {
-                     cfg["Entrypoint"] = s.argv;
-                     cfg.erase("Cmd");  // a Dockerfile ENTRYPOINT resets the inherited CMD
-                     add_layer(step.instruction, {});
-                   },
-                   [&](const PipInstallStep& s) {
-                     if (!python)
-                       python = std::make_unique<PythonInstaller>(base, store, req.cache_dir, req.python, req.mtime, log);
-                     for (PipLayer& layer : python->install(s, cfg, own_layers))
-                       add_layer(layer.what.empty()
-                                     ? step.instruction
-                                     : step.instruction + " # trainpack: " + layer.what + " in a layer of its own",
-                                 std::move(layer.entries));
-                   },
-               },
-               step.action);
-  }
-
-  if (req.dry_run) {
-    result.excluded = layers::list_excluded(req.package_dir, ignore);
-    for (const auto& path : result.excluded) log("excluded by .dockerignore: " + path);
-    return result;
-  }
-
-  spec.config = cfg;
-  spec.manifest_annotations = {{"org.opencontainers.image.base.name", req.base_name},
-                               {"org.opencontainers.image.base.digest", result.base_digest}};
-  auto appended = std::make_shared<layers::AppendedImage>(base, store, spec);
-  const layers::AppendedImage& image = *appended;
-  result.image = appended;
-  result.manifest_digest = image.manifest_digest();
-  result.manifest_size = image.raw_manifest().size();
-  result.config_digest = image.manifest().config.digest;
-  // After the steps: layers their base scan listed are already known safe and are not read a second time.
-  layers::check_layers_are_safe(*base, base_layers_passed_on(req, *base, base_manifest), req.cache_dir);
-
-  for (const ImageLocation& out : req.outputs) {
-    switch (out.kind) {
-      case ImageLocation::Kind::kOciLayout: layers::write_oci_layout(image, out.path, out.ref); break;
-      case ImageLocation::Kind::kDockerArchive: layers::write_docker_archive(image, out.path, out.ref); break;
-      case ImageLocation::Kind::kRegistry: {
-        registry::PushResult pushed = push_output(req, image, out, progress);
-        result.pushed.push_back(pushed.reference);
-        result.blobs_existing += pushed.blobs_existing;
-        result.blobs_mounted += pushed.blobs_mounted;
-        result.blobs_uploaded += pushed.blobs_uploaded;
-        result.bytes_uploaded += pushed.bytes_uploaded;
-        log("pushed " + pushed.reference + " (" + std::to_string(pushed.blobs_uploaded) + " blobs uploaded, " +
-            human_bytes(pushed.bytes_uploaded) + "; " + std::to_string(pushed.blobs_mounted) + " mounted, " +
-            std::to_string(pushed.blobs_existing) + " already there)");
-        break;
-      }
-    }
-    result.outputs.push_back(out.str());
-    if (out.kind != ImageLocation::Kind::kRegistry) log("wrote " + out.str());
-  }
-  log(std::to_string(result.layers_built) + " layers built, " + std::to_string(result.layers_cached) +
-      " reused from cache");
-  return result;
+  for (const transports::ImageLocation& out : req.outputs) transports::check_destination(out);
+  Build build(req, progress);
+  if (int removed = sweep_leftovers(req))
+    build.log("removed " + std::to_string(removed) + " leftovers of killed builds");
+  build.open_base();
+  for (const BuildStep& step : req.steps) build.run_step(step);
+  if (req.dry_run) return build.finish_dry_run();
+  build.assemble();
+  build.write_outputs();
+  return std::move(build).result();
 }
 
 }  // namespace trainpack::builder

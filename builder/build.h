@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "builder/build_plan.h"
-#include "builder/image_location.h"
 #include "builder/progress.h"
 #include "builder/python_steps.h"
-#include "layers/digest.h"
-#include "layers/image.h"
+#include "image/digest.h"
+#include "image/image.h"
+#include "transports/image_location.h"
 
 namespace trainpack::layers {
 class BlobStore;
@@ -27,13 +27,13 @@ class Registries;
 namespace trainpack::builder {
 
 struct BuildRequest {
-  std::filesystem::path package_dir;   // absolute build context
-  std::string base_name;               // --executor-image-uri as given (FROM, base.name annotation)
-  ImageLocation base_location;         // where the base's bytes are read
+  std::filesystem::path package_dir;        // absolute build context
+  std::string base_name;                    // --executor-image-uri as given (FROM, base.name annotation)
+  transports::ImageLocation base_location;  // where the base's bytes are read
   std::vector<BuildStep> steps;
-  std::vector<ImageLocation> outputs;  // refs already defaulted
+  std::vector<transports::ImageLocation> outputs;  // refs already defaulted
   std::filesystem::path cache_dir;
-  layers::Platform platform;
+  image::Platform platform;
   bool platform_required = false;  // --platform was given: a single-platform base must be for it
   std::int64_t mtime = 0;
   int gzip_level = 6;
@@ -46,16 +46,16 @@ struct BuildRequest {
 struct BuiltLayerInfo {
   std::string instruction;  // the step that made it, or "base"
   std::string origin;       // "base", "built", "cached", or "planned" (dry run)
-  layers::Digest digest;
-  layers::Digest diff_id;   // empty for base layers (known only from the config)
+  image::Digest digest;
+  image::Digest diff_id;   // empty for base layers (known only from the config)
   std::uint64_t size = 0;
   std::string media_type;
   std::size_t entries = 0;  // files, dirs and links in a new layer
 };
 
 struct BuildResult {
-  layers::Digest manifest_digest;
-  layers::Digest config_digest;
+  image::Digest manifest_digest;
+  image::Digest config_digest;
   std::uint64_t manifest_size = 0;
   std::string base_digest;
   std::vector<BuiltLayerInfo> layers;
@@ -68,16 +68,16 @@ struct BuildResult {
   int layers_built = 0;
   int layers_cached = 0;
   std::vector<std::string> excluded;  // dry run: paths .dockerignore keeps out of the context
-  std::shared_ptr<const layers::Image> image;  // the built image (not set by a dry run), e.g. for local-run
+  std::shared_ptr<const image::Image> image;  // the built image (not set by a dry run), e.g. for local-run
 };
 
 BuildResult run_build(const BuildRequest& request, Progress& progress);
 
 // Opens an image from any location; `registries` is needed for registry locations. `platform` picks from an
 // index; with `platform_required` (the user gave --platform) a single-platform image must be for it too.
-std::shared_ptr<const layers::Image> open_image(const ImageLocation& location, const layers::Platform& platform,
-                                                const layers::BlobStore& store, registry::Registries* registries,
-                                                bool platform_required = false);
+std::shared_ptr<const image::Image> open_image(const transports::ImageLocation& location,
+                                               const image::Platform& platform, const layers::BlobStore& store,
+                                               registry::Registries* registries, bool platform_required = false);
 
 // The default cache directory: $TRAINPACK_CACHE_DIR, else $XDG_CACHE_HOME/trainpack, else ~/.cache/trainpack.
 std::filesystem::path default_cache_dir();

@@ -12,7 +12,6 @@
 #include "builder/build.h"
 #include "builder/build_plan.h"
 #include "builder/gcloud_flags.h"
-#include "builder/image_location.h"
 #include "builder/job_spec.h"
 #include "builder/local_run_spec.h"
 #include "builder/progress.h"
@@ -128,12 +127,12 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
   req.package_dir = spec.package_dir;
   req.base_name = spec.executor_image_uri;
   std::string base_text = bf.base_source.empty() ? spec.executor_image_uri : bf.base_source;
-  req.base_location = parse_image_location_or_throw(
+  req.base_location = transports::parse_image_location_or_throw(
       base_text, bf.base_source.empty() ? "--executor-image-uri" : "--base-source", /*bare_is_registry=*/true);
   if (spec.builds_image()) req.steps = plan_steps(plan_input(spec));
   // Absolute from the start: parts of a build change directory (the runc unpacker) and must still find it.
   req.cache_dir = fs::absolute(bf.cache_dir.empty() ? default_cache_dir() : fs::path(bf.cache_dir)).lexically_normal();
-  req.platform = layers::Platform::parse(bf.platform.empty() ? "linux/amd64" : bf.platform);
+  req.platform = image::Platform::parse(bf.platform.empty() ? "linux/amd64" : bf.platform);
   req.platform_required = !bf.platform.empty();
   req.mtime = layers::default_layer_mtime();
   req.gzip_level = bf.compression_level;
@@ -227,10 +226,10 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
     outputs.push_back("docker://" + spec.output_image);
   }
   for (const auto& o : outputs) {
-    ImageLocation loc = parse_image_location_or_throw(o, "--output");
+    transports::ImageLocation loc = transports::parse_image_location_or_throw(o, "--output");
     if (loc.ref.empty()) {
-      loc.ref = loc.kind == ImageLocation::Kind::kOciLayout ? (spec.output_image_generated ? "latest" : tag_of(spec.output_image))
-                                                            : spec.output_image;
+      loc.ref = loc.transport == "oci" ? (spec.output_image_generated ? "latest" : tag_of(spec.output_image))
+                                       : spec.output_image;
     }
     req.outputs.push_back(loc);
   }
@@ -238,7 +237,7 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
   if (bf.jobs < 1 || bf.jobs > 32) throw Error("--jobs must be between 1 and 32");
   if (!job_spec_out.empty()) {
     bool pushes = false;
-    for (const auto& o : req.outputs) pushes = pushes || o.kind == ImageLocation::Kind::kRegistry;
+    for (const auto& o : req.outputs) pushes = pushes || o.is_registry();
     if (!pushes)
       throw Error("--job-spec-out needs an image in a registry, and this build pushes none",
                   "add --output-image-uri=REGISTRY/REPOSITORY:TAG (Vertex AI pulls the image from there)");
@@ -322,7 +321,7 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const local
   Network network = network_for(req, bf);
   localrun::RunOptions run = localrun::run_options(rf, spec.service_account_key_file, spec.gpu);
 
-  std::shared_ptr<const layers::Image> image;
+  std::shared_ptr<const image::Image> image;
   if (spec.builds_image()) {
     Progress progress(Progress::detect(bf.quiet), bf.verbose, std::cerr);
     image = run_build(req, progress).image;

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "layers/layer_writer.h"
 #include "layers/rootfs_index.h"
 #include "layers/scanned_image.h"
@@ -75,14 +75,6 @@ std::string env_value(const std::vector<std::pair<std::string, std::string>>& en
   return value;
 }
 
-std::vector<std::string> config_env(const json& config) {
-  std::vector<std::string> env;
-  if (config.contains("Env") && config["Env"].is_array())
-    for (const auto& e : config["Env"])
-      if (e.is_string()) env.push_back(e.get<std::string>());
-  return env;
-}
-
 // "/usr/app/./x" or "x" (relative to /usr/app) → "usr/app/x".
 std::string image_relative(std::string_view path, std::string_view cwd) {
   return normalize_path(path.starts_with('/') ? std::string(path) : std::string(cwd) + "/" + std::string(path));
@@ -117,7 +109,7 @@ fs::path make_work_dir(const fs::path& cache_dir) {
 }  // namespace
 
 struct PythonInstaller::State {
-  std::shared_ptr<const layers::Image> base;
+  std::shared_ptr<const image::Image> base;
   const layers::BlobStore& store;
   fs::path cache_dir;
   PythonOptions options;
@@ -128,7 +120,7 @@ struct PythonInstaller::State {
   ScopedDir work;
   SourceBuilder builder;  // interpreters and builds of source trees, for the whole build
 
-  State(std::shared_ptr<const layers::Image> b, const layers::BlobStore& s, fs::path c, PythonOptions o, std::int64_t m,
+  State(std::shared_ptr<const image::Image> b, const layers::BlobStore& s, fs::path c, PythonOptions o, std::int64_t m,
         std::function<void(const std::string&)> l)
       : base(std::move(b)), store(s), cache_dir(std::move(c)), options(std::move(o)), mtime(m), log(std::move(l)),
         work(make_work_dir(cache_dir)),
@@ -143,14 +135,13 @@ struct PythonInstaller::State {
     return *scanned;
   }
 
-  python::PythonFacts facts(const json& config, bool python3_names) {
+  python::PythonFacts facts(const image::ImageConfig& config, bool python3_names) {
     const layers::ScannedImage& fs = filesystem();
-    json image = base->config();
     python::ImageConfigFacts cfg;
-    cfg.env = config_env(config);
-    if (config.contains("User") && config["User"].is_string()) cfg.user = config["User"];
-    cfg.architecture = layers::string_member(image, "architecture");
-    cfg.variant = layers::string_member(image, "variant");
+    cfg.env = config.env().entries();
+    cfg.user = config.user();
+    cfg.architecture = config.architecture();
+    cfg.variant = config.variant();
     return python::read_python_facts(fs, cfg, python3_names);
   }
 
@@ -173,7 +164,7 @@ struct PythonInstaller::State {
 // installation into entries, then the layers.
 class PythonInstaller::Step {
  public:
-  Step(State& st, const PipInstallStep& step, const json& config, const std::vector<FileEntries>& own_layers);
+  Step(State& st, const PipInstallStep& step, const image::ImageConfig& config, const std::vector<FileEntries>& own_layers);
   std::vector<PipLayer> run();
 
  private:
@@ -218,7 +209,7 @@ class PythonInstaller::Step {
 
   State& st_;
   const PipInstallStep& step_;
-  const json& config_;
+  const image::ImageConfig& config_;
   python::PythonFacts facts_;
   const python::PipConfig& pip_;
   python::PipBehaviour behaviour_;                      // what the image's pip version (and Debian's patches) change
@@ -250,7 +241,7 @@ class PythonInstaller::Step {
   std::vector<OwnLayer> own_layers_out_;
 };
 
-PythonInstaller::Step::Step(State& st, const PipInstallStep& step, const json& config,
+PythonInstaller::Step::Step(State& st, const PipInstallStep& step, const image::ImageConfig& config,
                             const std::vector<FileEntries>& own_layers)
     : st_(st), step_(step), config_(config), facts_(st.facts(config, step.pip3)), pip_(facts_.pip_config),
       behaviour_(python::PipBehaviour::of(facts_)), fs_(st.filesystem(), st.filesystem().index(), own_layers),
@@ -342,10 +333,7 @@ void PythonInstaller::Step::collect_requirements() {
 
 void PythonInstaller::Step::collect_requirements_file(const std::string& path) {
   python::RequirementsEnv renv;
-  for (const std::string& e : config_env(config_)) {
-    auto eq = e.find('=');
-    if (eq != std::string::npos) renv.vars[e.substr(0, eq)] = e.substr(eq + 1);
-  }
+  for (const auto& [key, value] : config_.env().pairs()) renv.vars[key] = value;
   renv.cwd = cwd_;
   renv.read_file = [this](const std::string& path) { return read_image_file(image_relative(path, cwd_)); };
   renv.path_exists = [this](const std::string& path) { return merged_.find(image_relative(path, cwd_)) != nullptr; };
@@ -526,7 +514,7 @@ void PythonInstaller::Step::prepare_local_items() {
       // PEP 610; pip >= 23.1 records the sha256 of the file the user gave (the sdist for an sdist).
       json archive_info = json::object();
       if (behaviour_.hashes_local_archives()) {
-        std::string hex = layers::sha256_of_file(*host).hex();
+        std::string hex = image::sha256_of_file(*host).hex();
         archive_info = json{{"hash", "sha256=" + hex}, {"hashes", {{"sha256", hex}}}};
       }
       local.direct_url = json{{"archive_info", archive_info}, {"url", url}};
@@ -601,7 +589,7 @@ void PythonInstaller::Step::check_hashes(const python::Resolution& resolution, I
       throw Error("hashes are required for every package in hash-checking mode, but " + d.name + "==" +
                       d.version.str() + " (" + filename + ") has none",
                   "add --hash=sha256:... lines for it (and pin it with ==) in the requirements file");
-    std::string got = layers::sha256_of_file(source.archive(d.file->handle)).hex();
+    std::string got = image::sha256_of_file(source.archive(d.file->handle)).hex();
     if (!it->second.count(got))
       throw Error(filename + " does not match the hashes in " + hash_origin_[d.name] + ": got sha256:" + got,
                   "update the --hash on that line (pip hash FILE prints it), or check where the file came from");
@@ -700,7 +688,7 @@ python::InstalledWheel PythonInstaller::Step::staged_files(const python::LegacyI
       e.mode = exec ? 0755 : 0644;
       e.source = it->path();
       e.size = fs::file_size(it->path());
-      e.source_stamp = "sha256:" + layers::sha256_of_file(it->path()).hex();  // the stage is new on every build
+      e.source_stamp = "sha256:" + image::sha256_of_file(it->path()).hex();  // the stage is new on every build
       out.files.push_back(std::move(e));
     }
   }
@@ -817,7 +805,7 @@ std::vector<PipLayer> PythonInstaller::Step::layers() {
   return result;
 }
 
-PythonInstaller::PythonInstaller(std::shared_ptr<const layers::Image> base, const layers::BlobStore& store,
+PythonInstaller::PythonInstaller(std::shared_ptr<const image::Image> base, const layers::BlobStore& store,
                                  fs::path cache_dir, PythonOptions options, std::int64_t mtime,
                                  std::function<void(const std::string&)> log)
     : state_(std::make_unique<State>(std::move(base), store, std::move(cache_dir), std::move(options), mtime,
@@ -825,7 +813,7 @@ PythonInstaller::PythonInstaller(std::shared_ptr<const layers::Image> base, cons
 
 PythonInstaller::~PythonInstaller() = default;
 
-std::vector<PipLayer> PythonInstaller::install(const PipInstallStep& step, const json& config,
+std::vector<PipLayer> PythonInstaller::install(const PipInstallStep& step, const image::ImageConfig& config,
                                                const std::vector<FileEntries>& own_layers) {
   return Step(*state_, step, config, own_layers).run();
 }

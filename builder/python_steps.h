@@ -20,9 +20,9 @@
 
 #include "builder/build_plan.h"
 #include "builder/source_builds.h"
+#include "image/image.h"
 #include "layers/blob_store.h"
 #include "layers/file_entry.h"
-#include "layers/image.h"
 #include "net/google_credentials.h"
 #include "net/http_client.h"
 
@@ -53,7 +53,7 @@ struct PipLayer {
 class PythonInstaller {
  public:
   // `base` stays alive with the installer; `store` holds downloads; `cache_dir` the layer scans and facts cache.
-  PythonInstaller(std::shared_ptr<const layers::Image> base, const layers::BlobStore& store,
+  PythonInstaller(std::shared_ptr<const image::Image> base, const layers::BlobStore& store,
                   std::filesystem::path cache_dir, PythonOptions options, std::int64_t mtime,
                   std::function<void(const std::string&)> log);
   ~PythonInstaller();
@@ -63,7 +63,7 @@ class PythonInstaller {
   // The layers of one pip step. `config` is the image config at that step (Env, User; gcloud's ENV lines
   // included), `own_layers` the layers this build added before it (their entries name the host files COPY put
   // into /usr/app). Throws Error with a one-line cause and a hint.
-  std::vector<PipLayer> install(const PipInstallStep& step, const nlohmann::json& config,
+  std::vector<PipLayer> install(const PipInstallStep& step, const image::ImageConfig& config,
                                 const std::vector<layers::FileEntries>& own_layers);
 
  private:

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "python/filenames.h"
 #include "python/image_interpreter.h"
 #include "python/installed_dists.h"
@@ -34,7 +34,7 @@ void set_tree_mtime(const fs::path& dir, std::int64_t mtime) {
 }
 
 std::string sdist_cache_key(const fs::path& sdist, const std::string& how) {
-  return layers::sha256_of(layers::sha256_of_file(sdist).hex() + "\n" + how).hex();
+  return image::sha256_of(image::sha256_of_file(sdist).hex() + "\n" + how).hex();
 }
 
 // A copy of a built wheel (written by the build's user, maybe on another filesystem) made by this process into a

@@ -2,10 +2,15 @@
 
 #include <ctime>
 
-#include "layers/media_types.h"
+#include "image/media_types.h"
 #include "support/error.h"
 
 namespace trainpack::layers {
+using image::Descriptor;
+using image::Digest;
+using image::Image;
+using image::Manifest;
+namespace media = image::media;
 using nlohmann::json;
 
 namespace {
@@ -29,24 +34,18 @@ std::string rfc3339_utc(std::int64_t unix_seconds) {
 AppendedImage::AppendedImage(std::shared_ptr<const Image> base, const BlobStore& store, const AppendSpec& spec)
     : base_(std::move(base)), store_(store) {
   Manifest base_manifest = base_->manifest();
-  json cfg = base_->config();
+  image::ImageConfig cfg = spec.config;
 
-  if (!cfg.contains("rootfs") || !cfg["rootfs"].is_object() || !cfg["rootfs"].contains("diff_ids") ||
-      !cfg["rootfs"]["diff_ids"].is_array())
-    throw Error(base_->describe() + ": image config has no rootfs.diff_ids", "the base image is corrupt");
-  if (cfg["rootfs"]["diff_ids"].size() != base_manifest.layers.size())
-    throw Error(base_->describe() + ": config lists " + std::to_string(cfg["rootfs"]["diff_ids"].size()) +
-                    " diff_ids but the manifest has " + std::to_string(base_manifest.layers.size()) + " layers",
+  std::optional<std::size_t> diff_ids = cfg.diff_id_count();
+  if (!diff_ids) throw Error(base_->describe() + ": image config has no rootfs.diff_ids", "the base image is corrupt");
+  if (*diff_ids != base_manifest.layers.size())
+    throw Error(base_->describe() + ": config lists " + std::to_string(*diff_ids) + " diff_ids but the manifest has " +
+                    std::to_string(base_manifest.layers.size()) + " layers",
                 "the base image is corrupt");
 
-  cfg["created"] = spec.created;
-  cfg["config"] = spec.config;
-  if (!cfg.contains("history") || !cfg["history"].is_array()) cfg["history"] = json::array();
-  if (cfg["history"].empty()) {
-    // History entries map onto layers; a base without history gets one neutral entry per layer.
-    for (std::size_t i = 0; i < base_manifest.layers.size(); ++i)
-      cfg["history"].push_back({{"created_by", "(base image layer)"}});
-  }
+  cfg.set_created(spec.created);
+  cfg.ensure_execution_config();
+  cfg.fill_missing_history(base_manifest.layers.size());
 
   Manifest out;
   out.media_type = std::string(media::kOciManifest);
@@ -58,7 +57,7 @@ AppendedImage::AppendedImage(std::shared_ptr<const Image> base, const BlobStore&
   for (const AppendStep& step : spec.steps) {
     json h{{"created", spec.created}, {"created_by", step.created_by}, {"comment", "trainpack"}};
     if (step.layer) {
-      cfg["rootfs"]["diff_ids"].push_back(step.layer->diff_id.str());
+      cfg.append_history(std::move(h), step.layer->diff_id.str());
       Descriptor d;
       d.media_type = std::string(media::kOciLayerGzip);
       d.digest = step.layer->digest;
@@ -66,10 +65,10 @@ AppendedImage::AppendedImage(std::shared_ptr<const Image> base, const BlobStore&
       out.layers.push_back(d);
     } else {
       h["empty_layer"] = true;
+      cfg.append_history(std::move(h), std::nullopt);
     }
-    cfg["history"].push_back(h);
   }
-  config_ = cfg.dump();
+  config_ = cfg.serialize();
   StoredBlob config_blob = store_.put(config_);
   out.config.media_type = std::string(media::kOciConfig);
   out.config.digest = config_blob.digest;

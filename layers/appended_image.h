@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "layers/blob_store.h"
-#include "layers/image.h"
+#include "image/image.h"
 #include "layers/layer_writer.h"
 
 namespace trainpack::layers {
@@ -23,32 +23,32 @@ struct AppendStep {
 
 struct AppendSpec {
   std::vector<AppendStep> steps;
-  nlohmann::json config;                // the edited "config" object (Env, Entrypoint, ...), replaces the base's
+  image::ImageConfig config;            // the base's config with this build's edits (Env, Entrypoint, ...)
   std::string created;                  // RFC 3339, for the image and each new history entry
   nlohmann::json manifest_annotations;  // object
 };
 
-class AppendedImage : public Image {
+class AppendedImage : public image::Image {
  public:
   // Builds the new config and manifest, stores both in `store`. Docker-family base layers are relabelled to
   // their OCI media types (same bytes and digests); the result is always an OCI manifest.
-  AppendedImage(std::shared_ptr<const Image> base, const BlobStore& store, const AppendSpec& spec);
+  AppendedImage(std::shared_ptr<const image::Image> base, const BlobStore& store, const AppendSpec& spec);
 
   const std::string& raw_manifest() const override { return manifest_; }
   const std::string& raw_config() const override { return config_; }
-  std::filesystem::path blob_path(const Digest& digest) const override;
-  bool has_local_blob(const Digest& digest) const override {
+  std::filesystem::path blob_path(const image::Digest& digest) const override;
+  bool has_local_blob(const image::Digest& digest) const override {
     return store_.has(digest) || base_->has_local_blob(digest);
   }
   std::string describe() const override { return "the built image"; }
-  std::optional<RemoteOrigin> remote_origin(const Digest& digest) const override {
+  std::optional<image::RemoteOrigin> remote_origin(const image::Digest& digest) const override {
     return base_->remote_origin(digest);  // only the base's blobs have one
   }
 
-  const Image& base() const { return *base_; }
+  const image::Image& base() const { return *base_; }
 
  private:
-  std::shared_ptr<const Image> base_;
+  std::shared_ptr<const image::Image> base_;
   BlobStore store_;  // a copy: the store is only a root path
   std::string manifest_;
   std::string config_;

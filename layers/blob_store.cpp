@@ -21,9 +21,9 @@ BlobStore::BlobStore(fs::path root) : root_(std::move(root)) {
                       "check that the cache directory is writable, or pass --cache-dir");
 }
 
-fs::path BlobStore::path_of(const Digest& digest) const { return root_ / "blobs" / digest.algorithm() / digest.hex(); }
+fs::path BlobStore::path_of(const image::Digest& digest) const { return root_ / "blobs" / digest.algorithm() / digest.hex(); }
 
-bool BlobStore::has(const Digest& digest) const {
+bool BlobStore::has(const image::Digest& digest) const {
   std::error_code ec;
   return fs::is_regular_file(path_of(digest), ec);
 }
@@ -89,7 +89,7 @@ StoredBlob BlobStore::put(std::string_view bytes) const {
   return w.commit();
 }
 
-StoredBlob BlobStore::put_file(const fs::path& file, const Digest* expected) const {
+StoredBlob BlobStore::put_file(const fs::path& file, const image::Digest* expected) const {
   std::FILE* in = std::fopen(file.c_str(), "rb");
   if (!in) throw Error("cannot read " + file.string() + ": " + std::strerror(errno));
   Writer w = begin_write();

@@ -7,12 +7,12 @@
 #include <string>
 #include <string_view>
 
-#include "layers/digest.h"
+#include "image/digest.h"
 
 namespace trainpack::layers {
 
 struct StoredBlob {
-  Digest digest;
+  image::Digest digest;
   std::uint64_t size = 0;
 };
 
@@ -21,8 +21,8 @@ class BlobStore {
   explicit BlobStore(std::filesystem::path root);
 
   const std::filesystem::path& root() const { return root_; }
-  std::filesystem::path path_of(const Digest& digest) const;
-  bool has(const Digest& digest) const;
+  std::filesystem::path path_of(const image::Digest& digest) const;
+  bool has(const image::Digest& digest) const;
 
   // Streams bytes into a temp file while hashing; commit() renames it to its digest's name.
   class Writer {
@@ -41,14 +41,14 @@ class BlobStore {
     const BlobStore* store_;
     std::filesystem::path tmp_;
     std::FILE* file_;
-    Sha256 hash_;
+    image::Sha256 hash_;
     std::uint64_t size_ = 0;
   };
 
   Writer begin_write() const;
   StoredBlob put(std::string_view bytes) const;
   // Copies a file in, hashing as it goes. When `expected` is given and differs, nothing is stored and Error names it.
-  StoredBlob put_file(const std::filesystem::path& file, const Digest* expected = nullptr) const;
+  StoredBlob put_file(const std::filesystem::path& file, const image::Digest* expected = nullptr) const;
 
  private:
   std::filesystem::path root_;

@@ -55,15 +55,15 @@ std::optional<std::string> unsafe_entry_reason(std::string_view name, EntryKind 
 namespace trainpack::layers {
 namespace fs = std::filesystem;
 
-void mark_layer_safe(const fs::path& cache_dir, const Digest& layer) {
+void mark_layer_safe(const fs::path& cache_dir, const image::Digest& layer) {
   fs::create_directories(cache_dir / "checked-layers");
   write_file_atomic(cache_dir / "checked-layers" / layer.hex(), "safe\n");
 }
 
-void check_layers_are_safe(const Image& image, const std::vector<Digest>& layers, const fs::path& cache_dir) {
+void check_layers_are_safe(const image::Image& image, const std::vector<image::Digest>& layers, const fs::path& cache_dir) {
   const fs::path marks = cache_dir / "checked-layers";
-  std::vector<Digest> todo;
-  for (const Digest& d : layers) {
+  std::vector<image::Digest> todo;
+  for (const image::Digest& d : layers) {
     std::error_code ec;
     if (!fs::exists(marks / d.hex(), ec)) todo.push_back(d);
   }

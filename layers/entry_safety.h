@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "layers/image.h"
+#include "image/image.h"
 
 namespace trainpack::layers {
 
@@ -25,11 +25,11 @@ namespace trainpack::layers {
 
 // Reads each of `layers` of `image` (downloading those that are remote) and throws Error naming the layer and the
 // first unsafe entry. A layer found safe is remembered under <cache_dir>/checked-layers/<hex>, so it is read once.
-void check_layers_are_safe(const Image& image, const std::vector<Digest>& layers,
+void check_layers_are_safe(const image::Image& image, const std::vector<image::Digest>& layers,
                            const std::filesystem::path& cache_dir);
 
 // Remembers a layer that was read whole without an unsafe entry (list_layer_blob refuses them), so that
 // check_layers_are_safe does not read it again: a base scan marks every layer it lists.
-void mark_layer_safe(const std::filesystem::path& cache_dir, const Digest& layer);
+void mark_layer_safe(const std::filesystem::path& cache_dir, const image::Digest& layer);
 
 }  // namespace trainpack::layers

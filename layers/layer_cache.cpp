@@ -15,7 +15,7 @@ namespace {
 // Bump when the layer writer's output for the same entries changes.
 constexpr const char* kFormatVersion = "trainpack-layer-v1";
 
-void field(Sha256& h, std::string_view s) {
+void field(image::Sha256& h, std::string_view s) {
   std::string len = std::to_string(s.size()) + ":";
   h.update(len);
   h.update(s);
@@ -29,7 +29,7 @@ LayerCache::LayerCache(const BlobStore& store, fs::path dir) : store_(store), di
 }
 
 std::string LayerCache::fingerprint(const FileEntries& entries, const LayerOptions& options) {
-  Sha256 h;
+  image::Sha256 h;
   field(h, kFormatVersion);
   field(h, std::to_string(options.mtime));
   field(h, std::to_string(options.gzip_level));
@@ -49,20 +49,20 @@ std::string LayerCache::fingerprint(const FileEntries& entries, const LayerOptio
         field(h, e.source_stamp);
       } else {
         auto [it, fresh] = archive_hashes.try_emplace(e.source.string());
-        if (fresh) it->second = sha256_of_file(e.source).hex();
+        if (fresh) it->second = image::sha256_of_file(e.source).hex();
         field(h, it->second);
       }
       field(h, e.zip_member);
       field(h, std::to_string(e.zip_index));
     } else if (e.source.empty()) {
       field(h, "inline");
-      field(h, sha256_of(e.data).hex());
+      field(h, image::sha256_of(e.data).hex());
     } else if (!e.source_stamp.empty()) {
       field(h, e.source.string());
       field(h, e.source_stamp);
     } else {
       field(h, "content");  // no cheap stamp: fall back to hashing the bytes
-      field(h, sha256_of_file(e.source).hex());
+      field(h, image::sha256_of_file(e.source).hex());
     }
   }
   return h.finish().hex();
@@ -74,8 +74,8 @@ std::optional<LayerBlob> LayerCache::lookup(const std::string& fp) const {
   if (!fs::exists(p, ec)) return std::nullopt;
   json j = json::parse(read_file(p, 1 << 16), nullptr, false);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;  // unreadable entry: rebuild and overwrite
-  auto diff_id = Digest::parse(j.value("diff_id", ""));
-  auto digest = Digest::parse(j.value("digest", ""));
+  auto diff_id = image::Digest::parse(j.value("diff_id", ""));
+  auto digest = image::Digest::parse(j.value("digest", ""));
   if (!diff_id || !digest || !j.contains("size") || !j["size"].is_number_unsigned()) return std::nullopt;
   LayerBlob blob{*diff_id, *digest, j["size"].get<std::uint64_t>()};
   if (!store_.has(blob.digest) || fs::file_size(store_.path_of(blob.digest), ec) != blob.size) return std::nullopt;

@@ -47,7 +47,7 @@ class TarSink {
     pump(Z_NO_FLUSH);
   }
 
-  Digest finish() {
+  image::Digest finish() {
     z_.next_in = nullptr;
     z_.avail_in = 0;
     pump(Z_FINISH);
@@ -69,7 +69,7 @@ class TarSink {
   BlobStore::Writer& out_;
   z_stream z_;
   std::vector<char> zbuf_;
-  Sha256 tar_hash_;
+  image::Sha256 tar_hash_;
 };
 
 la_ssize_t sink_write(struct archive* a, void* client, const void* buf, size_t size) {

@@ -16,14 +16,14 @@
 #include <string>
 
 #include "layers/blob_store.h"
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "layers/file_entry.h"
 
 namespace trainpack::layers {
 
 struct LayerBlob {
-  Digest diff_id;     // sha256 of the uncompressed tar
-  Digest digest;      // sha256 of the gzip stream (the blob)
+  image::Digest diff_id;     // sha256 of the uncompressed tar
+  image::Digest digest;      // sha256 of the gzip stream (the blob)
   std::uint64_t size = 0;  // gzip byte count
 };
 

@@ -136,7 +136,7 @@ std::optional<LayerListing> parse_listing(std::string_view text) {
   return out;
 }
 
-LayerListing list_layer_cached(const std::function<fs::path()>& blob, const Digest& digest, const fs::path& cache_dir,
+LayerListing list_layer_cached(const std::function<fs::path()>& blob, const image::Digest& digest, const fs::path& cache_dir,
                                std::string_view what) {
   fs::path cached = cache_dir / (digest.hex() + ".json");
   std::error_code ec;

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "layers/file_entry.h"
 
 namespace trainpack::layers {
@@ -45,7 +45,7 @@ std::optional<LayerListing> parse_listing(std::string_view text);
 
 // list_layer_blob with a per-digest cache under `cache_dir` (written atomically). `blob` is asked for the layer's
 // file only on a cache miss, so a cached listing never fetches or re-hashes the layer.
-LayerListing list_layer_cached(const std::function<std::filesystem::path()>& blob, const Digest& digest,
+LayerListing list_layer_cached(const std::function<std::filesystem::path()>& blob, const image::Digest& digest,
                                const std::filesystem::path& cache_dir, std::string_view what);
 
 class RootfsIndex {

@@ -40,9 +40,9 @@ std::string safe_name(const std::string& name) {
 
 }  // namespace
 
-ScannedImage::ScannedImage(std::shared_ptr<const Image> image, fs::path cache_dir, ScanSelection selection)
+ScannedImage::ScannedImage(std::shared_ptr<const image::Image> image, fs::path cache_dir, ScanSelection selection)
     : image_(std::move(image)), cache_dir_(std::move(cache_dir)), selection_(std::move(selection)) {
-  Manifest manifest = image_->manifest();
+  image::Manifest manifest = image_->manifest();
   const std::size_t n = manifest.layers.size();
   std::vector<std::optional<LayerListing>> listings(n);
   std::vector<std::size_t> todo;
@@ -146,7 +146,7 @@ std::optional<std::size_t> ScannedImage::provider(std::string_view path) const {
 }
 
 void ScannedImage::read_layer(std::size_t i, const LayerEntryVisitor& visit) const {
-  const Digest& digest = layers_.at(i).digest;
+  const image::Digest& digest = layers_.at(i).digest;
   list_layer_blob(image_->blob_path(digest), image_->describe() + " layer " + digest.str(), visit);
 }
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "layers/image.h"
+#include "image/image.h"
 #include "layers/image_filesystem.h"
 #include "layers/rootfs_index.h"
 
@@ -28,7 +28,7 @@ struct ScanSelection {
 class ScannedImage : public ImageFilesystem {
  public:
   // Scans every layer of `image` (downloading a layer only when its scan is not cached; up to kScanWorkers at once).
-  ScannedImage(std::shared_ptr<const Image> image, std::filesystem::path cache_dir, ScanSelection selection);
+  ScannedImage(std::shared_ptr<const image::Image> image, std::filesystem::path cache_dir, ScanSelection selection);
 
   const PathInfo* find(std::string_view path) const override { return index_.find(path); }
   std::string resolve(std::string_view path) const override { return index_.resolve(path); }
@@ -40,9 +40,9 @@ class ScannedImage : public ImageFilesystem {
   std::optional<std::string> read_prefix(std::string_view path, std::size_t max_bytes) const override;
 
   const RootfsIndex& index() const { return index_; }
-  const Image& image() const { return *image_; }
+  const image::Image& image() const { return *image_; }
   std::size_t layer_count() const { return layers_.size(); }
-  const Digest& layer_digest(std::size_t i) const { return layers_.at(i).digest; }
+  const image::Digest& layer_digest(std::size_t i) const { return layers_.at(i).digest; }
   // The layer (manifest order) whose entry is the merged regular file or hardlink at `path`; nullopt otherwise.
   std::optional<std::size_t> provider(std::string_view path) const;
   // Reads layer i's blob once more (downloading it when the image is remote), showing each entry to `visit`.
@@ -50,7 +50,7 @@ class ScannedImage : public ImageFilesystem {
 
  private:
   struct Layer {
-    Digest digest;
+    image::Digest digest;
     std::filesystem::path dir;  // <cache>/scans/<selection>/<hex>: listing.json, files/<path>
   };
   static constexpr std::size_t kScanWorkers = 4;  // layers downloaded and listed at once on a cold cache
@@ -60,7 +60,7 @@ class ScannedImage : public ImageFilesystem {
   // The cached copy of a regular file (resolved, hardlinks followed), scanning its layer again when it was not kept.
   std::optional<std::filesystem::path> local_copy(std::string_view path) const;
 
-  std::shared_ptr<const Image> image_;
+  std::shared_ptr<const image::Image> image_;
   std::filesystem::path cache_dir_;
   ScanSelection selection_;
   std::vector<Layer> layers_;

@@ -247,7 +247,7 @@ void apply_layer(const fs::path& blob, const fs::path& rootfs, std::string_view 
   u.apply(blob);
 }
 
-void unpack_image(const Image& image, const fs::path& rootfs) {
+void unpack_image(const image::Image& image, const fs::path& rootfs) {
   std::error_code ec;
   if (fs::exists(rootfs, ec)) {
     if (!fs::is_directory(rootfs, ec) || !fs::is_empty(rootfs, ec))
@@ -257,7 +257,7 @@ void unpack_image(const Image& image, const fs::path& rootfs) {
     if (ec) throw Error("cannot create " + rootfs.string() + ": " + ec.message());
   }
   ::chmod(rootfs.c_str(), 0755);
-  Manifest m = image.manifest();
+  image::Manifest m = image.manifest();
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     std::string what = image.describe() + " layer " + std::to_string(i + 1) + "/" + std::to_string(m.layers.size()) +
                        " (" + m.layers[i].digest.str() + ")";

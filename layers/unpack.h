@@ -17,13 +17,13 @@
 // - A layer whose last file is not padded to 512 bytes (umoci writes such layers; Docker accepts them) is accepted.
 #include <filesystem>
 
-#include "layers/image.h"
+#include "image/image.h"
 
 namespace trainpack::layers {
 
 // Unpacks `image` into `rootfs`, which must be an empty directory or not exist (it is created).
 // Throws Error naming the image, the layer and the entry on failure; what was unpacked so far is left in place.
-void unpack_image(const Image& image, const std::filesystem::path& rootfs);
+void unpack_image(const image::Image& image, const std::filesystem::path& rootfs);
 
 // Applies one layer blob on top of `rootfs` (the step unpack_image repeats). `what` names the layer in errors.
 void apply_layer(const std::filesystem::path& blob, const std::filesystem::path& rootfs, std::string_view what);

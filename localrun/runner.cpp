@@ -20,10 +20,10 @@
 #include <sstream>
 
 #include "distro/users.h"
-#include "layers/docker_archive.h"
 #include "layers/unpack.h"
 #include "support/fs.h"
 #include "support/process.h"
+#include "transports/docker_archive.h"
 
 namespace trainpack::localrun {
 namespace fs = std::filesystem;
@@ -89,22 +89,6 @@ std::string read_in_root(const fs::path& rootfs, const std::string& rel) {
   while ((n = ::read(fd, buf, sizeof buf)) > 0 && out.size() < (8u << 20)) out.append(buf, static_cast<size_t>(n));
   ::close(fd);
   return out;
-}
-
-void set_env(std::vector<std::string>& env, const std::string& key, const std::string& value) {
-  for (auto& e : env) {
-    if (e.compare(0, key.size() + 1, key + "=") == 0 || e == key) {
-      e = key + "=" + value;
-      return;
-    }
-  }
-  env.push_back(key + "=" + value);
-}
-
-bool has_env(const std::vector<std::string>& env, const std::string& key) {
-  for (const auto& e : env)
-    if (e.compare(0, key.size() + 1, key + "=") == 0) return true;
-  return false;
 }
 
 std::vector<std::string> string_list(const json& j) {
@@ -195,12 +179,12 @@ json runtime_spec(const json& image_config, const RunOptions& options, const fs:
 
   ContainerUser user = resolve_user(cfg.value("User", std::string()), rootfs);
 
-  std::vector<std::string> env = string_list(cfg.value("Env", json()));
-  if (!has_env(env, "PATH")) set_env(env, "PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-  if (!has_env(env, "HOSTNAME")) set_env(env, "HOSTNAME", hostname);
-  if (!has_env(env, "HOME")) set_env(env, "HOME", user.home.empty() ? "/" : user.home);
-  if (!options.credentials_file.empty()) set_env(env, kCredentialsEnv, kCredentialsMountPath);
-  for (const auto& [k, v] : options.extra_env) set_env(env, k, v);
+  image::EnvList env = image::ImageConfig::from_json(image_config).env();
+  if (!env.has("PATH")) env.set("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+  if (!env.has("HOSTNAME")) env.set("HOSTNAME", hostname);
+  if (!env.has("HOME")) env.set("HOME", user.home.empty() ? "/" : user.home);
+  if (!options.credentials_file.empty()) env.set(kCredentialsEnv, kCredentialsMountPath);
+  for (const auto& [k, v] : options.extra_env) env.set(k, v);
 
   std::string cwd = cfg.value("WorkingDir", std::string());
   if (cwd.empty()) cwd = "/";
@@ -216,7 +200,7 @@ json runtime_spec(const json& image_config, const RunOptions& options, const fs:
       {"terminal", false},
       {"user", {{"uid", user.uid}, {"gid", user.gid}}},
       {"args", args},
-      {"env", env},
+      {"env", env.entries()},
       {"cwd", cwd},
       {"capabilities", {{"bounding", caps}, {"effective", caps}, {"permitted", caps}}},
       // Docker raises the open-files limit; here as far as our own hard limit goes (more is refused).
@@ -303,7 +287,7 @@ struct Ran {
   std::vector<std::string> argv;
 };
 
-Ran run_with_engine_impl(const std::string& cli, const layers::Image& image, const RunOptions& options,
+Ran run_with_engine_impl(const std::string& cli, const image::Image& image, const RunOptions& options,
                          const fs::path& work_dir, const std::function<void()>& before_run) {
   if (!options.docker_archive.empty() && options.image_name.empty())
     throw Error("no image name for the docker-archive " + options.docker_archive.string(),
@@ -316,7 +300,7 @@ Ran run_with_engine_impl(const std::string& cli, const layers::Image& image, con
     fs::create_directories(work_dir);
     archive = work_dir / (random_id() + ".tar");
     written.emplace(archive);
-    layers::write_docker_archive(image, archive, ref);
+    transports::write_docker_archive(image, archive, ref);
   }
   std::vector<std::string> load{cli, "load", "-i", archive.string()};
   int rc = run_attached(load, ChildOutput::kToStderr);
@@ -329,7 +313,7 @@ Ran run_with_engine_impl(const std::string& cli, const layers::Image& image, con
   return {run_attached(argv, ChildOutput::kMergedToStdout), argv};
 }
 
-Ran run_daemonless_impl(const layers::Image& image, const RunOptions& options, const fs::path& work_dir,
+Ran run_daemonless_impl(const image::Image& image, const RunOptions& options, const fs::path& work_dir,
                         const std::function<void()>& before_run) {
   if (::geteuid() != 0)
     throw Error("running without docker or podman needs root (runc, rootful): run as root, or install docker",
@@ -346,7 +330,7 @@ Ran run_daemonless_impl(const layers::Image& image, const RunOptions& options, c
   fs::create_directories(bundle.path());
   fs::path rootfs = bundle.path() / "rootfs";
   layers::unpack_image(image, rootfs);
-  json spec = runtime_spec(image.config(), options, rootfs);
+  json spec = runtime_spec(image.config().document(), options, rootfs);
   write_file_atomic(bundle.path() / "config.json", spec.dump(2));
   fs::path state = work / "runc-state";
   fs::create_directories(state);
@@ -360,16 +344,16 @@ Ran run_daemonless_impl(const layers::Image& image, const RunOptions& options, c
 
 }  // namespace
 
-int run_with_engine(const std::string& cli, const layers::Image& image, const RunOptions& options,
+int run_with_engine(const std::string& cli, const image::Image& image, const RunOptions& options,
                     const fs::path& work_dir) {
   return run_with_engine_impl(cli, image, options, work_dir, {}).code;
 }
 
-int run_daemonless(const layers::Image& image, const RunOptions& options, const fs::path& work_dir) {
+int run_daemonless(const image::Image& image, const RunOptions& options, const fs::path& work_dir) {
   return run_daemonless_impl(image, options, work_dir, {}).code;
 }
 
-int run_image(const layers::Image& image, const RunOptions& options_in, const fs::path& work_dir) {
+int run_image(const image::Image& image, const RunOptions& options_in, const fs::path& work_dir) {
   RunOptions options = options_in;
   if (!options.credentials_file.empty()) {
     std::error_code ec;

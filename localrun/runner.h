@@ -26,7 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "layers/image.h"
+#include "image/image.h"
 #include "support/error.h"
 
 namespace trainpack::localrun {
@@ -93,14 +93,14 @@ std::string choose_engine(const std::string& engine);
 
 // The low-level runs: they print nothing of their own and return the container's exit code (or the engine's:
 // 125-127 when it could not start the container). The container's output goes to our stdout, stdin is /dev/null.
-int run_with_engine(const std::string& cli, const layers::Image& image, const RunOptions& options,
+int run_with_engine(const std::string& cli, const image::Image& image, const RunOptions& options,
                     const std::filesystem::path& work_dir);
-int run_daemonless(const layers::Image& image, const RunOptions& options, const std::filesystem::path& work_dir);
+int run_daemonless(const image::Image& image, const RunOptions& options, const std::filesystem::path& work_dir);
 
 // local-run's run step: checks the credentials file (it must be a regular file: Docker would create a directory at a
 // missing path) and the mount sources (must exist; made absolute), picks the engine, prints gcloud's messages, runs. Returns 0 when the container exits 0; otherwise
 // throws RunError carrying the exit code.
-int run_image(const layers::Image& image, const RunOptions& options, const std::filesystem::path& work_dir);
+int run_image(const image::Image& image, const RunOptions& options, const std::filesystem::path& work_dir);
 
 // gcloud's default credentials when --service-account-key-file is not given: $GOOGLE_APPLICATION_CREDENTIALS, else
 // $CLOUDSDK_CONFIG/application_default_credentials.json, else ~/.config/gcloud/application_default_credentials.json.

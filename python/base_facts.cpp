@@ -9,6 +9,7 @@
 #include "distro/os_release.h"
 #include "distro/package_db.h"
 #include "distro/users.h"
+#include "image/config.h"
 #include "python/configparser.h"
 #include "python/image_root.h"
 #include "python/names.h"
@@ -138,15 +139,8 @@ class FactsReader {
 };
 
 void FactsReader::read_env() {
-  for (const std::string& kv : cfg_.env) {
-    std::size_t eq = kv.find('=');
-    if (eq == std::string::npos) continue;
-    std::string key = kv.substr(0, eq);
-    auto it = std::find_if(f_.env.begin(), f_.env.end(), [&](auto& p) { return p.first == key; });
-    if (it == f_.env.end()) f_.env.emplace_back(key, kv.substr(eq + 1));
-    else it->second = kv.substr(eq + 1);
-    env_[key] = kv.substr(eq + 1);
-  }
+  f_.env = image::EnvList(cfg_.env).pairs();
+  env_ = std::map<std::string, std::string>(f_.env.begin(), f_.env.end());
   f_.user = cfg_.user;
 }
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <set>
 
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "layers/image_extract.h"
 #include "python/names.h"
 #include "support/error.h"
@@ -200,7 +200,7 @@ void check_closure(const InterpreterPlan& plan, const layers::LibraryClosure& cl
 std::string cache_key(const layers::ScannedImage& image, const InterpreterPlan& plan) {
   json key = {{"format", kFormat}, {"plan", plan.to_json()}, {"layers", json::array()}};
   for (std::size_t i = 0; i < image.layer_count(); ++i) key["layers"].push_back(image.layer_digest(i).str());
-  return layers::sha256_of(key.dump()).hex().substr(0, 32);
+  return image::sha256_of(key.dump()).hex().substr(0, 32);
 }
 
 // Extracts into a staging directory beside the entry and renames it into place (another build may win the race:
@@ -386,7 +386,7 @@ std::vector<std::string> image_site_packages(const layers::ScannedImage& image, 
   if (plan.site_items.empty()) return {};
   json key = {{"format", kFormat}, {"site_items", plan.site_items}, {"layers", json::array()}};
   for (std::size_t i = 0; i < image.layer_count(); ++i) key["layers"].push_back(image.layer_digest(i).str());
-  fs::path entry = cache_dir / "site-packages" / layers::sha256_of(key.dump()).hex().substr(0, 32);
+  fs::path entry = cache_dir / "site-packages" / image::sha256_of(key.dump()).hex().substr(0, 32);
   std::error_code ec;
   if (!fs::exists(entry / "complete", ec)) {
     if (log) log("copying the base image's own setuptools and wheel into " + entry.string());

@@ -356,7 +356,7 @@ std::optional<std::string> IndexClient::fetch_metadata(const IndexFile& file) {
 layers::StoredBlob IndexClient::download(const IndexFile& file) {
   std::optional<std::pair<std::string, std::string>> expected = expected_hash(file.hashes);
   if (expected && expected->first == "sha256") {
-    if (auto d = layers::Digest::parse("sha256:" + expected->second); d && store_.has(*d)) {
+    if (auto d = image::Digest::parse("sha256:" + expected->second); d && store_.has(*d)) {
       std::error_code ec;
       auto size = fs::file_size(store_.path_of(*d), ec);
       if (!ec) return {*d, size};

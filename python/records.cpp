@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "net/encoding.h"
 #include "python/text.h"
 #include "support/paths.h"
@@ -34,7 +34,7 @@ std::string hex_to_bytes(const std::string& hex) {
 }  // namespace
 
 std::string record_hash(std::string_view bytes) {
-  return "sha256=" + net::base64url_encode(hex_to_bytes(layers::sha256_of(bytes).hex()));
+  return "sha256=" + net::base64url_encode(hex_to_bytes(image::sha256_of(bytes).hex()));
 }
 
 std::string record_relative_path(std::string_view absolute_path, std::string_view lib_dir) {

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "support/error.h"
 
 namespace trainpack::registry {
@@ -18,7 +18,7 @@ struct Cancelled {};  // thrown from the download's sink to abort it when the up
 
 class Relay : public net::HttpRequest::BodyStream {
  public:
-  Relay(RegistryClient& source, std::string repository, layers::Descriptor d, std::size_t capacity)
+  Relay(RegistryClient& source, std::string repository, image::Descriptor d, std::size_t capacity)
       : source_(source), repository_(std::move(repository)), d_(std::move(d)), capacity_(std::max<std::size_t>(capacity, 64u << 10)) {
     thread_ = std::thread([this] { download(); });
   }
@@ -66,7 +66,7 @@ class Relay : public net::HttpRequest::BodyStream {
 
   void download() {
     try {
-      layers::Sha256 hash;
+      image::Sha256 hash;
       std::uint64_t received = 0;
       net::HttpRequest get;
       get.url = "/v2/" + repository_ + "/blobs/" + d_.digest.str();
@@ -96,7 +96,7 @@ class Relay : public net::HttpRequest::BodyStream {
         throw RelayInterrupted("copying " + where() + ": the source sent " + std::to_string(received) + " bytes, expected " +
                         std::to_string(d_.size),
                     "the source registry sent a truncated blob; try again");
-      layers::Digest got = hash.finish();
+      image::Digest got = hash.finish();
       if (got != d_.digest)
         throw Error("copying " + where() + ": the bytes hash to " + got.str(), "the source registry sent corrupt data");
       {
@@ -113,7 +113,7 @@ class Relay : public net::HttpRequest::BodyStream {
 
   RegistryClient& source_;
   const std::string repository_;
-  const layers::Descriptor d_;
+  const image::Descriptor d_;
   const std::size_t capacity_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -128,7 +128,7 @@ class Relay : public net::HttpRequest::BodyStream {
 }  // namespace
 
 std::unique_ptr<net::HttpRequest::BodyStream> open_blob_relay(RegistryClient& source, const std::string& repository,
-                                                         const layers::Descriptor& descriptor, std::size_t buffer_bytes) {
+                                                         const image::Descriptor& descriptor, std::size_t buffer_bytes) {
   if (descriptor.digest.algorithm() != "sha256")
     throw Error("cannot copy blob " + descriptor.digest.str() + ": unsupported digest algorithm");
   if (descriptor.size == 0) throw Error("cannot copy blob " + descriptor.digest.str() + ": it is empty");

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "layers/image.h"
+#include "image/image.h"
 #include "net/http_client.h"
 #include "registry/registry_client.h"
 #include "support/error.h"
@@ -27,7 +27,7 @@ class RelayInterrupted : public Error {
 // Opens a stream of blob `descriptor` from `repository` on `source`. The download starts at once on its own thread;
 // destroying the stream cancels it.
 std::unique_ptr<net::HttpRequest::BodyStream> open_blob_relay(RegistryClient& source, const std::string& repository,
-                                                         const layers::Descriptor& descriptor,
+                                                         const image::Descriptor& descriptor,
                                                          std::size_t buffer_bytes = 8u << 20);
 
 }  // namespace trainpack::registry

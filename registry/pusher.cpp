@@ -16,8 +16,8 @@
 #include "support/error.h"
 
 namespace trainpack::registry {
-using layers::Descriptor;
-using layers::Digest;
+using image::Descriptor;
+using image::Digest;
 
 namespace {
 
@@ -66,7 +66,7 @@ class UploadSession {
 };
 
 struct BlobPusher {
-  const layers::Image& image;
+  const image::Image& image;
   const Reference& target;
   const std::function<RegistryClient&(const std::string&)>& clients;
   std::function<void(const BlobEvent&)> emit;
@@ -217,9 +217,9 @@ struct BlobPusher {
 
 }  // namespace
 
-PushResult push_image(const layers::Image& image, const Reference& target,
+PushResult push_image(const image::Image& image, const Reference& target,
                       const std::function<RegistryClient&(const std::string&)>& clients, const PushOptions& options) {
-  layers::Manifest manifest = image.manifest();
+  image::Manifest manifest = image.manifest();
   std::vector<Descriptor> blobs;
   std::set<Digest> seen;
   // Layers first (the big ones benefit most from starting early), the config last among the blobs.

@@ -11,8 +11,8 @@
 #include <functional>
 #include <string>
 
-#include "layers/digest.h"
-#include "layers/image.h"
+#include "image/digest.h"
+#include "image/image.h"
 #include "registry/reference.h"
 #include "registry/registry_client.h"
 
@@ -21,7 +21,7 @@ namespace trainpack::registry {
 struct BlobEvent {
   enum class Kind { kExists, kMounted, kUploading, kUploadProgress, kUploaded };
   Kind kind;
-  layers::Digest digest;
+  image::Digest digest;
   std::uint64_t size = 0;
   std::string from;        // kMounted: the source repository
   std::uint64_t sent = 0;  // kUploadProgress: bytes of this blob sent so far (a few times a second at most)
@@ -34,7 +34,7 @@ struct PushOptions {
 
 struct PushResult {
   std::string reference;  // "registry/repository@sha256:…"
-  layers::Digest manifest_digest;
+  image::Digest manifest_digest;
   int blobs_existing = 0;
   int blobs_mounted = 0;
   int blobs_uploaded = 0;
@@ -43,7 +43,7 @@ struct PushResult {
 
 // `clients` gives the RegistryClient for a registry name (the target's, and the origin's for cross-registry mounts
 // and relays).
-PushResult push_image(const layers::Image& image, const Reference& target,
+PushResult push_image(const image::Image& image, const Reference& target,
                       const std::function<RegistryClient&(const std::string& registry)>& clients,
                       const PushOptions& options);
 

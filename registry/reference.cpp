@@ -23,7 +23,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "support/error.h"
 #include "support/text.h"
 
@@ -216,7 +216,7 @@ Reference Reference::parse(std::string_view text) {
     if (alg != "sha256" && alg != "sha512") {
       fail(text, "unsupported digest algorithm \"" + alg + "\"", "use a sha256:<64 lowercase hex> digest");
     }
-    if (!layers::Digest::parse(ref.digest)) {
+    if (!image::Digest::parse(ref.digest)) {
       fail(text, "invalid " + alg + " digest (wrong length or not lowercase hex)",
            "use a sha256:<64 lowercase hex> digest");
     }

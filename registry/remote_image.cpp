@@ -3,13 +3,13 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "layers/media_types.h"
+#include "image/media_types.h"
 #include "support/error.h"
 #include "support/fs.h"
 
 namespace trainpack::registry {
-using layers::Descriptor;
-using layers::Digest;
+using image::Descriptor;
+using image::Digest;
 using nlohmann::json;
 
 const char* const kManifestAccept =
@@ -42,7 +42,7 @@ FetchedManifest fetch_manifest(RegistryClient& client, const std::string& reposi
 
   FetchedManifest out;
   out.body = std::move(resp.body);
-  out.digest = layers::sha256_of(out.body);
+  out.digest = image::sha256_of(out.body);
   if (reference.find(':') != std::string::npos) {
     Digest want = Digest::parse_or_throw(reference, where);
     if (want.algorithm() == "sha256" && want != out.digest)
@@ -51,7 +51,7 @@ FetchedManifest fetch_manifest(RegistryClient& client, const std::string& reposi
   }
   json j = json::parse(out.body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) throw Error(where + ": manifest is not valid JSON");
-  std::string body_type = layers::string_member(j, "mediaType");
+  std::string body_type = image::string_member(j, "mediaType");
   std::string header_type = strip_parameters(resp.header("content-type"));
   if (!body_type.empty() && !header_type.empty() && header_type != body_type &&
       header_type != "application/json" && header_type != "application/octet-stream")
@@ -60,8 +60,8 @@ FetchedManifest fetch_manifest(RegistryClient& client, const std::string& reposi
   if (out.media_type.find("+prettyjws") != std::string::npos ||
       out.media_type == "application/vnd.docker.distribution.manifest.v1+json")
     throw Error(where + " is a schema1 image", "schema1 images are not supported; re-push it with a current client");
-  if (out.media_type.empty()) out.media_type = j.contains("manifests") ? std::string(layers::media::kOciIndex)
-                                                                        : std::string(layers::media::kOciManifest);
+  if (out.media_type.empty()) out.media_type = j.contains("manifests") ? std::string(image::media::kOciIndex)
+                                                                        : std::string(image::media::kOciManifest);
   return out;
 }
 
@@ -72,12 +72,12 @@ std::optional<FetchedManifest> cached_manifest(const layers::BlobStore& store, c
   if (!store.has(digest)) return std::nullopt;
   FetchedManifest m;
   m.body = read_file(store.path_of(digest), 4u << 20);
-  if (layers::sha256_of(m.body) != digest) return std::nullopt;
+  if (image::sha256_of(m.body) != digest) return std::nullopt;
   json j = json::parse(m.body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  std::string implied = j.contains("manifests") ? std::string(layers::media::kOciIndex)
-                                                : std::string(layers::media::kOciManifest);
-  m.media_type = layers::string_member(j, "mediaType", implied);
+  std::string implied = j.contains("manifests") ? std::string(image::media::kOciIndex)
+                                                : std::string(image::media::kOciManifest);
+  m.media_type = image::string_member(j, "mediaType", implied);
   m.digest = digest;
   return m;
 }
@@ -113,20 +113,20 @@ FetchedManifest resolve_manifest(RegistryClient& client, const layers::BlobStore
 }  // namespace
 
 std::shared_ptr<RemoteImage> RemoteImage::open(RegistryClient& client, const Reference& ref,
-                                               const layers::Platform& platform, const layers::BlobStore& store) {
+                                               const image::Platform& platform, const layers::BlobStore& store) {
   std::shared_ptr<RemoteImage> img(new RemoteImage(client, ref, store));
   FetchedManifest top = resolve_manifest(client, store, ref.repository, ref.identifier());
   img->resolved_digest_ = top.digest;
   FetchedManifest m = std::move(top);
   // Nested indexes are allowed; a few levels is plenty.
-  for (int depth = 0; layers::media::is_index(m.media_type); ++depth) {
+  for (int depth = 0; image::media::is_index(m.media_type); ++depth) {
     if (depth > 4) throw Error(ref.str() + ": index nesting is too deep");
-    layers::Index index = layers::Index::parse(m.body, ref.str());
-    const Descriptor& chosen = layers::select_platform(index, platform, ref.str());
+    image::Index index = image::Index::parse(m.body, ref.str());
+    const Descriptor& chosen = image::select_platform(index, platform, ref.str());
     m = resolve_manifest(client, store, ref.repository, chosen.digest.str());
   }
   img->manifest_ = std::move(m.body);
-  layers::Manifest manifest = img->manifest();
+  image::Manifest manifest = img->manifest();
   img->blobs_[manifest.config.digest] = manifest.config;
   for (const auto& l : manifest.layers) img->blobs_[l.digest] = l;
 
@@ -136,9 +136,9 @@ std::shared_ptr<RemoteImage> RemoteImage::open(RegistryClient& client, const Ref
   return img;
 }
 
-std::optional<layers::RemoteOrigin> RemoteImage::remote_origin(const Digest& digest) const {
+std::optional<image::RemoteOrigin> RemoteImage::remote_origin(const Digest& digest) const {
   if (!blobs_.count(digest)) return std::nullopt;
-  return layers::RemoteOrigin{reference_.registry, reference_.repository};
+  return image::RemoteOrigin{reference_.registry, reference_.repository};
 }
 
 std::filesystem::path RemoteImage::blob_path(const Digest& digest) const {

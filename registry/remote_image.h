@@ -1,5 +1,5 @@
 #pragma once
-// An image in a registry, as a lazy layers::Image (OCI distribution-spec: pulling manifests and blobs): the manifest (through an index when the
+// An image in a registry, as a lazy image::Image (OCI distribution-spec: pulling manifests and blobs): the manifest (through an index when the
 // reference names one, picking the platform) and the config are fetched on open and kept as raw bytes; layer blobs
 // are fetched only when something asks for their bytes, digest-verified while streaming into the blob store, and
 // reused from the store afterwards. Every blob knows its origin, so a push to the same registry mounts it.
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "layers/blob_store.h"
-#include "layers/image.h"
+#include "image/image.h"
 #include "registry/reference.h"
 #include "registry/registry_client.h"
 
@@ -20,39 +20,39 @@ namespace trainpack::registry {
 // The Accept header for manifests: OCI and Docker schema2 manifests and indexes, never schema1.
 extern const char* const kManifestAccept;
 
-class RemoteImage : public layers::Image {
+class RemoteImage : public image::Image {
  public:
   static std::shared_ptr<RemoteImage> open(RegistryClient& client, const Reference& ref,
-                                           const layers::Platform& platform, const layers::BlobStore& store);
+                                           const image::Platform& platform, const layers::BlobStore& store);
 
   const std::string& raw_manifest() const override { return manifest_; }
   const std::string& raw_config() const override { return config_; }
-  std::filesystem::path blob_path(const layers::Digest& digest) const override;
-  bool has_local_blob(const layers::Digest& digest) const override { return store_.has(digest); }
+  std::filesystem::path blob_path(const image::Digest& digest) const override;
+  bool has_local_blob(const image::Digest& digest) const override { return store_.has(digest); }
   std::string describe() const override { return reference_.str(); }
-  std::optional<layers::RemoteOrigin> remote_origin(const layers::Digest& digest) const override;
+  std::optional<image::RemoteOrigin> remote_origin(const image::Digest& digest) const override;
 
   const Reference& reference() const { return reference_; }
   // The digest of the index the tag pointed at, when it pointed at one (else the manifest's).
-  const layers::Digest& resolved_digest() const { return resolved_digest_; }
+  const image::Digest& resolved_digest() const { return resolved_digest_; }
 
  private:
   RemoteImage(RegistryClient& client, Reference ref, const layers::BlobStore& store)
       : client_(client), reference_(std::move(ref)), store_(store) {}
-  void fetch_blob(const layers::Descriptor& descriptor) const;
+  void fetch_blob(const image::Descriptor& descriptor) const;
 
   RegistryClient& client_;
   Reference reference_;
   layers::BlobStore store_;  // a copy: the store is only a root path
   std::string manifest_;
   std::string config_;
-  layers::Digest resolved_digest_;
-  std::map<layers::Digest, layers::Descriptor> blobs_;  // what this image references: config and layers
+  image::Digest resolved_digest_;
+  std::map<image::Digest, image::Descriptor> blobs_;  // what this image references: config and layers
   // Blobs being downloaded: each digest once at a time (a second caller waits for the first), different digests
   // in parallel.
   mutable std::mutex fetch_mutex_;
   mutable std::condition_variable fetch_done_;
-  mutable std::set<layers::Digest> fetching_;
+  mutable std::set<image::Digest> fetching_;
 };
 
 // Fetches a manifest or index by tag or digest with the right Accept header. Verifies the body against the digest
@@ -60,7 +60,7 @@ class RemoteImage : public layers::Image {
 struct FetchedManifest {
   std::string body;
   std::string media_type;
-  layers::Digest digest;
+  image::Digest digest;
 };
 FetchedManifest fetch_manifest(RegistryClient& client, const std::string& repository, const std::string& reference);
 

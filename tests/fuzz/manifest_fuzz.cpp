@@ -1,4 +1,4 @@
-// OCI/Docker manifests, indexes and image configs as the pull path reads them (layers/image, layers/appended_image).
+// OCI/Docker manifests, indexes and image configs as the pull path reads them (image/manifest, layers/appended_image).
 // The input is an index or manifest, "%%", then an image config. The first part is read as an index (and its
 // linux/amd64 entry picked, as RemoteImage::open does) and as a manifest; a manifest that parses is re-serialised
 // and must parse back to the same bytes, and an image is appended onto it as a build does, which must give a
@@ -7,7 +7,7 @@
 
 #include "layers/appended_image.h"
 #include "layers/blob_store.h"
-#include "layers/image.h"
+#include "image/image.h"
 #include "support/error.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -15,6 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using trainpack::fuzz::require;
+using namespace trainpack::image;
 using namespace trainpack::layers;
 
 class MemoryImage : public Image {
@@ -56,14 +57,15 @@ void append_onto(std::string_view raw_manifest, std::string_view raw_config) {
   }
   AppendSpec spec;
   spec.steps.push_back({"WORKDIR /usr/app", std::nullopt});
-  spec.config = nlohmann::json{{"WorkingDir", "/usr/app"}};
+  spec.config = base->config();
+  spec.config.set_working_dir("/usr/app");
   spec.created = rfc3339_utc(0);
   spec.manifest_annotations = nlohmann::json::object();
   try {
     AppendedImage appended(base, BlobStore(store_dir()), spec);
     Manifest out = appended.manifest();
     require(out.layers.size() == manifest.layers.size());
-    require(appended.config()["rootfs"]["diff_ids"].size() == out.layers.size());
+    require(appended.config().diff_id_count().value_or(0) == out.layers.size());
   } catch (const trainpack::Error&) {
   }
   std::error_code ec;

@@ -8,7 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "support/fs.h"
 #include "tests/integration/test_support.h"
 

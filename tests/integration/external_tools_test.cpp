@@ -7,11 +7,13 @@
 
 #include "../unit/image_test_support.h"
 #include "layers/blob_store.h"
-#include "layers/docker_archive.h"
-#include "layers/oci_layout.h"
 #include "support/fs.h"
+#include "transports/docker_archive.h"
+#include "transports/oci_layout.h"
 
+using namespace trainpack::image;
 using namespace trainpack::layers;
+using namespace trainpack::transports;
 using namespace trainpack::test_support;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -50,7 +52,7 @@ TEST_F(ExternalToolsDockerArchive, SkopeoCopiesWrittenArchive) {
   ASSERT_EQ(r.status, 0) << r.output;
   auto img = open_oci_layout(tmp_ / "out", "x", kAmd64);
   // skopeo reads manifest.json; converting to OCI re-serialises the config, but its content is ours.
-  json theirs = img->config(), ours = b.image->config();
+  json theirs = img->config().document(), ours = b.image->config().document();
   EXPECT_EQ(theirs["rootfs"], ours["rootfs"]);
   EXPECT_EQ(theirs["architecture"], "amd64");
   EXPECT_EQ(theirs["config"]["Cmd"], ours["config"]["Cmd"]);

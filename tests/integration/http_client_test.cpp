@@ -17,7 +17,7 @@
 
 #include "fault_server.h"
 #include "silent_listener.h"
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "net/http_client.h"
 #include "net/url.h"
 #include "support/error.h"
@@ -26,7 +26,7 @@
 using namespace std::chrono_literals;
 using nlohmann::json;
 using trainpack::Error;
-using trainpack::layers::sha256_of;
+using trainpack::image::sha256_of;
 using trainpack::net::HttpClient;
 using trainpack::net::HttpOptions;
 using trainpack::net::HttpRequest;

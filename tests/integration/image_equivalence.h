@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "support/fs.h"
 #include "tests/integration/test_support.h"
 
@@ -32,9 +32,9 @@ inline std::string describe_entry(const std::filesystem::path& p) {
     if (p.extension() == ".pyc" && st.st_size >= 16) {
       std::string bytes = trainpack::read_file(p, 1u << 30);
       for (std::size_t i = 8; i < 12; ++i) bytes[i] = 0;  // the source mtime
-      s += " " + trainpack::layers::sha256_of(bytes).str() + " (pyc, mtime masked)";
+      s += " " + trainpack::image::sha256_of(bytes).str() + " (pyc, mtime masked)";
     } else {
-      s += " " + trainpack::layers::sha256_of_file(p).str();
+      s += " " + trainpack::image::sha256_of_file(p).str();
     }
   }
   return s;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "net/encoding.h"
 #include "tests/integration/push_faults.h"
 
@@ -27,7 +27,7 @@ class IndexFaultsTest : public PushFaultsFixture {
   void SetUp() override {
     PushFaultsFixture::SetUp();
     std::string wheel = read_file(fs::path(source_dir()) / "testdata" / "python" / "wheels" / kWheel);
-    wheel_sha_ = trainpack::layers::sha256_of(wheel).hex();
+    wheel_sha_ = trainpack::image::sha256_of(wheel).hex();
     server_->control_one({{"op", "seed_file"}, {"path", std::string("/files/") + kWheel},
                           {"data_b64", trainpack::net::base64_encode(wheel)}});
     server_->control_one({{"op", "seed_file"}, {"path", "/simple/demo-pkg/"}, {"content_type", "text/html"},

@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "layers/blob_store.h"
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "net/http_client.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -23,9 +23,9 @@ extern char** environ;
 
 using trainpack::Error;
 using trainpack::layers::BlobStore;
-using trainpack::layers::Digest;
+using trainpack::image::Digest;
 using trainpack::layers::StoredBlob;
-using trainpack::layers::sha256_of;
+using trainpack::image::sha256_of;
 using namespace trainpack::python;
 namespace fs = std::filesystem;
 

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <string>
 
-#include "layers/docker_archive.h"
-#include "layers/oci_layout.h"
+#include "transports/docker_archive.h"
+#include "transports/oci_layout.h"
 #include "layers/unpack.h"
 #include "layers/rootfs_index.h"
 #include "support/error.h"
@@ -23,8 +23,8 @@ namespace {
 const char* kPrintKey =
     "import os; print(os.environ['GOOGLE_APPLICATION_CREDENTIALS']); print(open('/tmp/keys/cred_key.json').read())";
 
-std::unique_ptr<layers::Image> base_image() {
-  return layers::open_oci_layout(base_oci_dir(), "3.11", layers::Platform{});
+std::unique_ptr<image::Image> base_image() {
+  return transports::open_oci_layout(base_oci_dir(), "3.11", image::Platform{});
 }
 
 // Runs `fn` with our stdout and stderr redirected to files; returns {stdout, stderr}.
@@ -128,7 +128,7 @@ TEST(Runner, DaemonlessKeyIsReadOnlyAndExitCodesPropagate) {
   // The extra env reaches the process; cwd is the image's WorkingDir, else "/".
   localrun::RunOptions env = python("import os; print(os.environ['AIP_MODEL_DIR'], os.getcwd())", "runc");
   env.extra_env = {{"AIP_MODEL_DIR", "/aip/model"}};
-  auto wd = image->config()["config"].value("WorkingDir", std::string());
+  auto wd = image->config().working_dir();
   auto [out2, err2] = capture(tmp, [&] { EXPECT_EQ(localrun::run_daemonless(*image, env, tmp.path() / "work"), 0); });
   EXPECT_EQ(out2, "/aip/model " + (wd.empty() ? std::string("/") : wd) + "\n") << err2;
 }

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "layers/oci_layout.h"
+#include "transports/oci_layout.h"
 #include "net/http_client.h"
 #include "net/url.h"
 #include "registry/pusher.h"
@@ -127,7 +127,7 @@ HttpResponse get(HttpClient& http, const std::string& url) {
 TEST(UploadCancelRegistry, AFailedPushLeavesNoUploadSessionBehind) {
   const std::string registry = env_or_fail("TRAINPACK_TEST_REGISTRY");
   const std::string repo = "cancel/app" + std::to_string(::getpid());
-  auto image = trainpack::layers::open_oci_layout(base_oci_dir(), "3.11", trainpack::layers::Platform{});
+  auto image = trainpack::transports::open_oci_layout(base_oci_dir(), "3.11", trainpack::image::Platform{});
   HttpClient http(quick_options());
   Keychain keychain({});
   std::mutex mutex;

@@ -2,20 +2,23 @@
 
 #include <gtest/gtest.h>
 
-#include "layers/media_types.h"
+#include "image/media_types.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "tests/unit/image_test_support.h"
 
+using namespace trainpack::image;
 using namespace trainpack::layers;
 using nlohmann::json;
 namespace ts = trainpack::test_support;
 
 namespace {
-AppendSpec two_steps(const LayerBlob& layer) {
+AppendSpec two_steps(const Image& base, const LayerBlob& layer) {
   AppendSpec spec;
   spec.steps = {{"WORKDIR /usr/app", std::nullopt}, {"COPY [\"a\", \"a\"]", layer}};
-  spec.config = {{"WorkingDir", "/usr/app"}, {"Entrypoint", {"python", "a/t.py"}}};
+  spec.config = base.config();
+  spec.config.set_working_dir("/usr/app");
+  spec.config.set_entrypoint({"python", "a/t.py"});
   spec.created = rfc3339_utc(0);
   spec.manifest_annotations = {{"org.opencontainers.image.base.name", "base:1"}};
   return spec;
@@ -28,7 +31,7 @@ TEST(AppendedImage, AppendsLayersHistoryAndConfigOnTopOfTheBase) {
   BlobStore store(dir.path() / "store");
   LayerBlob layer = write_layer(store, {FileEntry::directory("a", 0755)}, {});
   std::shared_ptr<const Image> base_image(std::move(base.image));
-  AppendedImage image(base_image, store, two_steps(layer));
+  AppendedImage image(base_image, store, two_steps(*base_image, layer));
 
   Manifest m = image.manifest();
   EXPECT_EQ(m.media_type, media::kOciManifest);
@@ -40,7 +43,7 @@ TEST(AppendedImage, AppendsLayersHistoryAndConfigOnTopOfTheBase) {
   EXPECT_TRUE(store.has(m.config.digest));
   EXPECT_TRUE(store.has(image.manifest_digest()));
 
-  json cfg = image.config();
+  json cfg = image.config().document();
   EXPECT_EQ(cfg["architecture"], "amd64") << "base fields pass through";
   EXPECT_EQ(cfg["created"], "1970-01-01T00:00:00Z");
   EXPECT_EQ(cfg["config"]["WorkingDir"], "/usr/app");
@@ -71,11 +74,11 @@ TEST(AppendedImage, DockerBaseLayersAreRelabelledAndHistoryIsFilledIn) {
                    {"layers", {{{"mediaType", media::kDockerLayerGzip}, {"digest", blob.digest.str()}, {"size", blob.size}}}}};
   auto base = std::make_shared<ts::MemoryImage>(dir.path() / "store", manifest.dump(), raw_config, "docker base");
   LayerBlob layer = write_layer(store, {FileEntry::directory("a", 0755)}, {});
-  AppendedImage image(base, store, two_steps(layer));
+  AppendedImage image(base, store, two_steps(*base, layer));
   Manifest m = image.manifest();
   EXPECT_EQ(m.layers[0].media_type, media::kOciLayerGzip);
   EXPECT_EQ(m.layers[0].digest, blob.digest) << "relabelling keeps the bytes";
-  json cfg = image.config();
+  json cfg = image.config().document();
   int non_empty = 0;
   for (const auto& h : cfg["history"]) non_empty += !h.value("empty_layer", false);
   EXPECT_EQ(non_empty, 2) << "history entries must map onto the two layers";
@@ -89,5 +92,5 @@ TEST(AppendedImage, RefusesAConfigWhoseDiffIdsDoNotMatchTheLayers) {
   auto broken = std::make_shared<ts::MemoryImage>(dir.path() / "base", base.image->raw_manifest(), cfg.dump(), "broken");
   BlobStore store(dir.path() / "store");
   LayerBlob layer = write_layer(store, {FileEntry::directory("a", 0755)}, {});
-  EXPECT_THROW(AppendedImage(broken, store, two_steps(layer)), trainpack::Error);
+  EXPECT_THROW(AppendedImage(broken, store, two_steps(*broken, layer)), trainpack::Error);
 }

@@ -9,6 +9,7 @@
 #include "support/fs.h"
 
 namespace fs = std::filesystem;
+using namespace trainpack::image;
 using namespace trainpack::layers;
 
 TEST(BlobStore, PutNamesBlobByDigestAndLeavesNoTemp) {

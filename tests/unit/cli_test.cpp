@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "image_test_support.h"
-#include "layers/oci_layout.h"
+#include "transports/oci_layout.h"
 #include "support/fs.h"
 
 namespace {
@@ -130,7 +130,7 @@ TEST_F(CliTest, BuildDryRunPlansTheLastExtraDirs) {
   const fs::path base = root_.path() / "base";
   {
     auto image = trainpack::test_support::make_image(root_.path() / "store", "amd64", {{"f", "y"}});
-    trainpack::layers::write_oci_layout(*image.image, base, "1");
+    trainpack::transports::write_oci_layout(*image.image, base, "1");
   }
   CliResult r = trainpack({"build", "--dry-run", "--format=json", "-q", "--executor-image-uri=python:3.10",
                            "--base-source=oci:" + base.string() + ":1", "--cache-dir=" + (root_.path() / "cache").string(),
@@ -155,7 +155,7 @@ TEST_F(CliTest, BuildRefusesAPlatformASinglePlatformBaseIsNot) {
   const fs::path base = root_.path() / "base";
   {
     auto image = trainpack::test_support::make_image(root_.path() / "store", "amd64", {{"f", "y"}});
-    trainpack::layers::write_oci_layout(*image.image, base, "1");
+    trainpack::transports::write_oci_layout(*image.image, base, "1");
   }
   auto build = [&](const std::string& platform_flag) {
     std::vector<std::string> args{"build", "--dry-run", "-q", "--executor-image-uri=python:3.10",
@@ -180,7 +180,7 @@ TEST_F(CliTest, BuildChecksSideOutputsBeforeAnyWork) {
   const fs::path base = root_.path() / "base";
   {
     auto image = trainpack::test_support::make_image(root_.path() / "store", "amd64", {{"f", "y"}});
-    trainpack::layers::write_oci_layout(*image.image, base, "1");
+    trainpack::transports::write_oci_layout(*image.image, base, "1");
   }
   const fs::path out = root_.path() / "out";
   for (const auto& [flag, cause] : std::vector<std::pair<std::string, std::string>>{
@@ -203,7 +203,7 @@ TEST_F(CliTest, HttpTimeoutIsCheckedBeforeAnyWork) {
   const fs::path base = root_.path() / "base";
   {
     auto image = trainpack::test_support::make_image(root_.path() / "store", "amd64", {{"f", "y"}});
-    trainpack::layers::write_oci_layout(*image.image, base, "1");
+    trainpack::transports::write_oci_layout(*image.image, base, "1");
   }
   const fs::path out = root_.path() / "out";
   auto run = [&](const std::string& command, const std::string& flag) {
@@ -297,7 +297,7 @@ TEST_F(CliTest, BuildRefusesABaseLayerWithAnUnsafeEntry) {
   {
     auto image = trainpack::test_support::make_image_of_layers(root_.path() / "store", "amd64",
                                                                {{{"../../tmp/planted", "x"}}});
-    trainpack::layers::write_oci_layout(*image.image, base, "1");
+    trainpack::transports::write_oci_layout(*image.image, base, "1");
   }
   const fs::path out = root_.path() / "out";
   std::vector<std::string> args{"build", "-q", "--executor-image-uri=python:3.10",

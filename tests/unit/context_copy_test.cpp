@@ -20,6 +20,7 @@
 
 namespace fs = std::filesystem;
 using trainpack::Error;
+using namespace trainpack::image;
 using namespace trainpack::layers;
 
 namespace {

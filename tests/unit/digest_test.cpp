@@ -1,12 +1,12 @@
-#include "layers/digest.h"
+#include "image/digest.h"
 
 #include <gtest/gtest.h>
 
 #include "support/error.h"
 
-using trainpack::layers::Digest;
-using trainpack::layers::Sha256;
-using trainpack::layers::sha256_of;
+using trainpack::image::Digest;
+using trainpack::image::Sha256;
+using trainpack::image::sha256_of;
 
 TEST(Digest, KnownVectors) {
   EXPECT_EQ(sha256_of("").str(), "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");

@@ -1,4 +1,4 @@
-#include "layers/docker_archive.h"
+#include "transports/docker_archive.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -9,13 +9,15 @@
 #include <map>
 
 #include "image_test_support.h"
-#include "layers/media_types.h"
-#include "layers/oci_layout.h"
+#include "image/media_types.h"
+#include "transports/oci_layout.h"
 #include "support/error.h"
 #include "support/fs.h"
 
 namespace fs = std::filesystem;
+using namespace trainpack::image;
 using namespace trainpack::layers;
+using namespace trainpack::transports;
 using namespace trainpack::test_support;
 using nlohmann::json;
 using trainpack::Error;

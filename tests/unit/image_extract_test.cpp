@@ -58,7 +58,7 @@ std::vector<std::vector<TarMember>> two_layers() {
 struct Fixture {
   ScopedDir work{make_temp_dir("", "tp-extract-")};
   BuiltImage built = make_image_of_layers(work.path() / "store", "amd64", two_layers());
-  std::shared_ptr<const layers::Image> image{std::move(built.image)};
+  std::shared_ptr<const image::Image> image{std::move(built.image)};
   layers::ScannedImage scanned{
       image, work.path() / "cache", {"none", [](std::string_view, std::uint64_t) { return false; }}};
   fs::path dest = work.path() / "stage" / "root";

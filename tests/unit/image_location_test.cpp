@@ -1,15 +1,15 @@
-#include "builder/image_location.h"
+#include "transports/image_location.h"
 
 #include <gtest/gtest.h>
 
 #include "support/error.h"
 
-using namespace trainpack::builder;
+using namespace trainpack::transports;
 
 TEST(ImageLocation, ParsesLikeSkopeo) {
   auto oci = parse_image_location("oci:/tmp/layout:v1");
   ASSERT_TRUE(oci);
-  EXPECT_EQ(oci->kind, ImageLocation::Kind::kOciLayout);
+  EXPECT_EQ(oci->transport, "oci");
   EXPECT_EQ(oci->path, "/tmp/layout");
   EXPECT_EQ(oci->ref, "v1");
   EXPECT_EQ(oci->str(), "oci:/tmp/layout:v1");
@@ -20,7 +20,7 @@ TEST(ImageLocation, ParsesLikeSkopeo) {
   EXPECT_EQ(untagged->ref, "");
 
   auto archive = parse_image_location_or_throw("docker-archive:/tmp/x.tar:127.0.0.1:5000/a/b:tag", "--output");
-  EXPECT_EQ(archive.kind, ImageLocation::Kind::kDockerArchive);
+  EXPECT_EQ(archive.transport, "docker-archive");
   EXPECT_EQ(archive.path, "/tmp/x.tar");
   EXPECT_EQ(archive.ref, "127.0.0.1:5000/a/b:tag");
 
@@ -32,12 +32,12 @@ TEST(ImageLocation, ParsesLikeSkopeo) {
 TEST(ImageLocation, RegistryReferences) {
   auto explicit_ref = parse_image_location("docker://127.0.0.1:5000/a/b:t");
   ASSERT_TRUE(explicit_ref);
-  EXPECT_EQ(explicit_ref->kind, ImageLocation::Kind::kRegistry);
+  EXPECT_EQ(explicit_ref->transport, "docker");
   EXPECT_EQ(explicit_ref->ref, "127.0.0.1:5000/a/b:t");
   EXPECT_EQ(explicit_ref->str(), "docker://127.0.0.1:5000/a/b:t");
   // A bare name is a registry reference where the flag means an image name (--executor-image-uri).
   auto bare = parse_image_location_or_throw("python:3.11", "--executor-image-uri", /*bare_is_registry=*/true);
-  EXPECT_EQ(bare.kind, ImageLocation::Kind::kRegistry);
+  EXPECT_EQ(bare.transport, "docker");
   EXPECT_THROW(parse_image_location_or_throw("python:3.11", "--output"), trainpack::Error);
   EXPECT_THROW(parse_image_location_or_throw("docker://UPPER/Case:t", "--output"), trainpack::Error);
 }

@@ -1,6 +1,6 @@
 // layers/image: manifests, indexes and platforms as pulled documents give them. A member of the wrong type is the
 // document's fault and must come back as trainpack::Error, never as the JSON library's type_error (an internal error).
-#include "layers/image.h"
+#include "image/image.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 namespace {
 
-using namespace trainpack::layers;
+using namespace trainpack::image;
 using nlohmann::json;
 
 const std::string kDigest = "sha256:" + std::string(64, '1');

@@ -21,8 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include "layers/blob_store.h"
-#include "layers/image.h"
-#include "layers/media_types.h"
+#include "image/image.h"
+#include "image/media_types.h"
 #include "support/fs.h"
 
 namespace trainpack::test_support {
@@ -98,14 +98,14 @@ inline std::string gzip(const std::string& in) {
 }
 
 // An image whose blobs live in a BlobStore; blob_path() does not check existence, so tests can remove blobs.
-class MemoryImage : public layers::Image {
+class MemoryImage : public image::Image {
  public:
   MemoryImage(fs::path store_root, std::string manifest, std::string config, std::string name)
       : store_(std::move(store_root)), manifest_(std::move(manifest)), config_(std::move(config)),
         name_(std::move(name)) {}
   const std::string& raw_manifest() const override { return manifest_; }
   const std::string& raw_config() const override { return config_; }
-  fs::path blob_path(const layers::Digest& d) const override { return store_.path_of(d); }
+  fs::path blob_path(const image::Digest& d) const override { return store_.path_of(d); }
   std::string describe() const override { return name_; }
   const layers::BlobStore& store() const { return store_; }
 
@@ -117,13 +117,13 @@ class MemoryImage : public layers::Image {
 struct BuiltLayer {
   std::string tar;   // uncompressed
   std::string blob;  // as stored (gzip or tar)
-  layers::Digest diff_id, digest;
+  image::Digest diff_id, digest;
 };
 
 struct BuiltImage {
   std::unique_ptr<MemoryImage> image;
   std::vector<BuiltLayer> layers;
-  layers::Digest config_digest;
+  image::Digest config_digest;
 };
 
 // A linux image with one layer per member list.
@@ -133,18 +133,18 @@ inline BuiltImage make_image_of_layers(const fs::path& store_root, const std::st
   layers::BlobStore store(store_root);
   BuiltImage out;
   json diff_ids = json::array(), history = json::array();
-  layers::Manifest m;
-  m.media_type = layers::media::kOciManifest;
+  image::Manifest m;
+  m.media_type = image::media::kOciManifest;
   for (const auto& members : layer_members) {
     BuiltLayer l;
     l.tar = make_tar(members);
     l.blob = gzip_layers ? gzip(l.tar) : l.tar;
-    l.diff_id = layers::sha256_of(l.tar);
+    l.diff_id = image::sha256_of(l.tar);
     l.digest = store.put(l.blob).digest;
     diff_ids.push_back(l.diff_id.str());
     history.push_back({{"created_by", "test layer " + std::to_string(out.layers.size())}});
-    layers::Descriptor d;
-    d.media_type = gzip_layers ? layers::media::kOciLayerGzip : layers::media::kOciLayerTar;
+    image::Descriptor d;
+    d.media_type = gzip_layers ? image::media::kOciLayerGzip : image::media::kOciLayerTar;
     d.digest = l.digest;
     d.size = l.blob.size();
     m.layers.push_back(d);
@@ -157,7 +157,7 @@ inline BuiltImage make_image_of_layers(const fs::path& store_root, const std::st
                  {"history", history}};
   std::string raw_config = config.dump();
   out.config_digest = store.put(raw_config).digest;
-  m.config.media_type = layers::media::kOciConfig;
+  m.config.media_type = image::media::kOciConfig;
   m.config.digest = out.config_digest;
   m.config.size = raw_config.size();
   std::string raw_manifest = m.serialize();

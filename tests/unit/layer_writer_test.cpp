@@ -15,6 +15,7 @@
 #include "tests/unit/gzip_test_support.h"
 
 namespace fs = std::filesystem;
+using namespace trainpack::image;
 using namespace trainpack::layers;
 
 namespace {

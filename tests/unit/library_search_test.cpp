@@ -9,6 +9,7 @@
 #include "layers/memory_filesystem.h"
 #include "tests/unit/elf_test_support.h"
 
+using namespace trainpack::image;
 using namespace trainpack::layers;
 using trainpack::test_support::make_elf64;
 

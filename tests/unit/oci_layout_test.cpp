@@ -1,4 +1,4 @@
-#include "layers/oci_layout.h"
+#include "transports/oci_layout.h"
 
 #include <gtest/gtest.h>
 
@@ -7,12 +7,14 @@
 #include <thread>
 
 #include "image_test_support.h"
-#include "layers/media_types.h"
+#include "image/media_types.h"
 #include "support/error.h"
 #include "support/fs.h"
 
 namespace fs = std::filesystem;
+using namespace trainpack::image;
 using namespace trainpack::layers;
+using namespace trainpack::transports;
 using namespace trainpack::test_support;
 using nlohmann::json;
 using trainpack::Error;
@@ -311,7 +313,7 @@ TEST_F(OciLayoutTest, NestedIndexSelectsPlatform) {
   EXPECT_EQ(open_oci_layout(p, "multi", kAmd64)->manifest_digest(), amd.image->manifest_digest());
   auto a = open_oci_layout(p, "multi", kArm64);
   EXPECT_EQ(a->manifest_digest(), arm.image->manifest_digest());
-  EXPECT_EQ(a->config().value("architecture", ""), "arm64");
+  EXPECT_EQ(a->config().architecture(), "arm64");
   EXPECT_EQ(open_oci_layout(p, "", Platform::parse("linux/aarch64"))->manifest_digest(),
             arm.image->manifest_digest());
   try {

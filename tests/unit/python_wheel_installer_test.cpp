@@ -16,7 +16,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "layers/digest.h"
+#include "image/digest.h"
 #include "layers/layer_cache.h"
 #include "layers/layer_writer.h"
 #include "support/error.h"
@@ -193,7 +193,7 @@ TEST_F(WheelInstallerTest, MatchesPip2301Oracle) {
       std::string data = bytes_of(e);
       EXPECT_EQ(e.size, data.size());
       EXPECT_EQ(data.size(), f["size"].get<std::size_t>());
-      EXPECT_EQ(trainpack::layers::sha256_of(data).hex(), f["sha256"].get<std::string>());
+      EXPECT_EQ(trainpack::image::sha256_of(data).hex(), f["sha256"].get<std::string>());
       char mode[16];
       std::snprintf(mode, sizeof mode, "0o%o", e.mode);
       EXPECT_EQ(mode, f["mode"].get<std::string>());

@@ -9,6 +9,7 @@
 #include "support/error.h"
 #include "support/fs.h"
 
+using namespace trainpack::image;
 using namespace trainpack::layers;
 namespace fs = std::filesystem;
 

@@ -7,6 +7,7 @@
 #include "support/error.h"
 #include "tests/unit/image_test_support.h"
 
+using namespace trainpack::image;
 using namespace trainpack::layers;
 using trainpack::test_support::make_image_of_layers;
 using trainpack::test_support::TarMember;

@@ -13,6 +13,7 @@
 #include "support/fs.h"
 
 using namespace trainpack;
+using namespace trainpack::image;
 using namespace trainpack::layers;
 namespace fs = std::filesystem;
 

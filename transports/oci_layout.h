@@ -17,23 +17,24 @@
 
 #include <nlohmann/json.hpp>
 
-#include "layers/image.h"
+#include "image/image.h"
+#include "transports/transport.h"
 
-namespace trainpack::layers {
+namespace trainpack::transports {
 
 inline constexpr std::string_view kAnnotationRefName = "org.opencontainers.image.ref.name";
 inline constexpr std::string_view kAnnotationContainerdName = "io.containerd.image.name";
 
 // Opens the image tagged `tag` (ref.name annotation) in the layout at `dir`; an empty tag means the only image.
 // Nested indexes are followed, picking `platform`. Throws Error naming the layout and what is wrong.
-std::unique_ptr<Image> open_oci_layout(const std::filesystem::path& dir, std::string_view tag,
-                                       const Platform& platform);
+std::unique_ptr<image::Image> open_oci_layout(const std::filesystem::path& dir, std::string_view tag,
+                                       const image::Platform& platform);
 
 // Writes `image` into the layout at `dir` under `tag` (no ref.name annotation when empty), adding
 // `extra_annotations` (an object, or null) to its index.json descriptor. A missing `dir` is created; an existing
 // layout gets the image added and any descriptor with the same ref.name replaced; an existing empty directory is
 // replaced by the new layout; anything else is an Error.
-void write_oci_layout(const Image& image, const std::filesystem::path& dir, std::string_view tag,
+void write_oci_layout(const image::Image& image, const std::filesystem::path& dir, std::string_view tag,
                       const nlohmann::json& extra_annotations = nullptr);
 
 // Throws the Error write_oci_layout would raise for `dir` as a destination (exists but is not a directory, a non-empty
@@ -44,26 +45,26 @@ namespace detail {
 
 // Shared by the OCI layout and docker-archive sources: what an index.json resolves to.
 struct ResolvedImage {
-  Descriptor manifest_descriptor;  // the manifest finally selected (after nested indexes)
+  image::Descriptor manifest_descriptor;  // the manifest finally selected (after nested indexes)
   std::string raw_manifest;
   std::string raw_config;
-  Manifest manifest;
+  image::Manifest manifest;
   std::string tag;  // the ref.name of the top-level descriptor, if any
 };
 
 // Reads a blob's exact bytes, verifying size and digest against the descriptor (throws Error otherwise).
-using SmallBlobReader = std::function<std::string(const Descriptor&)>;
+using SmallBlobReader = std::function<std::string(const image::Descriptor&)>;
 
 // Picks the descriptor matching `tag` in `index_json` (a ref.name, or an io.containerd.image.name equal to one of
 // `full_names`), follows nested indexes selecting `platform`, reads the manifest and config via `read_blob`.
 // `what` names the source in errors ("OCI layout /x"); `hint` is the hint for corrupt input.
 ResolvedImage resolve_index(std::string_view index_json, std::string_view tag,
-                            const std::vector<std::string>& full_names, const Platform& platform,
+                            const std::vector<std::string>& full_names, const image::Platform& platform,
                             std::string_view what, std::string_view hint, const SmallBlobReader& read_blob);
 
 // Digest of bytes / of a file, for the algorithm of `like` (sha256 or sha512).
-Digest digest_like(const Digest& like, std::string_view bytes);
-Digest digest_file_like(const Digest& like, const std::filesystem::path& path);
+image::Digest digest_like(const image::Digest& like, std::string_view bytes);
+image::Digest digest_file_like(const image::Digest& like, const std::filesystem::path& path);
 
 // Whether an index.json descriptor (as JSON) is named by `tag`: its ref.name equals `tag`, or its
 // io.containerd.image.name equals `tag` or one of `full_names`.
@@ -75,4 +76,7 @@ std::string list_tags(const nlohmann::json& index);
 
 }  // namespace detail
 
-}  // namespace trainpack::layers
+// The table row: locations "oci:DIR[:TAG]".
+extern const Transport kOciLayoutTransport;
+
+}  // namespace trainpack::transports

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace trainpack::layers {
+namespace trainpack::image {
 
 class Digest {
  public:
@@ -50,4 +50,4 @@ class Sha256 {
 Digest sha256_of(std::string_view bytes);
 Digest sha256_of_file(const std::filesystem::path& path);
 
-}  // namespace trainpack::layers
+}  // namespace trainpack::image

@@ -1,4 +1,4 @@
-#include "layers/oci_layout.h"
+#include "transports/oci_layout.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -14,13 +14,17 @@
 #include <vector>
 
 #include "layers/blob_store.h"
-#include "layers/media_types.h"
+#include "image/media_types.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/hash.h"
 
-namespace trainpack::layers {
+namespace trainpack::transports {
 namespace fs = std::filesystem;
+using namespace image;  // the image model a transport reads and writes
+using layers::BlobStore;
+using layers::StoredBlob;
+using layers::link_or_copy;
 using nlohmann::json;
 
 namespace {
@@ -473,4 +477,25 @@ void write_oci_layout(const Image& image, const fs::path& dir_in, std::string_vi
   add_to_index(dir, what, desc, tag, manifest_digest);
 }
 
-}  // namespace trainpack::layers}  // namespace trainpack::layers
+namespace {
+
+std::shared_ptr<const Image> open_location(const ImageLocation& location, const OpenContext& context) {
+  std::error_code ec;
+  if (!fs::exists(location.path, ec))
+    throw Error("image " + location.str() + " does not exist", "check the path of the OCI layout directory");
+  return open_oci_layout(location.path, location.ref, context.platform);
+}
+
+void check_location(const ImageLocation& location) { check_oci_layout_destination(location.path); }
+
+WriteReport write_location(const Image& image, const ImageLocation& location, const WriteContext&) {
+  write_oci_layout(image, location.path, location.ref);
+  return {};
+}
+
+}  // namespace
+
+const Transport kOciLayoutTransport{"oci", "oci:", /*local=*/true, nullptr, open_location, check_location,
+                                    write_location};
+
+}  // namespace trainpack::transports

@@ -1,4 +1,4 @@
-#include "layers/digest.h"
+#include "image/digest.h"
 
 #include <cstdio>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include "support/error.h"
 #include "support/hash.h"
 
-namespace trainpack::layers {
+namespace trainpack::image {
 
 namespace {
 bool is_lower_hex(std::string_view s) {
@@ -73,4 +73,4 @@ Digest sha256_of_file(const std::filesystem::path& path) {
   return h.finish();
 }
 
-}  // namespace trainpack::layers
+}  // namespace trainpack::image

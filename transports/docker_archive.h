@@ -14,15 +14,16 @@
 #include <string_view>
 
 #include "layers/blob_store.h"
-#include "layers/image.h"
+#include "image/image.h"
+#include "transports/transport.h"
 
-namespace trainpack::layers {
+namespace trainpack::transports {
 
 // Writes `image` to `file` tagged `repo_tag` ("trainer:latest", "127.0.0.1:5000/x/y:tag"; ":latest" is implied
 // when there is no tag). Layer bytes are streamed; the tar is built beside `file` and renamed over it at the end,
 // so a failure leaves nothing and concurrent writers never mix: the last rename wins, as with `docker save -o`.
 // Throws Error on an invalid reference or an unreadable/inconsistent image.
-void write_docker_archive(const Image& image, const std::filesystem::path& file, std::string_view repo_tag);
+void write_docker_archive(const image::Image& image, const std::filesystem::path& file, std::string_view repo_tag);
 
 // Opens the image `ref` (a RepoTag such as "trainer:latest", a full reference, or a bare tag; empty = the only
 // image) in a docker-archive written by `docker save` (legacy `<id>/layer.tar` form or the newer form with an
@@ -30,8 +31,8 @@ void write_docker_archive(const Image& image, const std::filesystem::path& file,
 // files are imported (hashed while copying) into `store`; blob_path() returns store paths. The OCI layout inside
 // is preferred; otherwise an OCI manifest is synthesised from manifest.json, each layer's compression detected
 // (plain tar: digest = diff_id; gzip; zstd). Throws Error naming the archive and what is wrong.
-std::unique_ptr<Image> open_docker_archive(const std::filesystem::path& file, std::string_view ref,
-                                           const Platform& platform, const BlobStore& store);
+std::unique_ptr<image::Image> open_docker_archive(const std::filesystem::path& file, std::string_view ref,
+                                           const image::Platform& platform, const layers::BlobStore& store);
 
 // The reference parts used for RepoTags and annotations: "trainer" → {"trainer", "docker.io/library/trainer",
 // "latest"}. Throws Error when `ref` is not a valid name[:tag] (digests are not accepted).
@@ -42,4 +43,7 @@ struct DockerArchiveRef {
 };
 DockerArchiveRef parse_docker_archive_ref(std::string_view ref);
 
-}  // namespace trainpack::layers
+// The table row: locations "docker-archive:FILE[:NAME:TAG]".
+extern const Transport kDockerArchiveTransport;
+
+}  // namespace trainpack::transports

@@ -2,7 +2,7 @@
 // Media types of the OCI image spec and Docker schema2 (OCI image-spec media-types.md; Docker's manifest v2 schema 2).
 #include <string_view>
 
-namespace trainpack::layers::media {
+namespace trainpack::image::media {
 
 inline constexpr std::string_view kOciIndex = "application/vnd.oci.image.index.v1+json";
 inline constexpr std::string_view kOciManifest = "application/vnd.oci.image.manifest.v1+json";
@@ -22,4 +22,4 @@ inline bool is_index(std::string_view t) { return t == kOciIndex || t == kDocker
 inline bool is_manifest(std::string_view t) { return t == kOciManifest || t == kDockerManifest; }
 inline bool is_docker_family(std::string_view t) { return t.starts_with("application/vnd.docker."); }
 
-}  // namespace trainpack::layers::media
+}  // namespace trainpack::image::media

@@ -1,4 +1,4 @@
-#include "layers/docker_archive.h"
+#include "transports/docker_archive.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -11,13 +11,17 @@
 #include <regex>
 #include <vector>
 
-#include "layers/media_types.h"
-#include "layers/oci_layout.h"
+#include "image/media_types.h"
+#include "transports/oci_layout.h"
+#include "layers/blob_store.h"
 #include "support/error.h"
 #include "support/fs.h"
 
-namespace trainpack::layers {
+namespace trainpack::transports {
 namespace fs = std::filesystem;
+using namespace image;  // the image model a transport reads and writes
+using layers::BlobStore;
+using layers::StoredBlob;
 using nlohmann::json;
 
 namespace {
@@ -474,11 +478,7 @@ void write_docker_archive(const Image& image, const fs::path& file, std::string_
                 "docker load only understands sha256 image IDs");
   if (sha256_of(raw_config) != manifest.config.digest || raw_config.size() != manifest.config.size)
     throw Error(src + ": config bytes do not match the manifest's config descriptor", "the source image is corrupt");
-  json cfg = image.config();
-  std::size_t diff_ids = 0;
-  if (cfg.contains("rootfs") && cfg["rootfs"].is_object() && cfg["rootfs"].contains("diff_ids") &&
-      cfg["rootfs"]["diff_ids"].is_array())
-    diff_ids = cfg["rootfs"]["diff_ids"].size();
+  std::size_t diff_ids = image.config().diff_id_count().value_or(0);
   if (diff_ids != manifest.layers.size())
     throw Error(src + ": config lists " + std::to_string(diff_ids) + " diff_ids but the manifest has " +
                     std::to_string(manifest.layers.size()) + " layers",
@@ -573,4 +573,44 @@ std::unique_ptr<Image> open_docker_archive(const fs::path& file, std::string_vie
   return from_manifest_json(c, store, mj, ref, what, describe);
 }
 
-}  // namespace trainpack::layers
+namespace {
+
+// docker load needs name:tag: a name without a tag gets ":latest".
+void complete_location(ImageLocation& location) {
+  if (location.ref.empty()) return;
+  auto last_slash = location.ref.rfind('/');
+  std::string_view name_part =
+      std::string_view(location.ref).substr(last_slash == std::string::npos ? 0 : last_slash);
+  if (name_part.find(':') == std::string_view::npos && name_part.find('@') == std::string_view::npos)
+    location.ref += ":latest";
+}
+
+std::shared_ptr<const Image> open_location(const ImageLocation& location, const OpenContext& context) {
+  std::error_code ec;
+  if (!fs::exists(location.path, ec))
+    throw Error("image " + location.str() + " does not exist", "check the path of the docker-archive file");
+  return open_docker_archive(location.path, location.ref, context.platform, context.store);
+}
+
+void check_location(const ImageLocation& location) {
+  std::error_code ec;
+  fs::path parent = fs::absolute(location.path, ec).parent_path();
+  if (!fs::is_directory(parent, ec))
+    throw Error("cannot write " + location.str() + ": directory " + parent.string() + " does not exist",
+                "create it first, or choose another path");
+  if (fs::is_directory(location.path, ec))
+    throw Error("cannot write " + location.str() + ": " + location.path.string() + " is a directory",
+                "a docker-archive is a single tar file");
+}
+
+WriteReport write_location(const Image& image, const ImageLocation& location, const WriteContext&) {
+  write_docker_archive(image, location.path, location.ref);
+  return {};
+}
+
+}  // namespace
+
+const Transport kDockerArchiveTransport{"docker-archive", "docker-archive:", /*local=*/true, complete_location,
+                                        open_location, check_location, write_location};
+
+}  // namespace trainpack::transports

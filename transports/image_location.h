@@ -1,21 +1,21 @@
 #pragma once
 // Where an image is read from or written to, in skopeo's transport syntax: "oci:DIR[:TAG]",
 // "docker-archive:FILE[:REF]" and "docker://REF" (a registry; a bare reference means the same where a registry is
-// the natural reading, e.g. --executor-image-uri).
+// the natural reading, e.g. --executor-image-uri). The transports are listed in transports/table.cpp.
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace trainpack::builder {
+namespace trainpack::transports {
 
 struct ImageLocation {
-  enum class Kind { kOciLayout, kDockerArchive, kRegistry };
-  Kind kind;
-  std::filesystem::path path;  // empty for kRegistry
+  std::string transport;       // the transport's name: "oci", "docker-archive", "docker"
+  std::filesystem::path path;  // empty for a registry
   std::string ref;  // oci: the tag; docker-archive: "name:tag" (empty = unspecified); registry: the reference
 
   std::string str() const;
+  bool is_registry() const { return transport == "docker"; }
 };
 
 // Parses "oci:...", "docker-archive:..." or "docker://..."; nullopt when the text names no transport.
@@ -25,4 +25,4 @@ std::optional<ImageLocation> parse_image_location(std::string_view text);
 ImageLocation parse_image_location_or_throw(std::string_view text, std::string_view flag,
                                             bool bare_is_registry = false);
 
-}  // namespace trainpack::builder
+}  // namespace trainpack::transports

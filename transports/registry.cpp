@@ -1,0 +1,48 @@
+#include "transports/registry.h"
+
+#include "registry/registries.h"
+#include "registry/remote_image.h"
+#include "support/error.h"
+
+namespace trainpack::transports {
+
+std::shared_ptr<const image::Image> open_registry_image(const registry::Reference& ref, const image::Platform& platform,
+                                                        const layers::BlobStore& store,
+                                                        registry::Registries& registries) {
+  return registry::RemoteImage::open(registries.client(ref.registry), ref, platform, store);
+}
+
+registry::PushResult write_registry_image(const image::Image& image, const registry::Reference& target,
+                                          registry::Registries& registries, const registry::PushOptions& options) {
+  return registry::push_image(
+      image, target, [&registries](const std::string& r) -> registry::RegistryClient& { return registries.client(r); },
+      options);
+}
+
+namespace {
+
+registry::Registries& need_registries(registry::Registries* registries) {
+  if (!registries) throw Error("internal: no registry access configured");
+  return *registries;
+}
+
+// A one-line error for a malformed reference, before any work.
+void check_reference(ImageLocation& location) { registry::Reference::parse(location.ref); }
+void check_reference_only(const ImageLocation& location) { registry::Reference::parse(location.ref); }
+
+std::shared_ptr<const image::Image> open_location(const ImageLocation& location, const OpenContext& context) {
+  registry::Registries& registries = need_registries(context.registries);
+  return open_registry_image(registry::Reference::parse(location.ref), context.platform, context.store, registries);
+}
+
+WriteReport write_location(const image::Image& image, const ImageLocation& location, const WriteContext& context) {
+  registry::Registries& registries = need_registries(context.registries);
+  return {write_registry_image(image, registry::Reference::parse(location.ref), registries, context.push)};
+}
+
+}  // namespace
+
+const Transport kRegistryTransport{"docker", "docker://", /*local=*/false, check_reference, open_location,
+                                   check_reference_only, write_location};
+
+}  // namespace trainpack::transports

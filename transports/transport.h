@@ -1,0 +1,63 @@
+#pragma once
+// Image transports: where images are read from (sources) and written to (sinks). Every transport is one file of
+// the same shape — open_… reads an image, write_… writes one — and one row of the table in transports/table.cpp,
+// chosen by the location's scheme (skopeo's transport names: oci:, docker-archive:, docker://).
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "image/image.h"
+#include "registry/pusher.h"
+#include "transports/image_location.h"
+
+namespace trainpack::layers {
+class BlobStore;
+}
+namespace trainpack::registry {
+class Registries;
+}
+
+namespace trainpack::transports {
+
+// What reading an image needs besides its location.
+struct OpenContext {
+  image::Platform platform;                    // picks from an index
+  const layers::BlobStore& store;              // where fetched or imported blobs go
+  registry::Registries* registries = nullptr;  // needed for registry locations
+};
+
+// What writing an image needs besides its location.
+struct WriteContext {
+  registry::Registries* registries = nullptr;  // needed for registry locations
+  registry::PushOptions push;                  // parallel uploads and per-blob progress of a push
+};
+
+// What writing did: a push reports the pushed reference and its blob counts; a local sink reports nothing.
+struct WriteReport {
+  std::optional<registry::PushResult> push;
+};
+
+struct Transport {
+  std::string_view name;    // "oci"
+  std::string_view prefix;  // "oci:"
+  bool local;               // reads and writes local files (a sink of this kind holds every blob of the image)
+  // Checks the location's reference right after parsing, completing it where the transport has a default; throws Error.
+  void (*complete)(ImageLocation& location);
+  std::shared_ptr<const image::Image> (*open)(const ImageLocation& location, const OpenContext& context);
+  // Throws the Error writing would raise for a destination that cannot be written, before any work is done.
+  void (*check_destination)(const ImageLocation& location);
+  WriteReport (*write)(const image::Image& image, const ImageLocation& location, const WriteContext& context);
+};
+
+// Every transport, in the order their prefixes are tried.
+const std::vector<const Transport*>& transport_table();
+// The transport named by `location.transport`; throws Error for an unknown one.
+const Transport& transport_of(const ImageLocation& location);
+
+// The image at `location` (for `context.platform` when it is an index).
+std::shared_ptr<const image::Image> open_image(const ImageLocation& location, const OpenContext& context);
+void check_destination(const ImageLocation& location);
+WriteReport write_image(const image::Image& image, const ImageLocation& location, const WriteContext& context);
+
+}  // namespace trainpack::transports
