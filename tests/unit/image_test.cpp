@@ -1,4 +1,4 @@
-// layers/image: manifests, indexes and platforms as pulled documents give them. A member of the wrong type is the
+// image/manifest and image/platform: manifests, indexes and platforms as pulled documents give them. A member of the wrong type is the
 // document's fault and must come back as trainpack::Error, never as the JSON library's type_error (an internal error).
 #include "image/image.h"
 
