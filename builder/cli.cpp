@@ -17,6 +17,7 @@
 #include "builder/local_run_spec.h"
 #include "builder/progress.h"
 #include "builder/runner.h"
+#include "builder/version.h"
 #include "registry/registries.h"
 #include "layers/layer_writer.h"
 #include "support/error.h"
@@ -355,7 +356,7 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const Local
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"trainpack: build Vertex AI trainer images without a Docker daemon"};
-  app.set_version_flag("--version", std::string("trainpack ") + TRAINPACK_VERSION);
+  app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
 
   LocalRunFlags df_flags;
