@@ -5,6 +5,7 @@
 #   scripts/install-deps.sh --demo    + what scripts/demo.sh needs (mmdebstrap, umoci, skopeo, runc,
 #                                     oci-image-tool, time)
 #   scripts/install-deps.sh --bench   + what scripts/bench.sh needs (dockerd, registry, pigz, pip, jq, time)
+#   scripts/install-deps.sh --package + what scripts/package.sh needs (dpkg-shlibdeps, patchelf)
 #   scripts/install-deps.sh --test    + what the test suite needs (registry, OCI tools, runtimes, dockerd, python,
 #                                     clang for the sanitizer build)
 #
@@ -15,6 +16,7 @@ set -euo pipefail
 BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libzip-dev libcurl4-openssl-dev libssl-dev zlib1g-dev
             nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libgtest-dev)
 DEMO_PKGS=(mmdebstrap umoci skopeo runc oci-image-tool time)
+PACKAGE_PKGS=(dpkg-dev patchelf file binutils)
 BENCH_PKGS=(mmdebstrap umoci skopeo time docker.io docker-registry pigz python3 python3-pip jq curl ca-certificates)
 TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap runc bubblewrap docker.io
            python3 python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates openssl
@@ -24,7 +26,7 @@ TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap 
            # scripts/sanitize.sh: clang with its ASan/UBSan/libFuzzer runtimes, llvm-symbolizer for readable stacks
            clang libclang-rt-dev llvm)
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 
 want=("${BUILD_PKGS[@]}")
 for arg in "$@"; do
@@ -32,6 +34,7 @@ for arg in "$@"; do
     --test) want+=("${TEST_PKGS[@]}") ;;
     --demo) want+=("${DEMO_PKGS[@]}") ;;
     --bench) want+=("${BENCH_PKGS[@]}") ;;
+    --package) want+=("${PACKAGE_PKGS[@]}") ;;
     -h|--help) usage; exit 0 ;;
     *) echo "install-deps.sh: unknown argument: $arg" >&2; usage >&2; exit 2 ;;
   esac
