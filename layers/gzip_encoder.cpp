@@ -26,7 +26,7 @@ struct Block {
   std::string input;
   std::string dictionary;  // the previous block's last kWindow bytes
   bool last = false;
-  std::size_t input_size = 0;  // input is freed once compressed
+  std::uint64_t input_size = 0;  // input is freed once compressed
   std::string output;
   std::uint32_t crc = 0;
 };
@@ -140,6 +140,24 @@ class GzipEncoder::Impl {
     }
   }
 
+  void begin_deflated() {
+    if (!pending_.empty()) submit(false);
+  }
+
+  void write_deflated(const char* data, std::size_t size) {
+    auto job = std::make_shared<Job>();
+    job->block.output.assign(data, size);
+    add_done(job);
+  }
+
+  void end_deflated(std::uint64_t plain_size, std::uint32_t plain_crc, std::string_view plain_tail) {
+    auto job = std::make_shared<Job>();
+    job->block.input_size = plain_size;
+    job->block.crc = plain_crc;
+    add_done(job);
+    dictionary_.assign(plain_tail.substr(plain_tail.size() > kWindow ? plain_tail.size() - kWindow : 0));
+  }
+
   void finish() {
     submit(true);
     while (!in_flight_.empty()) write_oldest();
@@ -173,6 +191,13 @@ class GzipEncoder::Impl {
       queue_.push_back(job);
       wake_.notify_one();
     }
+    while (in_flight_.size() > max_in_flight_) write_oldest();
+  }
+
+  // A job with nothing to compute, in order with the others.
+  void add_done(const std::shared_ptr<Job>& job) {
+    job->done.set_value();
+    in_flight_.push_back({job, job->done.get_future()});
     while (in_flight_.size() > max_in_flight_) write_oldest();
   }
 
@@ -242,6 +267,11 @@ GzipEncoder::GzipEncoder(GzipOptions options, ByteSink sink)
     : impl_(std::make_unique<Impl>(options, std::move(sink))) {}
 GzipEncoder::~GzipEncoder() = default;
 void GzipEncoder::write(const void* data, std::size_t size) { impl_->write(static_cast<const char*>(data), size); }
+void GzipEncoder::begin_deflated() { impl_->begin_deflated(); }
+void GzipEncoder::write_deflated(const char* data, std::size_t size) { impl_->write_deflated(data, size); }
+void GzipEncoder::end_deflated(std::uint64_t plain_size, std::uint32_t plain_crc, std::string_view plain_tail) {
+  impl_->end_deflated(plain_size, plain_crc, plain_tail);
+}
 void GzipEncoder::finish() { impl_->finish(); }
 
 }  // namespace trainpack::layers

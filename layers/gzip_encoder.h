@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string_view>
 
 namespace trainpack::layers {
 
@@ -34,6 +35,14 @@ class GzipEncoder {
   GzipEncoder& operator=(const GzipEncoder&) = delete;
 
   void write(const void* data, std::size_t size);
+
+  // Already-deflated bytes in place of plain ones, not compressed again (DeflateSplicer's output: raw deflate with
+  // no final block, ending on a byte boundary). begin_deflated() ends the block being filled; end_deflated() names
+  // what the bytes stand for: their plain size, CRC-32 and last bytes (the next block's dictionary, up to 32 KiB).
+  void begin_deflated();
+  void write_deflated(const char* data, std::size_t size);
+  void end_deflated(std::uint64_t plain_size, std::uint32_t plain_crc, std::string_view plain_tail);
+
   // Compresses what is left, writes the gzip trailer and waits for the workers. Call once.
   void finish();
 
