@@ -15,6 +15,7 @@
 #include "builder/job_spec.h"
 #include "builder/local_run_spec.h"
 #include "builder/progress.h"
+#include "builder/version.h"
 #include "localrun/run_flags.h"
 #include "localrun/runner.h"
 #include "layers/layer_writer.h"
@@ -339,7 +340,7 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const local
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"trainpack: build Vertex AI trainer images without a Docker daemon"};
-  app.set_version_flag("--version", std::string("trainpack ") + TRAINPACK_VERSION);
+  app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
 
   LocalRunFlags df_flags;

@@ -69,6 +69,7 @@ struct BlobPusher {
   const image::Image& image;
   const Reference& target;
   const std::function<RegistryClient&(const std::string&)>& clients;
+  const BlobLocations* locations;
   std::function<void(const BlobEvent&)> emit;
 
   RegistryClient& dst() const { return clients(target.registry); }
@@ -119,31 +120,55 @@ struct BlobPusher {
     return h.status == 200 || (h.status >= 300 && h.status < 400);
   }
 
-  // A cross-repository mount when the blob's origin is in the same registry (or another Google one): the source
-  // repository it was mounted from, or nullopt. A registry that answers with an upload session instead (202)
-  // leaves it in `session`.
+  // Repositories to mount `d` from, best first: its origin (the base image it came from), then the repositories of
+  // this registry an earlier push put it in (BlobLocations); never the target itself, at most three.
+  std::vector<BlobLocation> mount_sources(const Descriptor& d) const {
+    std::vector<BlobLocation> sources;
+    auto add = [&](const BlobLocation& from) {
+      bool is_target = from.registry == target.registry && from.repository == target.repository;
+      if (!is_target && std::find(sources.begin(), sources.end(), from) == sources.end() && sources.size() < 3)
+        sources.push_back(from);
+    };
+    if (auto origin = image.remote_origin(d.digest)) add({origin->registry, origin->repository});
+    if (locations)
+      for (const BlobLocation& seen : locations->known(d.digest))
+        if (seen.registry == target.registry) add(seen);
+    return sources;
+  }
+
+  // A cross-repository mount (OCI distribution-spec) from the first source that has the blob: the source
+  // repository, or nullopt. A registry that answers a refused mount with an upload session (202) leaves it in
+  // `session`, which the upload then uses (no further mounts are tried: the session would be left open).
   std::optional<std::string> mount(const Descriptor& d, std::optional<UploadSession>& session) const {
-    auto origin = image.remote_origin(d.digest);
-    if (!origin || (origin->registry == target.registry && origin->repository == target.repository)) return {};
-    Reference from{origin->registry, origin->repository, "", ""};
-    bool same_registry = origin->registry == target.registry;
+    for (const BlobLocation& from : mount_sources(d)) {
+      if (auto mounted = mount_from(d, from, session)) return mounted;
+      if (session) break;
+    }
+    return {};
+  }
+
+  // Between Google registries (gcr.io, pkg.dev) a mount may also cross hosts, named by origin=.
+  std::optional<std::string> mount_from(const Descriptor& d, const BlobLocation& source,
+                                        std::optional<UploadSession>& session) const {
+    Reference from{source.registry, source.repository, "", ""};
+    bool same_registry = source.registry == target.registry;
     bool google_cross_host = !same_registry && from.is_google() && target.is_google();
     if (!same_registry && !google_cross_host) return {};
     net::HttpRequest req;
     req.method = "POST";
     req.url = blobs_url() + "uploads/?mount=" + d.digest.algorithm() + "%3A" + d.digest.hex() + "&from=" +
-              origin->repository;
-    if (google_cross_host) req.url += "&origin=" + origin->registry;
+              source.repository;
+    if (google_cross_host) req.url += "&origin=" + source.registry;
     req.idempotent = false;  // a failed mount is answered by uploading, not by asking again
     std::vector<std::string> scopes = push_scopes();
-    if (same_registry) scopes.push_back(pull_scope(origin->repository));
+    if (same_registry) scopes.push_back(pull_scope(source.repository));
     net::HttpResponse r;
     try {
       r = dst().send(req, scopes);
     } catch (const Error&) {
       return {};  // a refused mount (even an auth refusal for the source) just means: upload it
     }
-    if (r.status == 201) return origin->repository;
+    if (r.status == 201) return source.repository;
     if (r.status == 202 && !r.header("location").empty())
       session.emplace(dst(), push_scopes(), net::resolve_url(r.url, r.header("location")));
     return {};
@@ -247,7 +272,7 @@ PushResult push_image(const image::Image& image, const Reference& target,
     }
     if (options.on_blob) options.on_blob(e);
   };
-  BlobPusher pusher{image, target, clients, emit};
+  BlobPusher pusher{image, target, clients, options.locations, emit};
   auto worker = [&] {
     for (;;) {
       Descriptor d;
@@ -287,6 +312,8 @@ PushResult push_image(const image::Image& image, const Reference& target,
                     result.manifest_digest.str(),
                 "the registry rewrote the manifest; pin the pushed image by the digest the registry reports");
   result.reference = target.with_digest(result.manifest_digest.str());
+  if (options.locations)
+    for (const Descriptor& d : blobs) options.locations->remember(d.digest, {target.registry, target.repository});
   return result;
 }
 

@@ -1,18 +1,20 @@
 #pragma once
-// Pushes an image to a registry (OCI distribution-spec: pushing blobs and manifests), the way the fast builders do: every blob once, in parallel with a
-// bounded number of workers — HEAD first (present: nothing to move), then a cross-repository mount when the blob's
-// origin is another repository of the same registry (or, between Google registries, another host with origin=),
-// else a monolithic upload (POST, then one PUT with Content-Length streamed from the file, or, for a base blob not
-// in the local store, relayed straight from its origin registry: registry/blob_relay.h). Registries that refuse
-// a body on PUT get one streamed PATCH and an empty PUT. The config and the manifest go last, the manifest by tag,
-// so a tag never points at a manifest whose blobs are missing. An upload session that a failed or aborted push
-// opened is cancelled (DELETE <location>, best effort), so the registry keeps no half-written upload.
+// Pushes an image to a registry (OCI distribution-spec: pushing blobs and manifests), the way the fast builders do:
+// every blob once, in parallel with a bounded number of workers — HEAD first (present: nothing to move), then a
+// cross-repository mount from the blob's origin or from a repository of the same registry an earlier push put it in
+// (registry/blob_locations.h; between Google registries also another host, with origin=), else a monolithic upload
+// (POST, then one PUT with Content-Length streamed from the file, or, for a base blob not in the local store,
+// relayed straight from its origin registry: registry/blob_relay.h). Registries that refuse a body on PUT get one
+// streamed PATCH and an empty PUT. The config and the manifest go last, the manifest by tag, so a tag never points
+// at a manifest whose blobs are missing. An upload session that a failed or aborted push opened is cancelled
+// (DELETE <location>, best effort), so the registry keeps no half-written upload.
 #include <cstdint>
 #include <functional>
 #include <string>
 
 #include "image/digest.h"
 #include "image/image.h"
+#include "registry/blob_locations.h"
 #include "registry/reference.h"
 #include "registry/registry_client.h"
 
@@ -29,6 +31,8 @@ struct BlobEvent {
 
 struct PushOptions {
   int jobs = 4;
+  // Where blobs were pushed before: mount sources, and told of this push's blobs once it succeeded. Optional.
+  const BlobLocations* locations = nullptr;
   std::function<void(const BlobEvent&)> on_blob;  // called from worker threads, serialised by the pusher
 };
 

@@ -1,97 +1,245 @@
 #!/usr/bin/env bash
-# Benchmarks: wall time and peak memory of `trainpack build` on synthetic trainers, cold and warm.
+# trainpack against the tools it replaces, side by side in one run, as ratios (medians of BENCH_RUNS runs).
 #
-#   bash scripts/bench.sh              build trainpack if needed, run every case, print a table
-#   BENCH_MB=2048 bash scripts/bench.sh  size of the big inputs (default 512 MB)
+#   bash scripts/bench.sh                     everything below; results in .cache/bench/results.txt (+ .json)
+#   BENCH_RUNS=5 BENCH_EXTRA_MB=256 bash scripts/bench.sh
 #
-# Cases (each on the Debian 12 Python base of tests/fixtures/python-base.sh, output to an OCI layout):
-#   code-cold       a trainer with an extra dir of BENCH_MB MB (one large file + 20,000 small ones), empty cache
-#   code-warm       the same again: every layer comes from the cache
-#   code-changed    one line of the trainer changed: only the code layer is rebuilt
-#   wheel-cold      --extra-packages with a BENCH_MB MB wheel (streamed from the zip into the layer), empty cache
-#   wheel-warm      the same again (the wheel's layer is reused)
-# Peak memory should stay flat as BENCH_MB grows (one streaming pass per layer, bounded buffers).
-# Results: .cache/bench/results.txt (also printed). Needs GNU time (/usr/bin/time, package "time").
+# It starts its own dockerd (BuildKit), registry (127.0.0.1:BENCH_REGISTRY_PORT, default 5190) and package index
+# (127.0.0.1:BENCH_INDEX_PORT, default 5191), and stops them at the end. Inputs come from scripts/bench_inputs.py
+# (made once, seeded): a local index with numpy 1.24.2 (a ~6 MB binary wheel), a 148 MB pure wheel and a small
+# dependency tree; the base is the Debian 12 Python image of tests/fixtures/python-base.sh with its pip pointed at
+# that index, pushed to the registry. Workloads: pip (requirements.txt of those), code (a trainer only), extra
+# (a trainer with a BENCH_EXTRA_MB MiB extra dir, default 1024).
+#
+# For each workload:
+#   cold  gcloud's path: `docker build --no-cache` of the Dockerfile gcloud generates (BuildKit) + `docker push`,
+#         vs `trainpack build` with an empty cache; each run pushes to a fresh repository.
+#   warm  one line of the trainer changed: `docker build` with BuildKit's cache + `docker push`, vs `trainpack build`
+#         with its cache; both to the repository their first build pushed.
+# Besides: host `pip install --target` of the pip workload vs trainpack's resolve + install phases, and
+# `tar | pigz -6 | sha256sum` of the extra dir vs trainpack writing its layer (time and compressed size), and
+# trainpack's peak RSS over every run. The last table checks the targets of the project's performance issue.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
+runs=${BENCH_RUNS:-3}
+extra_mb=${BENCH_EXTRA_MB:-1024}
+registry_port=${BENCH_REGISTRY_PORT:-5190}
+index_port=${BENCH_INDEX_PORT:-5191}
 bench=$root/.cache/bench
-mb=${BENCH_MB:-512}
 build_dir=${BUILD_DIR:-build}
 [[ "$build_dir" == /* ]] || build_dir=$root/$build_dir
 tp=${TRAINPACK_BIN:-$build_dir/trainpack}
+registry=127.0.0.1:$registry_port
+index_url=http://127.0.0.1:$index_port/simple/
 
-bash scripts/install-deps.sh --demo
+say() { printf 'bench: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+bash scripts/install-deps.sh --bench
 [[ -n "${TRAINPACK_BIN:-}" ]] || bash scripts/build.sh >/dev/null
-[[ -x /usr/bin/time ]] || { echo "bench.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
-mkdir -p "$bench"
-bash tests/fixtures/python-base.sh "$bench/base" >/dev/null
-base=oci:$bench/base/oci:3.11
+rm -rf "$bench/logs"
+mkdir -p "$bench/logs"
 
-# Inputs, made once per size.
-inputs=$bench/inputs-$mb
+# --- services --------------------------------------------------------------------------------------------------------
+# dockerd's socket path must stay short (108 bytes): its state lives under /tmp, named after this checkout.
+docker_state=/tmp/trainpack-bench-$(printf '%s' "$bench" | sha256sum | cut -c1-8)/dockerd
+index_pid=
+stop_services() {
+  [[ -n "$index_pid" ]] && kill "$index_pid" 2>/dev/null || true
+  bash tests/fixtures/registry.sh stop --purge "$bench/registry" >/dev/null 2>&1 || true
+  bash tests/fixtures/dockerd.sh stop "$docker_state" >/dev/null 2>&1 || true
+}
+trap stop_services EXIT
+
+inputs=$bench/inputs-$extra_mb
 if [[ ! -e "$inputs/.done" ]]; then
+  say "making inputs in $inputs (once)"
   rm -rf "$inputs"
-  mkdir -p "$inputs/pkg/trainer" "$inputs/pkg/data/small" "$inputs/pkg/dist"
-  printf 'print("training")\n' > "$inputs/pkg/trainer/task.py"
-  head -c "$((mb * 1024 * 1024))" /dev/urandom > "$inputs/pkg/data/large.bin"
-  python3 - "$inputs/pkg/data/small" <<'EOF'
-import os, sys
-d = sys.argv[1]
-for i in range(20000):
-    sub = os.path.join(d, f"{i // 1000:02d}")
-    os.makedirs(sub, exist_ok=True)
-    with open(os.path.join(sub, f"f{i}.txt"), "w") as f:
-        f.write(f"sample {i}\n" * 8)
-EOF
-  # A pure-Python wheel whose payload is BENCH_MB of incompressible bytes (stored, like model weights).
-  python3 - "$inputs/pkg/dist" "$mb" <<'EOF'
-import base64, hashlib, os, sys, zipfile
-out, mb = sys.argv[1], int(sys.argv[2])
-name = "benchweights-1.0-py3-none-any.whl"
-records = []
-def add(z, path, data, compress=zipfile.ZIP_DEFLATED):
-    z.writestr(zipfile.ZipInfo(path, (2020, 1, 1, 0, 0, 0)), data, compress_type=compress)
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-    records.append(f"{path},sha256={digest},{len(data)}")
-with zipfile.ZipFile(os.path.join(out, name), "w") as z:
-    add(z, "benchweights/__init__.py", b"WEIGHTS = 'weights.bin'\n")
-    chunk = 64 * 1024 * 1024
-    for i in range(0, mb * 1024 * 1024, chunk):
-        add(z, f"benchweights/weights{i // chunk:03d}.bin", os.urandom(min(chunk, mb * 1024 * 1024 - i)),
-            zipfile.ZIP_STORED)
-    add(z, "benchweights-1.0.dist-info/METADATA", b"Metadata-Version: 2.1\nName: benchweights\nVersion: 1.0\n")
-    add(z, "benchweights-1.0.dist-info/WHEEL",
-        b"Wheel-Version: 1.0\nGenerator: bench\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
-    records.append("benchweights-1.0.dist-info/RECORD,,")
-    z.writestr(zipfile.ZipInfo("benchweights-1.0.dist-info/RECORD", (2020, 1, 1, 0, 0, 0)),
-               "\n".join(records) + "\n")
-EOF
+  python3 scripts/bench_inputs.py "$inputs" "$extra_mb"
   touch "$inputs/.done"
 fi
 
-results=$bench/results.txt
-printf '%-14s %10s %12s   (BENCH_MB=%s, %s)\n' case seconds peak_rss_MB "$mb" "$(nproc) cores" | tee "$results"
-run() {  # NAME ARGS...
-  local name=$1
+bash tests/fixtures/dockerd.sh start "$docker_state" >/dev/null
+set -a; source "$docker_state/env"; set +a
+docker=${TRAINPACK_DOCKER_CLI:-docker}
+bash tests/fixtures/registry.sh stop --purge "$bench/registry" >/dev/null 2>&1 || true
+bash tests/fixtures/registry.sh start "$bench/registry" "$registry_port" >/dev/null
+python3 -m http.server --bind 127.0.0.1 --directory "$inputs/index" "$index_port" >"$bench/logs/index.log" 2>&1 &
+index_pid=$!
+for _ in $(seq 50); do curl -fs "$index_url" >/dev/null && break; sleep 0.1; done
+curl -fs "$index_url" >/dev/null || die "the package index did not start (see $bench/logs/index.log)"
+
+# --- base: the test base with pip pointed at the bench index, in the registry and in dockerd ------------------------
+bash tests/fixtures/python-base.sh "$bench/base" >/dev/null
+"$docker" load -q -i "$bench/base/base.tar" >/dev/null
+mkdir -p "$bench/base-ctx"
+printf '[global]\nindex-url = %s\nbreak-system-packages = true\n' "$index_url" > "$bench/base-ctx/pip.conf"
+printf 'FROM trainpack-test/python:3.11\nCOPY pip.conf /etc/pip.conf\n' > "$bench/base-ctx/Dockerfile"
+base=$registry/bench/base:1
+DOCKER_BUILDKIT=1 "$docker" build -q -t "$base" "$bench/base-ctx" >/dev/null
+"$docker" push -q "$base" >/dev/null
+
+# --- measuring -------------------------------------------------------------------------------------------------------
+median() { sort -n | awk '{v[NR] = $1} END {if (NR == 0) print ""; else if (NR % 2) print v[(NR + 1) / 2];
+                                           else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+elapsed() {  # LOG CMD... -> seconds on stdout; the command's output goes to LOG
+  local log=$1 start end
   shift
-  local stats=$bench/time.$name
-  /usr/bin/time -f '%e %M' -o "$stats" "$tp" build -q --executor-image-uri=python:3.11 --base-source="$base" \
-    --local-package-path="$inputs/pkg" --script=trainer/task.py --output="oci:$bench/out:x" "$@" >/dev/null
+  start=$(date +%s.%N)
+  "$@" >"$log" 2>&1 || { say "failed: $* (log: $log)"; tail -5 "$log" >&2; exit 1; }
+  end=$(date +%s.%N)
+  awk -v s="$start" -v e="$end" 'BEGIN {printf "%.3f\n", e - s}'
+}
+trainpack_build() {  # LOG WORKLOAD REPOSITORY CACHE -> seconds; JSON result in LOG.json
+  local log=$1 workload=$2 repository=$3 cache=$4 stats=$1.time secs kb  # peak RSS: see the report
+  local flags=(--executor-image-uri="$base" --local-package-path="$inputs/projects/$workload"
+               --script=trainer/task.py --output-image-uri="$registry/$repository:v1" --insecure-registry="$registry"
+               --cache-dir="$cache" --format=json -q)
+  [[ "$workload" == extra ]] && flags+=(--extra-dirs=data)
+  /usr/bin/time -f '%e %M' -o "$stats" "$tp" build "${flags[@]}" >"$log.json" 2>"$log" ||
+    { say "failed: trainpack build of $workload (log: $log)"; tail -5 "$log" >&2; exit 1; }
   read -r secs kb < "$stats"
-  printf '%-14s %10s %12s\n' "$name" "$secs" "$((kb / 1024))" | tee -a "$results"
+  echo "$secs"
+}
+gcloud_path() {  # WORKLOAD REPOSITORY [--no-cache] -> seconds of docker build + docker push
+  local workload=$1 repository=$2 nocache=${3:-} ref=$registry/$2:v1
+  local extra=()
+  [[ "$workload" == extra ]] && extra=(--extra-dirs=data)
+  "$tp" dockerfile --executor-image-uri="$base" --local-package-path="$inputs/projects/$workload" \
+    --script=trainer/task.py "${extra[@]}" > "$bench/Dockerfile.$workload"
+  elapsed "$bench/logs/docker-${repository//\//-}.log" bash -c '
+    DOCKER_BUILDKIT=1 "$0" build $1 --network host -f "$2" -t "$3" "$4" && "$0" push "$3"' \
+    "$docker" "$nocache" "$bench/Dockerfile.$workload" "$ref" "$inputs/projects/$workload"
+}
+edit_trainer() {  # WORKLOAD N: one changed line
+  printf "print('training')\n# edit %s\n" "$2" > "$inputs/projects/$1/trainer/task.py"
 }
 
-rm -rf "$bench/cache" "$bench/out"
-run code-cold --extra-dirs=data --cache-dir="$bench/cache"
-run code-warm --extra-dirs=data --cache-dir="$bench/cache"
-printf 'print("training, changed")\n' > "$inputs/pkg/trainer/task.py"
-run code-changed --extra-dirs=data --cache-dir="$bench/cache"
-printf 'print("training")\n' > "$inputs/pkg/trainer/task.py"
+declare -A result
+measure_workload() {  # WORKLOAD
+  local w=$1 i gcloud_cold=() tp_cold=() gcloud_warm=() tp_warm=()
+  edit_trainer "$w" 0
+  for i in $(seq "$runs"); do
+    say "$w cold, run $i/$runs"
+    gcloud_cold+=("$(gcloud_path "$w" "bench/gcloud-cold-$w-$i" --no-cache)")
+    rm -rf "$bench/cache-cold"
+    tp_cold+=("$(trainpack_build "$bench/logs/tp-cold-$w-$i.log" "$w" "bench/tp-cold-$w-$i" "$bench/cache-cold")")
+  done
+  # Warm: each tool's first build fills its cache (BuildKit's, trainpack's), then every run changes one line.
+  rm -rf "$bench/cache-warm-$w"
+  gcloud_path "$w" "bench/gcloud-warm-$w" >/dev/null
+  trainpack_build "$bench/logs/tp-prime-$w.log" "$w" "bench/tp-warm-$w" "$bench/cache-warm-$w" >/dev/null
+  for i in $(seq "$runs"); do
+    say "$w warm, run $i/$runs"
+    edit_trainer "$w" "$i"
+    gcloud_warm+=("$(gcloud_path "$w" "bench/gcloud-warm-$w")")
+    tp_warm+=("$(trainpack_build "$bench/logs/tp-warm-$w-$i.log" "$w" "bench/tp-warm-$w" "$bench/cache-warm-$w")")
+  done
+  edit_trainer "$w" 0
+  result[$w.cold.gcloud]=$(printf '%s\n' "${gcloud_cold[@]}" | median)
+  result[$w.cold.trainpack]=$(printf '%s\n' "${tp_cold[@]}" | median)
+  result[$w.warm.buildkit]=$(printf '%s\n' "${gcloud_warm[@]}" | median)
+  result[$w.warm.trainpack]=$(printf '%s\n' "${tp_warm[@]}" | median)
+}
 
-rm -rf "$bench/cache-wheel" "$bench/out"
-run wheel-cold --extra-packages=dist/benchweights-1.0-py3-none-any.whl --break-system-packages --no-compile \
-  --cache-dir="$bench/cache-wheel"
-run wheel-warm --extra-packages=dist/benchweights-1.0-py3-none-any.whl --break-system-packages --no-compile \
-  --cache-dir="$bench/cache-wheel"
-echo "results: $results" >&2
+# Sum of the named phases in a trainpack --format=json result ("timings": {"resolve": s, ...}); empty if absent.
+phases() {  # JSON-FILE PHASE...
+  python3 - "$@" <<'EOF'
+import json, sys
+try:
+    timings = json.load(open(sys.argv[1])).get("timings", {})
+    print(f"{sum(float(timings[p]) for p in sys.argv[2:]):.3f}")
+except (OSError, ValueError, KeyError, AttributeError, TypeError):
+    print("")
+EOF
+}
+
+measure_pip() {
+  local pip_runs=() i target=$bench/pip-target
+  for i in $(seq "$runs"); do
+    say "host pip install --target, run $i/$runs"
+    rm -rf "$target"
+    pip_runs+=("$(elapsed "$bench/logs/pip-$i.log" python3 -m pip install --no-cache-dir --break-system-packages \
+      --disable-pip-version-check --target "$target" --index-url "$index_url" -r "$inputs/projects/pip/requirements.txt")")
+  done
+  result[pip.host]=$(printf '%s\n' "${pip_runs[@]}" | median)
+  local tp_runs=()
+  for i in $(seq "$runs"); do
+    tp_runs+=("$(phases "$bench/logs/tp-cold-pip-$i.log.json" resolve install)")
+  done
+  result[pip.trainpack]=$(printf '%s\n' "${tp_runs[@]}" | grep . | median || true)
+}
+
+measure_layer() {
+  local pigz_runs=() i
+  for i in $(seq "$runs"); do
+    say "tar | pigz -6 | sha256sum, run $i/$runs"
+    pigz_runs+=("$(elapsed "$bench/logs/pigz-$i.log" bash -c \
+      'tar -C "$0" -cf - . | pigz -6 | tee >(wc -c > "$1") | sha256sum' \
+      "$inputs/projects/extra/data" "$bench/pigz-size")")
+  done
+  sleep 0.2  # the size is written by a process substitution
+  result[layer.pigz]=$(printf '%s\n' "${pigz_runs[@]}" | median)
+  result[layer.pigz_bytes]=$(cat "$bench/pigz-size")
+  local tp_runs=()
+  for i in $(seq "$runs"); do
+    tp_runs+=("$(phases "$bench/logs/tp-cold-extra-$i.log.json" layers)")
+  done
+  result[layer.trainpack]=$(printf '%s\n' "${tp_runs[@]}" | grep . | median || true)
+  # The extra dir's layer: the largest of the layers trainpack added to the base.
+  local accept='application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json'
+  curl -fs -H "Accept: $accept" "http://$registry/v2/bench/base/manifests/1" > "$bench/base-manifest.json"
+  result[layer.trainpack_bytes]=$(curl -fs -H "Accept: $accept" \
+    "http://$registry/v2/bench/tp-cold-extra-1/manifests/v1" |
+    jq --slurpfile base "$bench/base-manifest.json" \
+      '[$base[0].layers[].digest] as $old | [.layers[] | select(.digest as $d | $old | index($d) | not) | .size] | max')
+}
+
+for workload in pip code extra; do measure_workload "$workload"; done
+measure_pip
+measure_layer
+# Peak RSS over every trainpack build (GNU time's %M, KiB).
+result[peak_rss_mb]=$(cat "$bench"/logs/tp-*.log.time | awk '$2 > m {m = $2} END {printf "%d\n", m / 1024}')
+
+# --- report ----------------------------------------------------------------------------------------------------------
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.1f\n", a / b}'; }
+check() {  # VALUE OP TARGET -> PASS/FAIL
+  awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN {if (v == "n/a") {print "n/a"; exit}
+    ok = (op == ">=") ? (v + 0 >= t + 0) : (v + 0 <= t + 0); print ok ? "pass" : "FAIL"}'
+}
+results=$bench/results.txt
+{
+  printf 'trainpack bench: %s runs each (medians), %s cores, extra dir %s MiB, %s\n\n' \
+    "$runs" "$(nproc)" "$extra_mb" "$(date -u +%Y-%m-%dT%H:%MZ)"
+  printf '%-8s %-5s %12s %12s %8s\n' workload mode other_s trainpack_s ratio
+  for w in pip code extra; do
+    printf '%-8s %-5s %12s %12s %8s\n' "$w" cold "${result[$w.cold.gcloud]}" "${result[$w.cold.trainpack]}" \
+      "$(ratio "${result[$w.cold.gcloud]}" "${result[$w.cold.trainpack]}")"
+    printf '%-8s %-5s %12s %12s %8s\n' "$w" warm "${result[$w.warm.buildkit]}" "${result[$w.warm.trainpack]}" \
+      "$(ratio "${result[$w.warm.buildkit]}" "${result[$w.warm.trainpack]}")"
+  done
+  printf '\n(cold: other = docker build --no-cache + docker push; warm: other = docker build with cache + push)\n'
+  printf 'host pip install --target %ss, trainpack resolve + install %ss\n' "${result[pip.host]}" \
+    "${result[pip.trainpack]:-n/a}"
+  printf 'tar | pigz -6 | sha256sum %ss (%s bytes), trainpack layer %ss (%s bytes)\n' "${result[layer.pigz]}" \
+    "${result[layer.pigz_bytes]}" "${result[layer.trainpack]:-n/a}" "${result[layer.trainpack_bytes]}"
+  printf 'trainpack peak RSS %s MB\n\n' "${result[peak_rss_mb]}"
+  cold=$(ratio "${result[pip.cold.gcloud]}" "${result[pip.cold.trainpack]}")
+  warm=$(ratio "${result[pip.warm.buildkit]}" "${result[pip.warm.trainpack]}")
+  pip=$(ratio "${result[pip.host]}" "${result[pip.trainpack]:-}")
+  layer=$(ratio "${result[layer.pigz]}" "${result[layer.trainpack]:-}")
+  size=$(awk -v a="${result[layer.trainpack_bytes]}" -v b="${result[layer.pigz_bytes]}" \
+    'BEGIN {if (a == "" || b + 0 == 0) print "n/a"; else printf "%.2f\n", a / b}')
+  printf '%-44s %8s %8s %6s\n' target measured wanted ""
+  printf '%-44s %8s %8s %6s\n' "pip cold: gcloud's path / trainpack" "$cold" ">= 5" "$(check "$cold" '>=' 5)"
+  printf '%-44s %8s %8s %6s\n' "pip warm: BuildKit cache / trainpack" "$warm" ">= 5" "$(check "$warm" '>=' 5)"
+  printf '%-44s %8s %8s %6s\n' "resolve + install: host pip / trainpack" "$pip" ">= 10" "$(check "$pip" '>=' 10)"
+  printf '%-44s %8s %8s %6s\n' "layer writing: pigz -6 / trainpack" "$layer" ">= 2" "$(check "$layer" '>=' 2)"
+  printf '%-44s %8s %8s %6s\n' "layer size: trainpack / pigz -6" "$size" "<= 1.15" "$(check "$size" '<=' 1.15)"
+  printf '%-44s %8s %8s %6s\n' "peak RSS (MB)" "${result[peak_rss_mb]}" "< 150" \
+    "$(check "${result[peak_rss_mb]}" '<=' 149)"
+} | tee "$results"
+for key in "${!result[@]}"; do printf '%s\t%s\n' "$key" "${result[$key]}"; done | sort |
+  jq -Rn '[inputs | split("\t") | {(.[0]): (.[1] | tonumber? // .)}] | add' > "$bench/results.json"
+say "results: $results, $bench/results.json"

@@ -2,8 +2,10 @@
 # Install what trainpack needs from the Debian archive, and nothing that is already there.
 #
 #   scripts/install-deps.sh           build dependencies (compiler, CMake, libraries, GoogleTest)
-#   scripts/install-deps.sh --demo    + what scripts/demo.sh and bench.sh need (mmdebstrap, umoci, skopeo, runc,
+#   scripts/install-deps.sh --demo    + what scripts/demo.sh needs (mmdebstrap, umoci, skopeo, runc,
 #                                     oci-image-tool, time)
+#   scripts/install-deps.sh --bench   + what scripts/bench.sh needs (dockerd, registry, pigz, pip, jq, time)
+#   scripts/install-deps.sh --package + what scripts/package.sh needs (dpkg-shlibdeps, patchelf)
 #   scripts/install-deps.sh --test    + what the test suite needs (registry, OCI tools, runtimes, dockerd, python,
 #                                     clang for the sanitizer build)
 #
@@ -11,9 +13,11 @@
 # `apt-get update` runs only when something is missing. Needs root, or sudo when not root.
 set -euo pipefail
 
-BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libzip-dev libcurl4-openssl-dev libssl-dev zlib1g-dev
+BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libzip-dev libisal-dev libcurl4-openssl-dev libssl-dev zlib1g-dev
             nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libgtest-dev)
 DEMO_PKGS=(mmdebstrap umoci skopeo runc oci-image-tool time)
+PACKAGE_PKGS=(dpkg-dev patchelf file binutils)
+BENCH_PKGS=(mmdebstrap umoci skopeo time docker.io docker-registry pigz python3 python3-pip jq curl ca-certificates)
 TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap runc bubblewrap docker.io
            python3 python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates openssl
            # tests/fixtures/python-bases: CPython compiled from source, relocated with patchelf
@@ -22,13 +26,15 @@ TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap 
            # scripts/sanitize.sh: clang with its ASan/UBSan/libFuzzer runtimes, llvm-symbolizer for readable stacks
            clang libclang-rt-dev llvm)
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 
 want=("${BUILD_PKGS[@]}")
 for arg in "$@"; do
   case "$arg" in
     --test) want+=("${TEST_PKGS[@]}") ;;
     --demo) want+=("${DEMO_PKGS[@]}") ;;
+    --bench) want+=("${BENCH_PKGS[@]}") ;;
+    --package) want+=("${PACKAGE_PKGS[@]}") ;;
     -h|--help) usage; exit 0 ;;
     *) echo "install-deps.sh: unknown argument: $arg" >&2; usage >&2; exit 2 ;;
   esac

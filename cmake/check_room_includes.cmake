@@ -1,0 +1,25 @@
+# cmake -DROOM=name -DALLOWED=a;b;c -DSTAMP=file -DROOT=dir -P check_room_includes.cmake
+cmake_minimum_required(VERSION 3.25)
+# Fails naming every `#include "ROOM/..."` in ROOT/ROOM/ whose room is not in ALLOWED; writes STAMP when none is.
+file(GLOB files ${ROOT}/${ROOM}/*.cpp ${ROOT}/${ROOM}/*.h)
+file(GLOB room_dirs LIST_DIRECTORIES true ${ROOT}/*)
+set(violations "")
+foreach(file IN LISTS files)
+  file(STRINGS ${file} includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"[A-Za-z0-9_]+/")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"([A-Za-z0-9_]+)/.*" "\\1" included_room "${line}")
+    if(NOT IS_DIRECTORY ${ROOT}/${included_room})
+      continue()  # a generated header's directory, not a room
+    endif()
+    if(NOT included_room IN_LIST ALLOWED)
+      file(RELATIVE_PATH where ${ROOT} ${file})
+      string(APPEND violations "\n  ${where}: ${line}")
+    endif()
+  endforeach()
+endforeach()
+if(violations)
+  string(REPLACE ";" ", " allowed_text "${ALLOWED}")
+  message(FATAL_ERROR "room ${ROOM} may include only ${allowed_text} (see the trainpack_room() calls in "
+                      "CMakeLists.txt); these go the wrong way:${violations}")
+endif()
+file(WRITE ${STAMP} "")

@@ -1,0 +1,37 @@
+#pragma once
+// Where blobs were last seen: for each digest, the repositories (registry/repository) a push put it in or a pull
+// read it from, newest first. A later push to another repository of the same registry mounts the blob from one of
+// them instead of uploading it (OCI distribution-spec, "Mounting a blob from another repository"), as docker does
+// with what it remembers of earlier pushes. Kept in the cache as one small file per digest, written atomically;
+// a missing, unreadable or odd file only means nothing is known.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "image/digest.h"
+
+namespace trainpack::registry {
+
+struct BlobLocation {
+  std::string registry;    // "us-docker.pkg.dev", "127.0.0.1:5000"
+  std::string repository;  // "project/repo/image"
+  bool operator==(const BlobLocation&) const = default;
+};
+
+class BlobLocations {
+ public:
+  static constexpr std::size_t kKeptPerBlob = 8;
+
+  explicit BlobLocations(std::filesystem::path dir) : dir_(std::move(dir)) {}
+
+  // Newest first; never throws.
+  std::vector<BlobLocation> known(const image::Digest& digest) const;
+  // Puts `where` first (once) and keeps the newest kKeptPerBlob; a failure to write is ignored (it is a cache).
+  void remember(const image::Digest& digest, const BlobLocation& where) const;
+
+ private:
+  std::filesystem::path file_of(const image::Digest& digest) const;
+  std::filesystem::path dir_;
+};
+
+}  // namespace trainpack::registry

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Release packages of trainpack, built from this checkout in Release mode into dist/:
+#   trainpack_VERSION_ARCH.deb              CPack; its Depends come from dpkg-shlibdeps (Debian 12 libraries)
+#   trainpack-VERSION-linux-ARCH.tar.gz     self-contained: bin/trainpack plus, in lib/, every shared library it
+#                                           loads that is not part of glibc (found through RUNPATH $ORIGIN/../lib);
+#                                           runs on any x86-64 Linux with glibc >= the build machine's (2.36 here)
+#
+#   bash scripts/package.sh        BUILD_DIR (default build-release) holds the Release build
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+build_dir=${BUILD_DIR:-build-release}
+dist=$root/dist
+
+bash scripts/install-deps.sh --package
+BUILD_DIR=$build_dir BUILD_TYPE=Release bash scripts/build.sh >/dev/null
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build_dir/CMakeCache.txt")
+arch=$(dpkg --print-architecture)
+mkdir -p "$dist"
+
+# The .deb. CPack's own staging is under the build directory; only the package lands in dist/.
+(cd "$build_dir" && cpack -G DEB -B "$build_dir/cpack" >/dev/null)
+deb=$(ls -t "$build_dir"/cpack/trainpack_*.deb | head -1)
+mv -f "$deb" "$dist/"
+echo "$dist/$(basename "$deb")"
+
+# The tarball: the binary, README, and the non-glibc libraries ldd resolves (transitively) for it.
+name=trainpack-$version-linux-$arch
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/$name/bin" "$stage/$name/lib"
+install -m 755 "$build_dir/trainpack" "$stage/$name/bin/trainpack"
+strip --strip-debug "$stage/$name/bin/trainpack"
+cp README.md "$stage/$name/"
+glibc='^(linux-vdso|ld-linux|libc|libm|libpthread|libdl|librt|libresolv|libutil|libanl|libnss_[a-z]+)\.so'
+ldd "$build_dir/trainpack" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r soname path; do
+  [[ "$soname" =~ $glibc ]] && continue
+  cp -L "$path" "$stage/$name/lib/$soname"
+  patchelf --set-rpath '$ORIGIN' "$stage/$name/lib/$soname"
+done
+patchelf --set-rpath '$ORIGIN/../lib' "$stage/$name/bin/trainpack"
+# Nothing of this machine may be picked instead: the packaged binary must resolve every library from lib/.
+if LD_LIBRARY_PATH= ldd "$stage/$name/bin/trainpack" | awk '$2 == "=>" {print $1, $3}' |
+   grep -Ev "$glibc" | grep -v " $stage/$name/lib/"; then
+  echo "package.sh: the libraries above resolve outside the tarball" >&2
+  exit 1
+fi
+"$stage/$name/bin/trainpack" --version >/dev/null
+epoch=$(git log -1 --format=%ct 2>/dev/null || date +%s)
+tar -C "$stage" --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner -czf "$dist/$name.tar.gz.tmp" "$name"
+mv -f "$dist/$name.tar.gz.tmp" "$dist/$name.tar.gz"
+echo "$dist/$name.tar.gz"

@@ -1,0 +1,2 @@
+#include "layers/wrong_way.h"
+#include "CLI/CLI.hpp"

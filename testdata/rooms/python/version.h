@@ -1,0 +1,1 @@
+// Included from below: must not be allowed.
