@@ -68,13 +68,6 @@ layers::ScanSelection python_selection() {
           }};
 }
 
-std::string env_value(const std::vector<std::pair<std::string, std::string>>& env, std::string_view key) {
-  std::string value;
-  for (const auto& [k, v] : env)
-    if (k == key) value = v;
-  return value;
-}
-
 // "/usr/app/./x" or "x" (relative to /usr/app) → "usr/app/x".
 std::string image_relative(std::string_view path, std::string_view cwd) {
   return normalize_path(path.starts_with('/') ? std::string(path) : std::string(cwd) + "/" + std::string(path));
@@ -720,9 +713,9 @@ void PythonInstaller::Step::add_bytecode(std::vector<Installed>& installed) {
   if (sources.empty()) return;
   python::BytecodeOptions options;
   options.mtime = st_.mtime;
-  options.optimization = std::min(2, std::max(0, leading_int(env_value(facts_.env, "PYTHONOPTIMIZE"))));
-  if (!env_value(facts_.env, "PYTHONOPTIMIZE").empty() && options.optimization == 0) options.optimization = 1;
-  options.invalidation = python::default_invalidation(env_value(facts_.env, "SOURCE_DATE_EPOCH"));
+  options.optimization = std::min(2, std::max(0, leading_int(facts_.env_value("PYTHONOPTIMIZE"))));
+  if (!facts_.env_value("PYTHONOPTIMIZE").empty() && options.optimization == 0) options.optimization = 1;
+  options.invalidation = python::default_invalidation(facts_.env_value("SOURCE_DATE_EPOCH"));
   const python::Interpreter* compiler = nullptr;
   try {
     compiler = &st_.builder.interpreter(facts_, "compiling the .pyc files pip writes");

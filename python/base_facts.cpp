@@ -630,6 +630,13 @@ std::string PythonFacts::cache_tag() const {
   return "cpython-" + nodot;
 }
 
+std::string PythonFacts::env_value(std::string_view key) const {
+  std::string found;
+  for (const auto& [name, value] : env)
+    if (name == key) found = value;  // the last one, as Docker applies Env
+  return found;
+}
+
 const SiteDistribution* PythonFacts::find_installed(std::string_view name) const {
   std::string want = canonicalize_name(name);
   for (const auto& d : installed)

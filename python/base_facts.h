@@ -97,6 +97,8 @@ struct PythonFacts {
   std::string cache_tag() const;
   // The installed distribution pip sees for a name (any spelling); nullptr when none.
   const SiteDistribution* find_installed(std::string_view name) const;
+  // The image Env's value of `key` ("" when unset), as the process started from the image sees it.
+  std::string env_value(std::string_view key) const;
   bool operator==(const PythonFacts&) const = default;
 };
 

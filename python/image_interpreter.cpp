@@ -31,13 +31,6 @@ std::string host_machine() {
   return ::uname(&u) == 0 ? u.machine : "";
 }
 
-std::string env_value(const PythonFacts& facts, std::string_view key) {
-  std::string value;
-  for (const auto& [k, v] : facts.env)
-    if (k == key) value = v;
-  return value;
-}
-
 void check_host_can_run(const PythonFacts& facts) {
   std::string host = host_machine();
   if (facts.machine != host)
@@ -374,7 +367,7 @@ InterpreterPlan plan_image_interpreter(const layers::ImageFilesystem& fs, const 
   plan_stdlib(fs, facts, plan);
   plan_site_items(fs, facts, packages, plan);
   plan.search = layers::image_library_search(fs, facts.elf_interpreter, facts.multiarch,
-                                             env_value(facts, "LD_LIBRARY_PATH"));
+                                             facts.env_value("LD_LIBRARY_PATH"));
   return plan;
 }
 
