@@ -9,6 +9,7 @@
 #include "net/url.h"
 #include "support/error.h"
 #include "support/text.h"
+#include "support/utf8.h"
 
 namespace trainpack::python {
 namespace fs = std::filesystem;
@@ -33,23 +34,10 @@ int hex_value(char c) {
   return -1;
 }
 
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;  // as html.unescape
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
+// A character reference's code point, replaced as html.unescape does when it names no character.
+void append_character(std::string& out, std::uint32_t cp) {
+  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
+  append_utf8(out, static_cast<char32_t>(cp));
 }
 
 // pip's _clean_url_path: each part between "@" and "%2F" (kept, upper-cased) is unquoted then quoted.
@@ -285,7 +273,7 @@ std::string html_unescape(std::string_view text) {
         continue;
       }
       if (p < text.size() && text[p] == ';') ++p;
-      append_utf8(out, overflow ? 0x110000 : cp);
+      append_character(out, overflow ? 0x110000 : cp);
       i = p;
       continue;
     }
