@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "image/digest.h"
 #include "net/encoding.h"
 #include "python/text.h"
+#include "support/hash.h"
 #include "support/paths.h"
 
 namespace trainpack::python {
@@ -25,16 +25,12 @@ std::string relpath(std::string_view target, std::string_view base) {
   return out.empty() ? "." : out;
 }
 
-std::string hex_to_bytes(const std::string& hex) {
-  std::string out;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-  return out;
-}
-
 }  // namespace
 
 std::string record_hash(std::string_view bytes) {
-  return "sha256=" + net::base64url_encode(hex_to_bytes(image::sha256_of(bytes).hex()));
+  Hasher sha256;
+  sha256.update(bytes);
+  return "sha256=" + net::base64url_encode(sha256.finish_bytes());  // PEP 376: urlsafe base64, no padding
 }
 
 std::string record_relative_path(std::string_view absolute_path, std::string_view lib_dir) {

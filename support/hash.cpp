@@ -31,17 +31,23 @@ void Hasher::update(const void* data, std::size_t size) {
   if (size && EVP_DigestUpdate(context_->ctx, data, size) != 1) throw Error("OpenSSL " + algorithm_ + " update failed");
 }
 
-std::string Hasher::finish_hex() {
+std::string Hasher::finish_bytes() {
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   if (EVP_DigestFinal_ex(context_->ctx, out, &len) != 1) throw Error("OpenSSL " + algorithm_ + " final failed");
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex(len * 2, '0');
-  for (unsigned i = 0; i < len; ++i) {
-    hex[2 * i] = kHex[out[i] >> 4];
-    hex[2 * i + 1] = kHex[out[i] & 15];
-  }
   reset();
+  return std::string(reinterpret_cast<const char*>(out), len);
+}
+
+std::string Hasher::finish_hex() {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string bytes = finish_bytes();
+  std::string hex(bytes.size() * 2, '0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    auto b = static_cast<unsigned char>(bytes[i]);
+    hex[2 * i] = kHex[b >> 4];
+    hex[2 * i + 1] = kHex[b & 15];
+  }
   return hex;
 }
 

@@ -21,6 +21,8 @@ class Hasher {
   void update(std::string_view bytes) { update(bytes.data(), bytes.size()); }
   // The digest of everything since the start (or the last finish or reset) in lower-case hex; starts over.
   std::string finish_hex();
+  // The same, as the raw digest bytes (RECORD's urlsafe-base64 hashes are of these).
+  std::string finish_bytes();
   // Forgets what was hashed so far (a download that starts again).
   void reset();
   const std::string& algorithm() const { return algorithm_; }
