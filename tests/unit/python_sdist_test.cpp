@@ -26,9 +26,9 @@ void run_ok(const std::vector<std::string>& argv) {
 // One member of an archive written by write_archive: a directory (name ends in '/'), a symlink, or a file.
 struct Member {
   std::string name;
-  std::string data;
+  std::string data = {};
   int mode = 0644;
-  std::string symlink;
+  std::string symlink = {};
 };
 
 // A tar (pax) or zip archive of `members`, written with libarchive as Python's tarfile and zipfile would write it:
