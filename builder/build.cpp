@@ -127,7 +127,7 @@ FileEntries copy_entries(const RootfsIndex& index, const fs::path& context, cons
 // support/fs.h), in the cache and beside the outputs: removed when that process is gone. Returns how many.
 int sweep_leftovers(const BuildRequest& req) {
   int removed = 0;
-  for (const char* dir : {"tmp", "interpreters", "site-packages", "built-wheels"})
+  for (const char* dir : {"tmp", "interpreters", "site-packages", "built-wheels", "blob-locations"})
     removed += sweep_orphaned_temps(req.cache_dir / dir);
   std::error_code ec;
   for (fs::directory_iterator it(req.cache_dir / "scans", ec), end; !ec && it != end; it.increment(ec))
@@ -177,10 +177,12 @@ std::string short_hex(const image::Digest& d) { return d.hex().substr(0, 12); }
 
 std::string short_digest(const image::Digest& d) { return d.algorithm() + ":" + d.hex().substr(0, 12); }
 
-// One progress row per blob of a push.
-registry::PushOptions push_options(const BuildRequest& req, Progress& progress) {
+// One progress row per blob of a push; blobs are mounted from where earlier pushes put them (`locations`).
+registry::PushOptions push_options(const BuildRequest& req, Progress& progress,
+                                   const registry::BlobLocations& locations) {
   registry::PushOptions options;
   options.jobs = req.jobs;
+  options.locations = &locations;
   options.on_blob = [&progress](const registry::BlobEvent& e) {
     using K = registry::BlobEvent::Kind;
     std::string key = e.digest.str();
@@ -217,7 +219,11 @@ std::vector<image::Digest> base_layers_passed_on(const BuildRequest& req, const 
 class Build {
  public:
   Build(const BuildRequest& req, Progress& progress)
-      : req_(req), progress_(progress), store_(req.cache_dir), cache_(store_, req.cache_dir / "layers") {}
+      : req_(req),
+        progress_(progress),
+        store_(req.cache_dir),
+        cache_(store_, req.cache_dir / "layers"),
+        blob_locations_(req.cache_dir / "blob-locations") {}
 
   void log(const std::string& line) { progress_.line(line); }
   void open_base();
@@ -239,6 +245,7 @@ class Build {
   Progress& progress_;
   layers::BlobStore store_;
   layers::LayerCache cache_;
+  registry::BlobLocations blob_locations_;
   std::shared_ptr<const image::Image> base_;
   image::Manifest base_manifest_;
   image::ImageConfig config_;
@@ -356,7 +363,7 @@ void Build::write_outputs() {
 }
 
 void Build::write_output(const transports::ImageLocation& out) {
-  transports::WriteContext context{req_.registries, push_options(req_, progress_)};
+  transports::WriteContext context{req_.registries, push_options(req_, progress_, blob_locations_)};
   transports::WriteReport report = transports::write_image(*image_, out, context);
   if (report.push) {
     progress_.finish();

@@ -169,6 +169,24 @@ TEST_F(RegistryBuildTest, PushToTheBasesRegistryMountsBaseLayersAndRebuildsMoveO
   EXPECT_EQ(count(log, "PUT", "/v2/trainer/app/manifests/v2"), 1);
 }
 
+// A second repository of the same registry gets this build's own layers and config by mounts from the repository an
+// earlier push put them in (the cache remembers it: registry/blob_locations), not by uploads, as docker push does.
+TEST_F(RegistryBuildTest, ASecondRepositoryMountsWhatAnEarlierPushUploaded) {
+  auto first = build(registry_->host() + "/trainer/first:v1");
+  ASSERT_EQ(first.exit_code, 0) << describe({"trainpack build"}, first);
+  registry_->clear_log();
+  auto second = build(registry_->host() + "/team/second:v1");
+  ASSERT_EQ(second.exit_code, 0) << describe({"trainpack build"}, second);
+  json result = json::parse(second.out);
+  EXPECT_EQ(result.at("manifest_digest"), json::parse(first.out).at("manifest_digest"));
+  EXPECT_EQ(result.at("blobs").at("uploaded"), 0) << second.out;
+  auto log = registry_->requests();
+  int blob_puts = 0;
+  for (const auto& req : log) blob_puts += req.method == "PUT" && req.path.find("/blobs/uploads/") != std::string::npos;
+  EXPECT_EQ(blob_puts, 0) << "a blob was uploaded instead of mounted";
+  EXPECT_GE(count(log, "POST", "from=trainer/first"), 1) << "nothing was mounted from the first repository";
+}
+
 // A target in another registry cannot mount the base's blobs: they are relayed from the base's registry to the
 // target's, each GET once, without ever landing in the local blob store; the image then pulls and runs.
 TEST_F(RegistryBuildTest, PushToAnotherRegistryRelaysBaseLayersWithoutStoringThem) {
