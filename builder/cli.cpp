@@ -336,23 +336,24 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const local
   localrun::run_image(*image, run, req.cache_dir / "run");
 }
 
-}  // namespace
+// Like gcloud's flags: a repeated single-value flag takes the last value.
+void take_last_value(CLI::App& cmd) {
+  for (CLI::Option* opt : cmd.get_options())
+    if (opt->get_items_expected_max() == 1) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
 
-int run_cli(int argc, char** argv) {
-  CLI::App app{"trainpack: build Vertex AI trainer images without a Docker daemon"};
-  app.set_version_flag("--version", version_text());
-  app.require_subcommand(1);
+CLI::App* add_subcommand_with_local_run_flags(CLI::App& app, const std::string& name, const std::string& description,
+                                              LocalRunFlags& flags) {
+  CLI::App* cmd = app.add_subcommand(name, description);
+  add_local_run_flags(*cmd, flags);
+  return cmd;
+}
 
-  LocalRunFlags df_flags;
-  CLI::App* dockerfile = app.add_subcommand(
-      "dockerfile", "Print the Dockerfile gcloud ai custom-jobs local-run would generate for these flags");
-  add_local_run_flags(*dockerfile, df_flags);
-
-  LocalRunFlags build_flags;
-  BuildFlags bf;
-  CLI::App* build = app.add_subcommand(
-      "build", "Build the image gcloud's Dockerfile describes, without Docker; push it or write it to --output");
-  add_local_run_flags(*build, build_flags);
+CLI::App* add_build_command(CLI::App& app, LocalRunFlags& build_flags, BuildFlags& bf, JobSpecOptions& job,
+                            std::string& job_spec_out) {
+  CLI::App* build = add_subcommand_with_local_run_flags(
+      app, "build", "Build the image gcloud's Dockerfile describes, without Docker; push it or write it to --output",
+      build_flags);
   build->add_option("--output", bf.outputs,
                     "Where the image goes: docker://REF, oci:DIR[:TAG] or docker-archive:FILE[:NAME:TAG] (repeatable; "
                     "default: push to --output-image-uri when it names a registry)");
@@ -375,11 +376,15 @@ int run_cli(int argc, char** argv) {
   build->add_flag("--dry-run", bf.dry_run,
                   "Show the layers that would be built and the paths .dockerignore excludes; write nothing");
   add_python_flags(*build, bf);
-  LocalRunFlags lr_flags;
-  BuildFlags lr_bf;
-  CLI::App* local_run = app.add_subcommand(
-      "local-run", "Build like gcloud ai custom-jobs local-run, then run the trainer with the arguments after --");
-  add_local_run_flags(*local_run, lr_flags);
+  add_job_spec_flags(*build, job, job_spec_out);
+  take_last_value(*build);
+  return build;
+}
+
+CLI::App* add_local_run_command(CLI::App& app, LocalRunFlags& lr_flags, BuildFlags& lr_bf, localrun::RunFlags& lr) {
+  CLI::App* local_run = add_subcommand_with_local_run_flags(
+      app, "local-run",
+      "Build like gcloud ai custom-jobs local-run, then run the trainer with the arguments after --", lr_flags);
   local_run->add_option("--base-source", lr_bf.base_source, "Read the base image from this location instead");
   local_run->add_option("--cache-dir", lr_bf.cache_dir, "Blob store and layer cache (default: ~/.cache/trainpack)");
   local_run->add_option("--platform", lr_bf.platform, "Platform to pick from a multi-platform base");
@@ -388,18 +393,32 @@ int run_cli(int argc, char** argv) {
   local_run->add_flag("--quiet,-q", lr_bf.quiet, "No build progress lines");
   add_network_flags(*local_run, lr_bf);
   add_python_flags(*local_run, lr_bf);
-  localrun::RunFlags lr;
   localrun::add_run_flags(*local_run, lr);
-  for (CLI::Option* opt : local_run->get_options())
-    if (opt->get_items_expected_max() == 1) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  take_last_value(*local_run);
+  return local_run;
+}
 
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"trainpack: build Vertex AI trainer images without a Docker daemon"};
+  app.set_version_flag("--version", version_text());
+  app.require_subcommand(1);
+
+  LocalRunFlags df_flags;
+  CLI::App* dockerfile = add_subcommand_with_local_run_flags(
+      app, "dockerfile", "Print the Dockerfile gcloud ai custom-jobs local-run would generate for these flags",
+      df_flags);
+  LocalRunFlags build_flags;
+  BuildFlags bf;
   JobSpecOptions job;
   std::string job_spec_out;
-  add_job_spec_flags(*build, job, job_spec_out);
+  CLI::App* build = add_build_command(app, build_flags, bf, job, job_spec_out);
+  LocalRunFlags lr_flags;
+  BuildFlags lr_bf;
+  localrun::RunFlags lr;
+  CLI::App* local_run = add_local_run_command(app, lr_flags, lr_bf, lr);
   add_job_spec_command(app);
-  // Like gcloud's flags: a repeated single-value flag takes the last value.
-  for (CLI::Option* opt : build->get_options())
-    if (opt->get_items_expected_max() == 1) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 
   try {
     parse_like_argparse(app, argc, argv);

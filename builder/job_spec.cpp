@@ -95,9 +95,8 @@ std::string pin_image_uri(std::string_view reference, std::string_view digest) {
 
 namespace {
 
-// Built in document order (ordered_json) so the text reads like Google's examples: machine, replicas, container.
-nlohmann::ordered_json make_ordered(const JobSpecOptions& o) {
-  using json = nlohmann::ordered_json;
+// Checks each option on its own; the --env items are checked as env_list reads them.
+void check_job_spec_options(const JobSpecOptions& o) {
   check_digest_pinned(o.image_uri);
   if (o.format == JobSpecFormat::kRest && o.display_name.empty())
     throw Error("the rest format needs a display name", "pass --display-name=NAME");
@@ -135,7 +134,29 @@ nlohmann::ordered_json make_ordered(const JobSpecOptions& o) {
                 "pass --service-account=NAME@PROJECT.iam.gserviceaccount.com");
   if (!o.timeout.empty() && !is_duration(o.timeout))
     throw Error("timeout '" + o.timeout + "' is not a duration in seconds", "pass e.g. --timeout=7200s");
+}
 
+nlohmann::ordered_json env_list(const std::vector<std::string>& assignments) {
+  using json = nlohmann::ordered_json;
+  json env = json::array();
+  std::set<std::string> seen;
+  for (const auto& kv : assignments) {
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos)
+      throw Error("--env '" + kv + "' is not KEY=VALUE", "pass --env=NAME=VALUE (the value may be empty: NAME=)");
+    std::string name = kv.substr(0, eq);
+    if (!is_env_name(name))
+      throw Error("environment variable name '" + name + "' is not valid",
+                  "use letters, digits and underscores, not starting with a digit");
+    if (!seen.insert(name).second)
+      throw Error("environment variable '" + name + "' is given twice", "pass each --env NAME once");
+    env.push_back({{"name", name}, {"value", kv.substr(eq + 1)}});
+  }
+  return env;
+}
+
+nlohmann::ordered_json worker_pool(const JobSpecOptions& o) {
+  using json = nlohmann::ordered_json;
   json machine{{"machineType", o.machine_type}};
   if (!o.accelerator_type.empty()) {
     machine["acceleratorType"] = o.accelerator_type;
@@ -145,23 +166,7 @@ nlohmann::ordered_json make_ordered(const JobSpecOptions& o) {
   json container{{"imageUri", o.image_uri}};
   if (!o.command.empty()) container["command"] = o.command;
   if (!o.args.empty()) container["args"] = o.args;
-  if (!o.env.empty()) {
-    json env = json::array();
-    std::set<std::string> seen;
-    for (const auto& kv : o.env) {
-      size_t eq = kv.find('=');
-      if (eq == std::string::npos)
-        throw Error("--env '" + kv + "' is not KEY=VALUE", "pass --env=NAME=VALUE (the value may be empty: NAME=)");
-      std::string name = kv.substr(0, eq);
-      if (!is_env_name(name))
-        throw Error("environment variable name '" + name + "' is not valid",
-                    "use letters, digits and underscores, not starting with a digit");
-      if (!seen.insert(name).second)
-        throw Error("environment variable '" + name + "' is given twice", "pass each --env NAME once");
-      env.push_back({{"name", name}, {"value", kv.substr(eq + 1)}});
-    }
-    container["env"] = env;
-  }
+  if (!o.env.empty()) container["env"] = env_list(o.env);
 
   json pool{{"machineSpec", machine}, {"replicaCount", o.replica_count}};
   if (!o.boot_disk_type.empty() || o.boot_disk_size_gb > 0) {
@@ -171,8 +176,14 @@ nlohmann::ordered_json make_ordered(const JobSpecOptions& o) {
     pool["diskSpec"] = disk;
   }
   pool["containerSpec"] = container;
+  return pool;
+}
 
-  json spec{{"workerPoolSpecs", json::array({pool})}};
+// Built in document order (ordered_json) so the text reads like Google's examples: machine, replicas, container.
+nlohmann::ordered_json make_ordered(const JobSpecOptions& o) {
+  using json = nlohmann::ordered_json;
+  check_job_spec_options(o);
+  json spec{{"workerPoolSpecs", json::array({worker_pool(o)})}};
   if (!o.base_output_dir.empty()) spec["baseOutputDirectory"] = {{"outputUriPrefix", o.base_output_dir}};
   if (!o.service_account.empty()) spec["serviceAccount"] = o.service_account;
   if (!o.network.empty()) spec["network"] = o.network;

@@ -277,40 +277,24 @@ DockerfileSpec LocalRunSpec::dockerfile_spec() const {
   return spec;
 }
 
-LocalRunSpec validate_local_run(const LocalRunFlags& flags) {
-  // argparse's mutually exclusive group, checked while parsing, i.e. before anything else.
-  if (!flags.script.empty() && !flags.python_module.empty()) {
-    throw Error("argument --script: At most one of --python-module | --script can be specified.",
-                "--python-module a.b.c runs a/b/c.py as a module; give either it or --script");
-  }
-  if (flags.executor_image_uri.empty()) {
-    throw Error(invalid_value("--executor-image-uri", "the base image must not be empty."),
-                "e.g. --executor-image-uri=us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-14.py310:latest");
-  }
+namespace {
 
-  LocalRunSpec spec;
-  spec.executor_image_uri = flags.executor_image_uri;
-  spec.service_account_key_file = flags.service_account_key_file;
-  spec.gpu = flags.gpu;
-  spec.prebuilt = is_vertex_prebuilt_image(flags.executor_image_uri);
-
-  // ValidateLocalRunArgs: the package path is made absolute (after "~" expansion) and must be a directory.
-  std::string pkg;
-  if (!flags.local_package_path.empty()) {
-    pkg = abspath(expanduser(flags.local_package_path));
-    std::error_code ec;
-    const fs::file_status status = fs::status(pkg, ec);
-    if (!fs::is_directory(status)) {
-      throw Error(invalid_value("--local-package-path", "Directory " + single_quoted(pkg) + " is not found."),
-                  fs::exists(status) ? single_quoted(pkg) + " exists but is not a directory"
-                                     : "the package path is the directory that holds your training code");
-    }
-  } else {
-    pkg = fs::current_path().string();
+// ValidateLocalRunArgs: the package path is made absolute (after "~" expansion) and must be a directory.
+std::string package_dir_of(const LocalRunFlags& flags) {
+  if (flags.local_package_path.empty()) return fs::current_path().string();
+  std::string pkg = abspath(expanduser(flags.local_package_path));
+  std::error_code ec;
+  const fs::file_status status = fs::status(pkg, ec);
+  if (!fs::is_directory(status)) {
+    throw Error(invalid_value("--local-package-path", "Directory " + single_quoted(pkg) + " is not found."),
+                fs::exists(status) ? single_quoted(pkg) + " exists but is not a directory"
+                                   : "the package path is the directory that holds your training code");
   }
-  spec.package_dir = pkg;
+  return pkg;
+}
 
-  // _ValidBuildArgsOfLocalRun: which build-only flags were given (gcloud tests truthiness: empty means absent).
+// _ValidBuildArgsOfLocalRun: which build-only flags were given (gcloud tests truthiness: empty means absent).
+std::vector<std::string> build_args_given(const LocalRunFlags& flags) {
   std::vector<std::string> build_args;
   if (!flags.script.empty()) build_args.push_back("script");
   if (!flags.python_module.empty()) build_args.push_back("python-module");
@@ -318,19 +302,23 @@ LocalRunSpec validate_local_run(const LocalRunFlags& flags) {
   if (!flags.extra_packages.empty()) build_args.push_back("extra-packages");
   if (!flags.extra_dirs.empty()) build_args.push_back("extra-dirs");
   if (!flags.output_image_uri.empty()) build_args.push_back("output-image-uri");
-  if (build_args.empty()) return spec;  // nothing to build: the executor image runs as is
+  return build_args;
+}
 
-  if (flags.script.empty() && flags.python_module.empty()) {
-    std::sort(build_args.begin(), build_args.end());
-    std::string names;
-    for (const auto& name : build_args) names += (names.empty() ? "" : ", ") + name;
-    // calliope's MinimumArgumentException; the doubled final period is gcloud's ("...`." + ".").
-    throw Error("One of [--script, --python-module] must be supplied: They are required to build a training "
-                "container image. Otherwise, please remove flags [" +
-                    names + "] to directly run the `executor-image-uri`..",
-                "add --script or --python-module to build an image, or drop those flags to run the executor image");
-  }
+void require_script_or_module(const LocalRunFlags& flags, std::vector<std::string> build_args) {
+  if (!flags.script.empty() || !flags.python_module.empty()) return;
+  std::sort(build_args.begin(), build_args.end());
+  std::string names;
+  for (const auto& name : build_args) names += (names.empty() ? "" : ", ") + name;
+  // calliope's MinimumArgumentException; the doubled final period is gcloud's ("...`." + ".").
+  throw Error("One of [--script, --python-module] must be supplied: They are required to build a training "
+              "container image. Otherwise, please remove flags [" +
+                  names + "] to directly run the `executor-image-uri`..",
+              "add --script or --python-module to build an image, or drop those flags to run the executor image");
+}
 
+// The files the image is built from, each checked to be in the package directory `pkg`.
+void set_build_inputs(LocalRunSpec& spec, const LocalRunFlags& flags, const std::string& pkg) {
   // The main script. For --python-module gcloud checks (and names the image after) ModuleToPath(module).
   const bool is_module = flags.script.empty();
   spec.python_module = flags.python_module;
@@ -353,22 +341,51 @@ LocalRunSpec validate_local_run(const LocalRunFlags& flags) {
   // build.py BuildImage: only these two root files are looked for.
   spec.has_setup_py = is_file(fs::path(pkg + "/./setup.py"));
   spec.has_requirements_txt = is_file(fs::path(pkg + "/./requirements.txt"));
+}
 
+void set_output_image(LocalRunSpec& spec, const LocalRunFlags& flags) {
+  if (flags.output_image_uri.empty()) {
+    spec.output_image = default_local_image_name(spec, std::chrono::system_clock::now());
+    spec.output_image_generated = true;
+    return;
+  }
+  try {
+    validate_repository_and_tag(flags.output_image_uri);
+  } catch (const Error& e) {
+    throw Error(invalid_value("--output-image-uri", e.what()), e.hint());
+  }
+  spec.output_image = flags.output_image_uri;
+}
+
+}  // namespace
+
+LocalRunSpec validate_local_run(const LocalRunFlags& flags) {
+  // argparse's mutually exclusive group, checked while parsing, i.e. before anything else.
+  if (!flags.script.empty() && !flags.python_module.empty()) {
+    throw Error("argument --script: At most one of --python-module | --script can be specified.",
+                "--python-module a.b.c runs a/b/c.py as a module; give either it or --script");
+  }
+  if (flags.executor_image_uri.empty()) {
+    throw Error(invalid_value("--executor-image-uri", "the base image must not be empty."),
+                "e.g. --executor-image-uri=us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-14.py310:latest");
+  }
+
+  LocalRunSpec spec;
+  spec.executor_image_uri = flags.executor_image_uri;
+  spec.service_account_key_file = flags.service_account_key_file;
+  spec.gpu = flags.gpu;
+  spec.prebuilt = is_vertex_prebuilt_image(flags.executor_image_uri);
+  const std::string pkg = package_dir_of(flags);
+  spec.package_dir = pkg;
+
+  std::vector<std::string> build_args = build_args_given(flags);
+  if (build_args.empty()) return spec;  // nothing to build: the executor image runs as is
+  require_script_or_module(flags, std::move(build_args));
+  set_build_inputs(spec, flags, pkg);
   const DockerfileSpec dockerfile = spec.dockerfile_spec();
   spec.parent_dir = dockerfile.parent_dir;
   spec.entrypoint = dockerfile.entrypoint;
-
-  if (!flags.output_image_uri.empty()) {
-    try {
-      validate_repository_and_tag(flags.output_image_uri);
-    } catch (const Error& e) {
-      throw Error(invalid_value("--output-image-uri", e.what()), e.hint());
-    }
-    spec.output_image = flags.output_image_uri;
-  } else {
-    spec.output_image = default_local_image_name(spec, std::chrono::system_clock::now());
-    spec.output_image_generated = true;
-  }
+  set_output_image(spec, flags);
   return spec;
 }
 

@@ -242,6 +242,78 @@ void sort_and_check_entries(FileEntries& entries) {
   }
 }
 
+namespace {
+
+// The tar header of one entry. Directories carry a trailing slash; only regular files have a size.
+std::unique_ptr<struct archive_entry, EntryDeleter> tar_header(const FileEntry& e, std::int64_t mtime) {
+  std::unique_ptr<struct archive_entry, EntryDeleter> ae(archive_entry_new());
+  archive_entry_set_uid(ae.get(), e.uid);
+  archive_entry_set_gid(ae.get(), e.gid);
+  archive_entry_set_mtime(ae.get(), mtime, 0);
+  std::string pathname = e.path;
+  la_int64_t size = 0;
+  switch (e.type) {
+    case FileEntry::Type::kDirectory:
+      pathname += "/";
+      archive_entry_set_filetype(ae.get(), AE_IFDIR);
+      break;
+    case FileEntry::Type::kSymlink:
+      archive_entry_set_filetype(ae.get(), AE_IFLNK);
+      archive_entry_set_symlink(ae.get(), e.link_target.c_str());
+      break;
+    case FileEntry::Type::kRegular:
+      archive_entry_set_filetype(ae.get(), AE_IFREG);
+      size = static_cast<la_int64_t>(e.size);
+      break;
+  }
+  archive_entry_set_pathname(ae.get(), pathname.c_str());
+  archive_entry_set_perm(ae.get(), e.mode);
+  archive_entry_set_size(ae.get(), size);
+  return ae;
+}
+
+// Copies host file `e.source` into the archive, refusing a file whose size changed since it was listed.
+void write_host_file(struct archive* a, const FileEntry& e, std::vector<char>& buf) {
+  std::FILE* in = std::fopen(e.source.c_str(), "rb");
+  if (!in)
+    throw Error("cannot read " + e.source.string() + ": " + std::strerror(errno),
+                "check the file's permissions, or exclude it with .dockerignore");
+  std::uint64_t done = 0;
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), in)) > 0) {
+    if (done + n > e.size) break;
+    if (archive_write_data(a, buf.data(), n) < 0) {
+      std::fclose(in);
+      check(a, ARCHIVE_FATAL, e.path);
+    }
+    done += n;
+  }
+  bool read_error = std::ferror(in);
+  std::fclose(in);
+  if (read_error) throw Error("cannot read " + e.source.string() + ": " + std::strerror(errno));
+  if (done != e.size || n > 0)
+    throw Error(e.source.string() + " changed while the layer was being written",
+                "run the build again once nothing is writing to the package directory");
+}
+
+// Writes a regular entry's content, from inline data, a zip member or a host file.
+void write_content(struct archive* a, const FileEntry& e, std::vector<char>& buf, ZipArchives& zips) {
+  if (e.source.empty()) {
+    if (e.data.size() != e.size) throw Error("layer entry " + e.path + ": inline data size mismatch");
+    if (!e.data.empty() && archive_write_data(a, e.data.data(), e.data.size()) < 0) check(a, ARCHIVE_FATAL, e.path);
+    return;
+  }
+  if (!e.zip_member.empty()) {
+    zips.stream(e, buf, [&](const char* data, std::size_t n) {
+      if (archive_write_data(a, data, n) < 0) check(a, ARCHIVE_FATAL, e.path);
+    });
+    return;
+  }
+  write_host_file(a, e, buf);
+}
+
+}  // namespace
+
 LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOptions& options) {
   sort_and_check_entries(entries);
   Utf8ThreadLocale utf8_paths;
@@ -257,66 +329,9 @@ LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOp
   std::vector<char> buf(kChunk);
   ZipArchives zips;
   for (const FileEntry& e : entries) {
-    std::unique_ptr<struct archive_entry, EntryDeleter> ae(archive_entry_new());
-    archive_entry_set_uid(ae.get(), e.uid);
-    archive_entry_set_gid(ae.get(), e.gid);
-    archive_entry_set_mtime(ae.get(), options.mtime, 0);
-    switch (e.type) {
-      case FileEntry::Type::kDirectory:
-        archive_entry_set_pathname(ae.get(), (e.path + "/").c_str());
-        archive_entry_set_filetype(ae.get(), AE_IFDIR);
-        archive_entry_set_perm(ae.get(), e.mode);
-        archive_entry_set_size(ae.get(), 0);
-        break;
-      case FileEntry::Type::kSymlink:
-        archive_entry_set_pathname(ae.get(), e.path.c_str());
-        archive_entry_set_filetype(ae.get(), AE_IFLNK);
-        archive_entry_set_perm(ae.get(), e.mode);
-        archive_entry_set_symlink(ae.get(), e.link_target.c_str());
-        archive_entry_set_size(ae.get(), 0);
-        break;
-      case FileEntry::Type::kRegular:
-        archive_entry_set_pathname(ae.get(), e.path.c_str());
-        archive_entry_set_filetype(ae.get(), AE_IFREG);
-        archive_entry_set_perm(ae.get(), e.mode);
-        archive_entry_set_size(ae.get(), static_cast<la_int64_t>(e.size));
-        break;
-    }
-    check(a.get(), archive_write_header(a.get(), ae.get()), e.path);
-    if (e.type != FileEntry::Type::kRegular) continue;
-
-    if (e.source.empty()) {
-      if (e.data.size() != e.size) throw Error("layer entry " + e.path + ": inline data size mismatch");
-      if (!e.data.empty() && archive_write_data(a.get(), e.data.data(), e.data.size()) < 0)
-        check(a.get(), ARCHIVE_FATAL, e.path);
-      continue;
-    }
-    if (!e.zip_member.empty()) {
-      zips.stream(e, buf, [&](const char* data, std::size_t n) {
-        if (archive_write_data(a.get(), data, n) < 0) check(a.get(), ARCHIVE_FATAL, e.path);
-      });
-      continue;
-    }
-    std::FILE* in = std::fopen(e.source.c_str(), "rb");
-    if (!in)
-      throw Error("cannot read " + e.source.string() + ": " + std::strerror(errno),
-                  "check the file's permissions, or exclude it with .dockerignore");
-    std::uint64_t done = 0;
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), in)) > 0) {
-      if (done + n > e.size) break;
-      if (archive_write_data(a.get(), buf.data(), n) < 0) {
-        std::fclose(in);
-        check(a.get(), ARCHIVE_FATAL, e.path);
-      }
-      done += n;
-    }
-    bool read_error = std::ferror(in);
-    std::fclose(in);
-    if (read_error) throw Error("cannot read " + e.source.string() + ": " + std::strerror(errno));
-    if (done != e.size || n > 0)
-      throw Error(e.source.string() + " changed while the layer was being written",
-                  "run the build again once nothing is writing to the package directory");
+    auto header = tar_header(e, options.mtime);
+    check(a.get(), archive_write_header(a.get(), header.get()), e.path);
+    if (e.type == FileEntry::Type::kRegular) write_content(a.get(), e, buf, zips);
   }
   check(a.get(), archive_write_close(a.get()), "(close)");
 

@@ -146,13 +146,18 @@ std::string unsplit_file_url(const SplitUrl& u) {
   return url;
 }
 
-}  // namespace
-
-Requirement Requirement::parse(std::string_view text) {
-  Tokenizer t(text);
+// What the PEP 508 grammar yields; the URL and the specifier set are checked afterwards, as packaging does.
+struct ParsedRequirement {
   Requirement r;
   std::string raw_specifier;
   std::optional<Marker::List> marker;
+};
+
+// The grammar: name, extras, then either "@ url" or a version specifier, then an optional marker.
+ParsedRequirement parse_grammar(std::string_view text) {
+  Tokenizer t(text);
+  ParsedRequirement p;
+  Requirement& r = p.r;
   try {
     t.consume("WS");
     r.name = t.expect("IDENTIFIER", "package name at the start of dependency specifier");
@@ -166,37 +171,42 @@ Requirement Requirement::parse(std::string_view text) {
       r.url = t.expect("URL", "URL after @");
       if (!t.peek("END")) {
         t.expect("WS", "whitespace after URL");
-        if (!t.peek("END")) marker = parse_requirement_marker(t, url_start, "semicolon (after URL and whitespace)");
+        if (!t.peek("END")) p.marker = parse_requirement_marker(t, url_start, "semicolon (after URL and whitespace)");
       }
     } else {
       size_t spec_start = t.position();
-      raw_specifier = parse_specifier(t);
+      p.raw_specifier = parse_specifier(t);
       t.consume("WS");
       if (!t.peek("END"))
-        marker = parse_requirement_marker(
+        p.marker = parse_requirement_marker(
             t, spec_start,
-            raw_specifier.empty() ? "semicolon (after name with no version specifier)"
-                                  : "comma (within version specifier), semicolon (after version specifier)");
+            p.raw_specifier.empty() ? "semicolon (after name with no version specifier)"
+                                    : "comma (within version specifier), semicolon (after version specifier)");
     }
     t.expect("END", "end of dependency specifier");
   } catch (const detail::MarkerSyntaxError& e) {
     throw Error(detail::format_syntax_error("requirement", text, e),
                 "see PEP 508: e.g. name[extra]>=1.0; python_version >= \"3.8\", or name @ https://host/file.whl");
   }
-  if (!r.url.empty()) {
-    SplitUrl u = split_url(r.url);
-    if (u.scheme == "file") {
-      if (unsplit_file_url(u) != r.url)
-        throw Error("invalid requirement '" + std::string(text) + "': Invalid URL given",
-                    "file: URLs must be written as file:///absolute/path");
-    } else if (u.scheme.empty() || u.netloc.empty()) {
-      throw Error("invalid requirement '" + std::string(text) + "': Invalid URL: " + r.url,
-                  "a URL needs a scheme and a host, e.g. https://host/file.whl");
-    }
+  return p;
+}
+
+void check_url(std::string_view text, const std::string& url) {
+  if (url.empty()) return;
+  SplitUrl u = split_url(url);
+  if (u.scheme == "file") {
+    if (unsplit_file_url(u) != url)
+      throw Error("invalid requirement '" + std::string(text) + "': Invalid URL given",
+                  "file: URLs must be written as file:///absolute/path");
+  } else if (u.scheme.empty() || u.netloc.empty()) {
+    throw Error("invalid requirement '" + std::string(text) + "': Invalid URL: " + url,
+                "a URL needs a scheme and a host, e.g. https://host/file.whl");
   }
-  // SpecifierSet: split on ',', strip, drop empties; each Specifier keeps (operator, version) stripped.
+}
+
+// SpecifierSet: split on ',', strip, drop empties; each Specifier keeps (operator, version) stripped.
+void set_specifier(Requirement& r, std::string_view text, const std::string& raw_specifier) {
   std::set<std::pair<std::string, std::string>> unique;
-  std::vector<std::string> texts;
   size_t b = 0;
   while (b <= raw_specifier.size()) {
     size_t e = raw_specifier.find(',', b);
@@ -226,8 +236,16 @@ Requirement Requirement::parse(std::string_view text) {
             [](const auto& x, const auto& y) { return x.first + x.second < y.first + y.second; });
   r.specifier_items = items;
   for (size_t i = 0; i < items.size(); ++i) r.specifier += (i ? "," : "") + items[i].first + items[i].second;
-  if (marker) r.marker.emplace(std::move(*marker));
-  return r;
+}
+
+}  // namespace
+
+Requirement Requirement::parse(std::string_view text) {
+  ParsedRequirement p = parse_grammar(text);
+  check_url(text, p.r.url);
+  set_specifier(p.r, text, p.raw_specifier);
+  if (p.marker) p.r.marker.emplace(std::move(*p.marker));
+  return std::move(p.r);
 }
 
 std::string Requirement::str() const {

@@ -134,6 +134,12 @@ bool spec_requests_prerelease_pip23(const Specifier& s) {
   return parsed && parsed->is_prerelease();
 }
 
+// The resolved graph pip orders the installation by: "" is the root.
+struct InstallGraph {
+  std::map<std::string, std::set<std::string>> children;
+  std::set<std::string> connected;  // keys connected to the root through current pins
+};
+
 class Resolver {
  public:
   Resolver(const std::vector<RootRequirement>& roots, const ResolveOptions& options, CandidateSource& source)
@@ -328,10 +334,21 @@ class Resolver {
   bool backjump(const std::vector<Info>& causes);
   bool patch_criteria(std::vector<std::pair<std::string, std::vector<const Cand*>>>& incompat_from_broken);
   std::vector<std::string> narrow(const std::vector<std::string>& names) const;
+  void collect_constraints();
+  std::vector<const Req*> collect_root_requirements();
+  void add_root_requirements(const std::vector<const Req*>& root_reqs);
+  std::string choose_next(const std::vector<std::string>& unsatisfied);
+  void backtrack(const std::vector<CritPtr>& failure);
+  void drop_invalidated(const std::set<std::string>& satisfied_names);
 
   // ---- results and errors ----
   Resolution build_result();
+  InstallGraph install_graph() const;
+  std::map<std::string, ResolvedDist> dists_to_install(const std::set<std::string>& connected);
   [[noreturn]] void report(const std::vector<Info>& causes);
+  [[noreturn]] void report_requires_python(const std::vector<Info>& python_causes) const;
+  [[noreturn]] void report_no_match(const Info& cause);
+  [[noreturn]] void report_conflict(const std::vector<Info>& causes) const;
   std::string describe_trigger(const Cand* parent) const;
 
   const std::vector<RootRequirement>& roots_;
@@ -737,7 +754,40 @@ bool Resolver::backjump(const std::vector<Info>& causes) {
 }
 
 Resolution Resolver::run() {
-  // collect_root_requirements
+  collect_constraints();
+  std::vector<const Req*> root_reqs = collect_root_requirements();
+  states_.push_back(State{});
+  try {
+    add_root_requirements(root_reqs);
+    push_new_state();
+    for (size_t round = 0; round < opt_.max_rounds; ++round) {
+      std::vector<std::string> unsatisfied;
+      std::set<std::string> satisfied_names;
+      for (const auto& [k, crit] : state().criteria) {
+        if (pin_satisfying(k, *crit))
+          satisfied_names.insert(k);
+        else
+          unsatisfied.push_back(k);
+      }
+      if (unsatisfied.empty()) return build_result();
+      std::vector<CritPtr> failure = attempt_to_pin(choose_next(unsatisfied));
+      if (!failure.empty()) {
+        backtrack(failure);
+      } else {
+        drop_invalidated(satisfied_names);
+        push_new_state();
+      }
+    }
+  } catch (const Impossible& e) {
+    report(e.causes);
+  }
+  throw ResolutionError(ResolutionError::Kind::too_deep,
+                        "resolution too deep: gave up after " + std::to_string(opt_.max_rounds) + " rounds",
+                        "", "pin some versions to narrow the search");
+}
+
+// collect_root_requirements, constraints half.
+void Resolver::collect_constraints() {
   for (const auto& c : opt_.constraints) {
     if (!c.url.empty() || !c.extras.empty())
       throw Error("invalid constraint '" + c.str() + "'", "constraints cannot have extras or URLs (pip)");
@@ -747,6 +797,10 @@ Resolution Resolver::run() {
     k.specs.insert(k.specs.end(), set.specifiers().begin(), set.specifiers().end());
     k.text = k.text.empty() ? c.specifier : k.text + "," + c.specifier;
   }
+}
+
+// collect_root_requirements, requirements half.
+std::vector<const Req*> Resolver::collect_root_requirements() {
   std::vector<const Req*> root_reqs;
   for (size_t i = 0; i < roots_.size(); ++i) {
     const Requirement& r = roots_[i].requirement;
@@ -759,77 +813,108 @@ Resolution Resolver::run() {
     if (roots_[i].upgrade) upgrade_requested_.emplace(q->id, static_cast<int>(i));
     root_reqs.push_back(q);
   }
+  return root_reqs;
+}
 
-  states_.push_back(State{});
-  try {
-    for (const Req* r : root_reqs) {
-      try {
-        add_to_criteria(state().criteria, r, nullptr);
-      } catch (const RequirementsConflicted& e) {
-        throw Impossible{e.criterion->information};
-      }
+void Resolver::add_root_requirements(const std::vector<const Req*>& root_reqs) {
+  for (const Req* r : root_reqs) {
+    try {
+      add_to_criteria(state().criteria, r, nullptr);
+    } catch (const RequirementsConflicted& e) {
+      throw Impossible{e.criterion->information};
     }
-    push_new_state();
-    for (size_t round = 0; round < opt_.max_rounds; ++round) {
-      std::vector<std::string> unsatisfied;
-      std::set<std::string> satisfied_names;
-      for (const auto& [k, crit] : state().criteria) {
-        if (pin_satisfying(k, *crit))
-          satisfied_names.insert(k);
-        else
-          unsatisfied.push_back(k);
-      }
-      if (unsatisfied.empty()) return build_result();
-      std::vector<std::string> narrowed = narrow(unsatisfied);
-      std::string name = narrowed.front();
-      if (narrowed.size() > 1) {
-        Preference best = preference(name);
-        for (size_t i = 1; i < narrowed.size(); ++i) {
-          Preference p = preference(narrowed[i]);
-          if (p < best) {
-            best = p;
-            name = narrowed[i];
-          }
-        }
-      }
-      std::vector<CritPtr> failure = attempt_to_pin(name);
-      if (!failure.empty()) {
-        std::vector<Info> causes;
-        for (const auto& c : failure) causes.insert(causes.end(), c->information.begin(), c->information.end());
-        bool success = backjump(causes);
-        state().backtrack_causes = causes;
-        if (!success) throw Impossible{causes};
-      } else {
-        // resolvelib 1.x: requirements contributed by pins that no longer satisfy are dropped.
-        std::set<std::string> invalidated;
-        for (const auto& [k, crit] : state().criteria)
-          if (satisfied_names.count(k) && !pin_satisfying(k, *crit)) invalidated.insert(k);
-        if (!invalidated.empty()) {
-          for (auto& [k, crit] : state().criteria) {
-            auto patched = std::make_shared<Criterion>(*crit);
-            std::erase_if(patched->information,
-                          [&](const Info& i) { return i.parent && invalidated.count(i.parent->id); });
-            crit = patched;
-          }
-        }
-        push_new_state();
-      }
-    }
-  } catch (const Impossible& e) {
-    report(e.causes);
   }
-  throw ResolutionError(ResolutionError::Kind::too_deep,
-                        "resolution too deep: gave up after " + std::to_string(opt_.max_rounds) + " rounds",
-                        "", "pin some versions to narrow the search");
+}
+
+// The unsatisfied name to pin next: the most preferred of those narrow() keeps.
+std::string Resolver::choose_next(const std::vector<std::string>& unsatisfied) {
+  std::vector<std::string> narrowed = narrow(unsatisfied);
+  std::string name = narrowed.front();
+  if (narrowed.size() > 1) {
+    Preference best = preference(name);
+    for (size_t i = 1; i < narrowed.size(); ++i) {
+      Preference p = preference(narrowed[i]);
+      if (p < best) {
+        best = p;
+        name = narrowed[i];
+      }
+    }
+  }
+  return name;
+}
+
+void Resolver::backtrack(const std::vector<CritPtr>& failure) {
+  std::vector<Info> causes;
+  for (const auto& c : failure) causes.insert(causes.end(), c->information.begin(), c->information.end());
+  bool success = backjump(causes);
+  state().backtrack_causes = causes;
+  if (!success) throw Impossible{causes};
+}
+
+// resolvelib 1.x: requirements contributed by pins that no longer satisfy are dropped.
+void Resolver::drop_invalidated(const std::set<std::string>& satisfied_names) {
+  std::set<std::string> invalidated;
+  for (const auto& [k, crit] : state().criteria)
+    if (satisfied_names.count(k) && !pin_satisfying(k, *crit)) invalidated.insert(k);
+  if (invalidated.empty()) return;
+  for (auto& [k, crit] : state().criteria) {
+    auto patched = std::make_shared<Criterion>(*crit);
+    std::erase_if(patched->information, [&](const Info& i) { return i.parent && invalidated.count(i.parent->id); });
+    crit = patched;
+  }
+}
+
+// get_topological_weights: prune leaves repeatedly (weight = remaining graph size - 1), then longest acyclic path.
+std::map<std::string, int> topological_weights(std::map<std::string, std::set<std::string>> children,
+                                               const std::map<std::string, ResolvedDist>& dists) {
+  std::map<std::string, int> weights;
+  while (true) {
+    std::vector<std::string> leaves;
+    for (const auto& [k, ch] : children)
+      if (!k.empty() && ch.empty()) leaves.push_back(k);
+    if (leaves.empty()) break;
+    int weight = static_cast<int>(children.size()) - 1;
+    for (const auto& leaf : leaves)
+      if (dists.count(leaf)) weights[leaf] = weight;
+    for (const auto& leaf : leaves) children.erase(leaf);
+    for (auto& [k, ch] : children)
+      for (const auto& leaf : leaves) ch.erase(leaf);
+  }
+  std::set<std::string> path;
+  std::function<void(const std::string&)> visit = [&](const std::string& node) {
+    if (path.count(node)) return;
+    path.insert(node);
+    for (const auto& child : children[node]) visit(child);
+    path.erase(node);
+    if (!dists.count(node)) return;
+    weights[node] = std::max(weights[node], static_cast<int>(path.size()));
+  };
+  visit("");
+  return weights;
 }
 
 // resolvelib's _build_result + pip's resolve() (what to install) + get_installation_order.
 Resolution Resolver::build_result() {
-  const State& st = state();
+  InstallGraph graph = install_graph();
+  std::map<std::string, ResolvedDist> dists = dists_to_install(graph.connected);
+  std::map<std::string, int> weights = topological_weights(std::move(graph.children), dists);
+
+  std::vector<ResolvedDist> ordered;
+  for (auto& [name, d] : dists) ordered.push_back(std::move(d));
+  std::sort(ordered.begin(), ordered.end(), [&](const ResolvedDist& a, const ResolvedDist& b) {
+    int wa = weights[a.name], wb = weights[b.name];
+    if (wa != wb) return wa > wb;
+    return a.name > b.name;
+  });
+  return Resolution{std::move(ordered)};
+}
+
+InstallGraph Resolver::install_graph() const {
+  const State& st = states_.back();
   std::map<const Cand*, std::string> key_of;
   for (const auto& [k, c] : st.mapping) key_of[c] = k;
-  // keys connected to the root through current pins
-  std::set<std::string> connected;
+  InstallGraph graph;
+  std::set<std::string>& connected = graph.connected;
   std::function<bool(const std::string&, std::set<std::string>&)> route = [&](const std::string& key,
                                                                                std::set<std::string>& visiting) {
     if (connected.count(key)) return true;
@@ -850,8 +935,7 @@ Resolution Resolver::build_result() {
     }
     return false;
   };
-  // graph: "" is the root
-  std::map<std::string, std::set<std::string>> children;
+  std::map<std::string, std::set<std::string>>& children = graph.children;
   children[""];
   for (const auto& [key, crit] : st.criteria) {
     std::set<std::string> visiting;
@@ -868,11 +952,14 @@ Resolution Resolver::build_result() {
       children[key];
     }
   }
+  return graph;
+}
 
-  // What pip installs: base candidates; the installed one of the same version stays.
+// What pip installs: base candidates; the installed one of the same version stays.
+std::map<std::string, ResolvedDist> Resolver::dists_to_install(const std::set<std::string>& connected) {
   std::map<std::string, ResolvedDist> dists;
   std::map<std::string, std::set<std::string>> extras_of;
-  for (const auto& [k, c] : st.mapping) {
+  for (const auto& [k, c] : state().mapping) {
     if (!connected.count(k) || c->kind == CandKind::python) continue;
     if (c->base) {
       extras_of[c->name].insert(c->extras.begin(), c->extras.end());
@@ -898,40 +985,7 @@ Resolution Resolver::build_result() {
   }
   for (auto& [name, e] : extras_of)
     if (auto it = dists.find(name); it != dists.end()) it->second.extras = e;
-
-  // get_topological_weights: prune leaves repeatedly (weight = remaining graph size - 1), then longest acyclic path.
-  std::map<std::string, int> weights;
-  while (true) {
-    std::vector<std::string> leaves;
-    for (const auto& [k, ch] : children)
-      if (!k.empty() && ch.empty()) leaves.push_back(k);
-    if (leaves.empty()) break;
-    int weight = static_cast<int>(children.size()) - 1;
-    for (const auto& leaf : leaves)
-      if (dists.count(leaf)) weights[leaf] = weight;
-    for (const auto& leaf : leaves) children.erase(leaf);
-    for (auto& [k, ch] : children)
-      for (const auto& leaf : leaves) ch.erase(leaf);
-  }
-  std::set<std::string> path;
-  std::function<void(const std::string&)> visit = [&](const std::string& node) {
-    if (path.count(node)) return;
-    path.insert(node);
-    for (const auto& child : children[node]) visit(child);
-    path.erase(node);
-    if (!dists.count(node)) return;
-    weights[node] = std::max(weights[node], static_cast<int>(path.size()));
-  };
-  visit("");
-
-  std::vector<ResolvedDist> ordered;
-  for (auto& [name, d] : dists) ordered.push_back(std::move(d));
-  std::sort(ordered.begin(), ordered.end(), [&](const ResolvedDist& a, const ResolvedDist& b) {
-    int wa = weights[a.name], wb = weights[b.name];
-    if (wa != wb) return wa > wb;
-    return a.name > b.name;
-  });
-  return Resolution{std::move(ordered)};
+  return dists;
 }
 
 std::string Resolver::describe_trigger(const Cand* parent) const {
@@ -944,66 +998,73 @@ std::string Resolver::describe_trigger(const Cand* parent) const {
 
 // pip's factory.get_installation_error.
 void Resolver::report(const std::vector<Info>& causes) {
-  using Kind = ResolutionError::Kind;
   std::vector<Info> python_causes;
   for (const auto& c : causes)
     if (c.requirement->kind == ReqKind::requires_python && !satisfied(c.requirement, python_cand_))
       python_causes.push_back(c);
-  if (!python_causes.empty()) {
-    const std::string version = python_version_.str();
-    if (python_causes.size() == 1)
-      throw ResolutionError(Kind::requires_python,
-                            "Package '" + python_causes[0].parent->id + "' requires a different Python: " + version +
-                                " not in '" + python_causes[0].requirement->spec_text + "'",
-                            "", "");
-    std::string lines;
-    for (const auto& c : python_causes) {
-      if (!lines.empty()) lines += "\n";
-      lines += "'" + c.requirement->spec_text + "' (required by " + c.parent->id + " " + c.parent->version.str() + ")";
-    }
-    throw ResolutionError(Kind::requires_python, "Packages require a different Python. " + version + " not in:",
-                          lines, "");
-  }
+  if (!python_causes.empty()) report_requires_python(python_causes);
+  if (causes.size() == 1 && !constraints_.count(causes[0].requirement->name)) report_no_match(causes[0]);
+  report_conflict(causes);
+}
 
-  if (causes.size() == 1 && !constraints_.count(causes[0].requirement->name)) {
-    const Req* req = causes[0].requirement;
-    const Cand* parent = causes[0].parent;
-    std::string disp = parent ? req->display + " (from " + parent->id + ")" : req->display;
-    std::vector<Version> versions;
-    std::vector<std::string> skipped;
-    std::vector<std::string> yanked_matches;
-    bool unyanked_match = false;
-    for (const auto& info : infos(req->name)) {
-      if (!index_requires_python_ok(info)) {
-        skipped.push_back(info.version.str() + " Requires-Python " + info.requires_python);
-        continue;
-      }
-      if (std::find(versions.begin(), versions.end(), info.version) == versions.end()) versions.push_back(info.version);
-      if (req->kind == ReqKind::specifier && req->spec.contains(info.version, true)) {
-        if (info.yanked)
-          yanked_matches.push_back(info.version.str() +
-                                   (info.yanked_reason.empty() ? "" : " (yanked: " + info.yanked_reason + ")"));
-        else
-          unyanked_match = true;
-      }
-    }
-    std::sort(versions.begin(), versions.end());
-    std::vector<std::string> vtext;
-    for (const auto& v : versions) vtext.push_back(v.str());
-    std::string explanation;
-    if (!skipped.empty())
-      explanation += "Ignored the following versions that require a different python version: " +
-                     join(skipped, "; ") + "\n";
-    explanation += "Could not find a version that satisfies the requirement " + disp + " (from versions: " +
-                   (vtext.empty() ? std::string("none") : join(vtext, ", ")) + ")";
-    if (!yanked_matches.empty() && !unyanked_match)
-      throw ResolutionError(Kind::only_yanked, "No matching distribution found for " + req->display, explanation,
-                            "only yanked releases match: " + join(yanked_matches, ", ") +
-                                "; pip takes a yanked release only when it is pinned with == or ===");
-    throw ResolutionError(Kind::no_matching_distribution, "No matching distribution found for " + req->display,
-                          explanation, "");
+void Resolver::report_requires_python(const std::vector<Info>& python_causes) const {
+  using Kind = ResolutionError::Kind;
+  const std::string version = python_version_.str();
+  if (python_causes.size() == 1)
+    throw ResolutionError(Kind::requires_python,
+                          "Package '" + python_causes[0].parent->id + "' requires a different Python: " + version +
+                              " not in '" + python_causes[0].requirement->spec_text + "'",
+                          "", "");
+  std::string lines;
+  for (const auto& c : python_causes) {
+    if (!lines.empty()) lines += "\n";
+    lines += "'" + c.requirement->spec_text + "' (required by " + c.parent->id + " " + c.parent->version.str() + ")";
   }
+  throw ResolutionError(Kind::requires_python, "Packages require a different Python. " + version + " not in:",
+                        lines, "");
+}
 
+void Resolver::report_no_match(const Info& cause) {
+  using Kind = ResolutionError::Kind;
+  const Req* req = cause.requirement;
+  const Cand* parent = cause.parent;
+  std::string disp = parent ? req->display + " (from " + parent->id + ")" : req->display;
+  std::vector<Version> versions;
+  std::vector<std::string> skipped;
+  std::vector<std::string> yanked_matches;
+  bool unyanked_match = false;
+  for (const auto& info : infos(req->name)) {
+    if (!index_requires_python_ok(info)) {
+      skipped.push_back(info.version.str() + " Requires-Python " + info.requires_python);
+      continue;
+    }
+    if (std::find(versions.begin(), versions.end(), info.version) == versions.end()) versions.push_back(info.version);
+    if (req->kind == ReqKind::specifier && req->spec.contains(info.version, true)) {
+      if (info.yanked)
+        yanked_matches.push_back(info.version.str() +
+                                 (info.yanked_reason.empty() ? "" : " (yanked: " + info.yanked_reason + ")"));
+      else
+        unyanked_match = true;
+    }
+  }
+  std::sort(versions.begin(), versions.end());
+  std::vector<std::string> vtext;
+  for (const auto& v : versions) vtext.push_back(v.str());
+  std::string explanation;
+  if (!skipped.empty())
+    explanation += "Ignored the following versions that require a different python version: " +
+                   join(skipped, "; ") + "\n";
+  explanation += "Could not find a version that satisfies the requirement " + disp + " (from versions: " +
+                 (vtext.empty() ? std::string("none") : join(vtext, ", ")) + ")";
+  if (!yanked_matches.empty() && !unyanked_match)
+    throw ResolutionError(Kind::only_yanked, "No matching distribution found for " + req->display, explanation,
+                          "only yanked releases match: " + join(yanked_matches, ", ") +
+                              "; pip takes a yanked release only when it is pinned with == or ===");
+  throw ResolutionError(Kind::no_matching_distribution, "No matching distribution found for " + req->display,
+                        explanation, "");
+}
+
+void Resolver::report_conflict(const std::vector<Info>& causes) const {
   std::set<std::string> triggers;
   for (const auto& c : causes) triggers.insert(c.parent ? describe_trigger(c.parent) : c.requirement->display);
   std::vector<std::string> sorted(triggers.begin(), triggers.end());
@@ -1027,7 +1088,7 @@ void Resolver::report(const std::vector<Info>& causes) {
   }
   for (const auto& key : relevant_constraints)
     explanation += "\n    The user requested (constraint) " + key + SpecifierSet(constraints_.at(key).text).str();
-  throw ResolutionError(Kind::conflict,
+  throw ResolutionError(ResolutionError::Kind::conflict,
                         "Cannot install " + info + " because these package versions have conflicting dependencies.",
                         explanation,
                         "To fix this you could try to: 1. loosen the range of package versions you've specified; "
