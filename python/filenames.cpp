@@ -17,18 +17,6 @@ constexpr const char* kSdistHint = "sdist filenames are {name}-{version}.tar.gz 
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == sep) {
-      out.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return out;
-}
-
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -45,7 +33,7 @@ std::optional<WheelFilename> parse_wheel(std::string_view filename, std::string*
   const auto dashes = std::count(stem.begin(), stem.end(), '-');
   if (dashes != 4 && dashes != 5)
     return fail("invalid wheel filename (wrong number of parts): " + std::string(filename));
-  std::vector<std::string_view> parts = split(stem, '-');  // name, version, [build], py, abi, plat
+  std::vector<std::string_view> parts = split_at(stem, '-');  // name, version, [build], py, abi, plat
 
   // packaging: no "__" and only [\w\d._] (ASCII here; packaging also admits Unicode word characters).
   std::string_view name_part = parts[0];
@@ -101,6 +89,16 @@ std::optional<SdistFilename> parse_sdist(std::string_view filename, std::string*
   return SdistFilename{canonicalize_name(stem.substr(0, dash)), std::move(*version)};
 }
 
+// What `parser` makes of `filename`, or an Error with the parser's reason and `hint`.
+template <class Parsed>
+Parsed parse_or_throw(std::optional<Parsed> (*parser)(std::string_view, std::string*), std::string_view filename,
+                      const char* hint) {
+  std::string why;
+  auto out = parser(filename, &why);
+  if (!out) throw Error(why, hint);
+  return std::move(*out);
+}
+
 }  // namespace
 
 std::strong_ordering BuildTag::operator<=>(const BuildTag& other) const {
@@ -111,11 +109,11 @@ std::strong_ordering BuildTag::operator<=>(const BuildTag& other) const {
 }
 
 std::optional<std::vector<Tag>> parse_compressed_tag(std::string_view tag) {
-  std::vector<std::string_view> parts = split(tag, '-');
+  std::vector<std::string_view> parts = split_at(tag, '-');
   if (parts.size() != 3) return std::nullopt;
-  std::vector<std::string_view> interpreters = split(parts[0], '.');
-  std::vector<std::string_view> abis = split(parts[1], '.');
-  std::vector<std::string_view> platforms = split(parts[2], '.');
+  std::vector<std::string_view> interpreters = split_at(parts[0], '.');
+  std::vector<std::string_view> abis = split_at(parts[1], '.');
+  std::vector<std::string_view> platforms = split_at(parts[2], '.');
   // Bounded so a hostile index cannot make a short filename expand into millions of tags.
   if (interpreters.size() * abis.size() * platforms.size() > kMaxCompressedTags) return std::nullopt;
   std::vector<Tag> out;
@@ -134,10 +132,7 @@ std::optional<WheelFilename> WheelFilename::try_parse(std::string_view filename)
 }
 
 WheelFilename WheelFilename::parse(std::string_view filename) {
-  std::string why;
-  auto out = parse_wheel(filename, &why);
-  if (!out) throw Error(why, kWheelHint);
-  return std::move(*out);
+  return parse_or_throw(parse_wheel, filename, kWheelHint);
 }
 
 std::optional<SdistFilename> SdistFilename::try_parse(std::string_view filename) {
@@ -145,10 +140,7 @@ std::optional<SdistFilename> SdistFilename::try_parse(std::string_view filename)
 }
 
 SdistFilename SdistFilename::parse(std::string_view filename) {
-  std::string why;
-  auto out = parse_sdist(filename, &why);
-  if (!out) throw Error(why, kSdistHint);
-  return std::move(*out);
+  return parse_or_throw(parse_sdist, filename, kSdistHint);
 }
 
 bool is_pure_wheel_filename(std::string_view filename) {

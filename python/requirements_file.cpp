@@ -354,13 +354,7 @@ namespace {
 // Option splitting (break_args_options, shlex.split, optparse)
 
 std::pair<std::string, std::string> break_args_options(std::string_view line) {
-  std::vector<std::string_view> tokens;
-  for (size_t start = 0;;) {
-    size_t sp = line.find(' ', start);
-    tokens.push_back(line.substr(start, sp == std::string_view::npos ? std::string_view::npos : sp - start));
-    if (sp == std::string_view::npos) break;
-    start = sp + 1;
-  }
+  std::vector<std::string_view> tokens = split_at(line, ' ');
   size_t k = 0;
   while (k < tokens.size() && !(!tokens[k].empty() && tokens[k][0] == '-')) ++k;
   auto join = [&](size_t from, size_t to) {
@@ -1004,13 +998,7 @@ class Parser {
 };
 
 void handle_mutual_excludes(std::string_view value, std::set<std::string>& target, std::set<std::string>& other) {
-  std::vector<std::string> items;
-  for (size_t start = 0;;) {
-    size_t comma = value.find(',', start);
-    items.emplace_back(value.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
+  std::vector<std::string_view> items = split_at(value, ',');
   size_t from = 0;
   for (;;) {
     auto all = std::find(items.begin() + from, items.end(), ":all:");

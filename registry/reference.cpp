@@ -67,14 +67,8 @@ bool valid_path_component(std::string_view s) {
 
 bool valid_path(std::string_view path) {
   if (path.empty()) return false;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t slash = path.find('/', start);
-    std::string_view comp = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
-    if (!valid_path_component(comp)) return false;
-    if (slash == std::string_view::npos) return true;
-    start = slash + 1;
-  }
+  auto comps = split_at(path, '/');
+  return std::all_of(comps.begin(), comps.end(), valid_path_component);
 }
 
 bool valid_domain_component(std::string_view s) {
@@ -104,14 +98,8 @@ bool valid_domain(std::string_view d) {
       port = d.substr(colon + 1);
       if (port.empty()) return false;
     }
-    std::size_t start = 0;
-    while (true) {
-      std::size_t dot = host.find('.', start);
-      std::string_view comp = host.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-      if (!valid_domain_component(comp)) return false;
-      if (dot == std::string_view::npos) break;
-      start = dot + 1;
-    }
+    auto comps = split_at(host, '.');
+    if (!std::all_of(comps.begin(), comps.end(), valid_domain_component)) return false;
   }
   return std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; });
 }

@@ -156,16 +156,14 @@ std::string read_file(const fs::path& path, std::uintmax_t limit) {
   return out;
 }
 
-ScopedDir::~ScopedDir() {
-  if (path_.empty()) return;
+void remove_tree_quietly(const fs::path& path) noexcept {
   std::error_code ec;
-  fs::remove_all(path_, ec);
+  fs::remove_all(path, ec);
 }
 
-ScopedFile::~ScopedFile() {
-  if (path_.empty()) return;
+void remove_file_quietly(const fs::path& path) noexcept {
   std::error_code ec;
-  fs::remove(path_, ec);
+  fs::remove(path, ec);
 }
 
 fs::path make_temp_dir(const fs::path& parent, std::string_view prefix) {

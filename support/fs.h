@@ -28,32 +28,29 @@ int sweep_orphaned_temps(const std::filesystem::path& dir);
 // A new directory "<prefix><owner tag>-XXXXXX" in `parent` (the system's temp directory when empty).
 std::filesystem::path make_temp_dir(const std::filesystem::path& parent, std::string_view prefix);
 
+// `path` removed on destruction unless release()d, by `remove` (errors ignored: cleanup is best effort).
+template <void (*remove)(const std::filesystem::path&) noexcept>
+class ScopedPath {
+ public:
+  explicit ScopedPath(std::filesystem::path path) : path_(std::move(path)) {}
+  ScopedPath(const ScopedPath&) = delete;
+  ScopedPath& operator=(const ScopedPath&) = delete;
+  ~ScopedPath() {
+    if (!path_.empty()) remove(path_);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  void release() { path_.clear(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+void remove_tree_quietly(const std::filesystem::path& path) noexcept;
+void remove_file_quietly(const std::filesystem::path& path) noexcept;
+
 // A directory removed recursively on destruction unless release()d.
-class ScopedDir {
- public:
-  explicit ScopedDir(std::filesystem::path path) : path_(std::move(path)) {}
-  ScopedDir(const ScopedDir&) = delete;
-  ScopedDir& operator=(const ScopedDir&) = delete;
-  ~ScopedDir();
-  const std::filesystem::path& path() const { return path_; }
-  void release() { path_.clear(); }
-
- private:
-  std::filesystem::path path_;
-};
-
+using ScopedDir = ScopedPath<remove_tree_quietly>;
 // A file removed on destruction unless release()d.
-class ScopedFile {
- public:
-  explicit ScopedFile(std::filesystem::path path) : path_(std::move(path)) {}
-  ScopedFile(const ScopedFile&) = delete;
-  ScopedFile& operator=(const ScopedFile&) = delete;
-  ~ScopedFile();
-  const std::filesystem::path& path() const { return path_; }
-  void release() { path_.clear(); }
-
- private:
-  std::filesystem::path path_;
-};
+using ScopedFile = ScopedPath<remove_file_quietly>;
 
 }  // namespace trainpack

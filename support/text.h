@@ -33,6 +33,18 @@ inline std::vector<std::string> split_nonempty(std::string_view s, std::string_v
   return out;
 }
 
+// Every piece of `s` between single `separator`s, empty ones included, as Python's str.split(sep) ("a..b" split
+// at '.' gives a, "", b; "" gives one empty piece).
+inline std::vector<std::string_view> split_at(std::string_view s, char separator) {
+  std::vector<std::string_view> out;
+  for (std::size_t start = 0;;) {
+    std::size_t end = s.find(separator, start);
+    out.push_back(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) return out;
+    start = end + 1;
+  }
+}
+
 // The decimal digits at the start of `s` as a number, 0 when there are none ("3.11" → 3, "11rc1" → 11).
 inline int leading_int(std::string_view s) {
   int v = 0;
