@@ -283,7 +283,7 @@ void Build::add_layer(const std::string& instruction, FileEntries entries) {
   if (req_.dry_run) return plan_layer(instruction, std::move(entries));
   FileEntries applied = entries;
   layers::BuiltLayer built =
-      layers::build_layer(store_, cache_, std::move(entries), layers::LayerOptions{req_.mtime, req_.gzip_level});
+      layers::build_layer(store_, cache_, std::move(entries), layers::LayerOptions{req_.mtime, req_.gzip});
   index_.apply(applied);
   spec_.steps.push_back({instruction, built.blob});
   (built.from_cache ? result_.layers_cached : result_.layers_built)++;

@@ -15,6 +15,7 @@
 #include "builder/python_steps.h"
 #include "image/digest.h"
 #include "image/image.h"
+#include "layers/gzip_encoder.h"
 #include "transports/image_location.h"
 
 namespace trainpack::layers {
@@ -36,7 +37,7 @@ struct BuildRequest {
   image::Platform platform;
   bool platform_required = false;  // --platform was given: a single-platform base must be for it
   std::int64_t mtime = 0;
-  int gzip_level = 6;
+  layers::GzipOptions gzip;  // engine and level of new layers (part of the layer cache key)
   bool dry_run = false;  // plan every layer and list .dockerignore exclusions, write nothing
   registry::Registries* registries = nullptr;  // needed when the base or an output is a registry
   int jobs = 4;                                // parallel blob uploads

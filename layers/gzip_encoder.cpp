@@ -19,7 +19,7 @@ namespace trainpack::layers {
 
 namespace {
 
-constexpr std::size_t kWindow = 32 * 1024;  // deflate's history (RFC 1951 §2)
+constexpr std::size_t kWindow = kDeflateWindow;
 
 // One block of input and, once a worker is done with it, its raw deflate stream and CRC-32.
 struct Block {

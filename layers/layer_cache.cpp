@@ -13,7 +13,7 @@ using nlohmann::json;
 
 namespace {
 // Bump when the layer writer's output for the same entries changes.
-constexpr const char* kFormatVersion = "trainpack-layer-v1";
+constexpr const char* kFormatVersion = "trainpack-layer-v2";  // v2: parallel gzip blocks, spliced members
 
 void field(image::Sha256& h, std::string_view s) {
   std::string len = std::to_string(s.size()) + ":";
@@ -32,7 +32,9 @@ std::string LayerCache::fingerprint(const FileEntries& entries, const LayerOptio
   image::Sha256 h;
   field(h, kFormatVersion);
   field(h, std::to_string(options.mtime));
-  field(h, std::to_string(options.gzip_level));
+  field(h, engine_name(options.gzip.engine));
+  field(h, std::to_string(options.gzip.level));
+  field(h, std::to_string(options.gzip.block_size));
   std::map<std::string, std::string> archive_hashes;  // zip archives without a stamp: hash each once
   for (const FileEntry& e : entries) {
     field(h, e.path);

@@ -4,7 +4,6 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <zlib.h>
 
 #include <locale.h>
 
@@ -15,9 +14,11 @@
 #include <cstring>
 #include <list>
 #include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
+#include "layers/deflate_splice.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/zip_archive.h"
@@ -28,48 +29,38 @@ namespace {
 
 constexpr std::size_t kChunk = 1 << 20;
 
-// Receives the tar stream from libarchive: hashes it (diff_id), gzips it, hashes and stores the gzip output.
+// Receives the tar stream from libarchive: hashes it (diff_id), gzips it, hashes and stores the gzip output. While a
+// member is spliced, the tar bytes that libarchive passes on are only hashed: their compressed form comes from the
+// wheel through write_deflated().
 class TarSink {
  public:
-  TarSink(BlobStore::Writer& out, int level) : out_(out) {
-    std::memset(&z_, 0, sizeof z_);
-    // windowBits 31 = gzip wrapper; zlib writes mtime 0 and no name unless given a header.
-    if (deflateInit2(&z_, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-      throw Error("zlib could not initialise gzip compression");
-    zbuf_.resize(kChunk);
-  }
-  ~TarSink() { deflateEnd(&z_); }
+  TarSink(BlobStore::Writer& out, const GzipOptions& options)
+      : gzip_(options, [&out](const char* data, std::size_t size) { out.write(data, size); }) {}
 
   void write(const void* data, std::size_t size) {
     tar_hash_.update(data, size);
-    z_.next_in = static_cast<Bytef*>(const_cast<void*>(data));
-    z_.avail_in = static_cast<uInt>(size);
-    pump(Z_NO_FLUSH);
+    if (!splicing_) gzip_.write(data, size);
+  }
+
+  void begin_splice() {
+    gzip_.begin_deflated();
+    splicing_ = true;
+  }
+  void write_deflated(const char* data, std::size_t size) { gzip_.write_deflated(data, size); }
+  void end_splice(std::uint64_t plain_size, std::uint32_t plain_crc, std::string_view plain_tail) {
+    gzip_.end_deflated(plain_size, plain_crc, plain_tail);
+    splicing_ = false;
   }
 
   image::Digest finish() {
-    z_.next_in = nullptr;
-    z_.avail_in = 0;
-    pump(Z_FINISH);
+    gzip_.finish();
     return tar_hash_.finish();
   }
 
  private:
-  void pump(int flush) {
-    for (;;) {
-      z_.next_out = reinterpret_cast<Bytef*>(zbuf_.data());
-      z_.avail_out = static_cast<uInt>(zbuf_.size());
-      int rc = deflate(&z_, flush);
-      if (rc == Z_STREAM_ERROR) throw Error("zlib compression failed");
-      out_.write(zbuf_.data(), zbuf_.size() - z_.avail_out);
-      if (flush == Z_FINISH ? rc == Z_STREAM_END : z_.avail_out != 0) return;
-    }
-  }
-
-  BlobStore::Writer& out_;
-  z_stream z_;
-  std::vector<char> zbuf_;
+  GzipEncoder gzip_;
   image::Sha256 tar_hash_;
+  bool splicing_ = false;
 };
 
 la_ssize_t sink_write(struct archive* a, void* client, const void* buf, size_t size) {
@@ -124,6 +115,12 @@ std::string parent_of(const std::string& path) {
   return slash == std::string::npos ? std::string() : path.substr(0, slash);
 }
 
+Error member_size_error(const FileEntry& e) {
+  return Error(e.zip_member + " in " + e.source.string() + " is not the size its zip directory declares (" +
+                   std::to_string(e.size) + " bytes)",
+               "the archive is corrupt or malicious; download it again");
+}
+
 }  // namespace
 
 // Zip archives (wheels) whose members the layer streams. Entries are sorted by path, so members of several wheels
@@ -135,28 +132,33 @@ class ZipArchives {
   // Streams member `e.zip_member` of archive `e.source` through `write`, checking its name and size.
   template <typename Write>
   void stream(const FileEntry& e, std::vector<char>& buf, Write&& write) {
-    const ZipArchive& za = get(e.source);
-    const char* name = zip_get_name(za.get(), e.zip_index, ZIP_FL_ENC_STRICT);
-    if (!name || e.zip_member != name)
-      throw Error(e.source.string() + " changed while the layer was being written: member " +
-                      std::to_string(e.zip_index) + " is not " + e.zip_member,
-                  "run the build again");
+    const ZipArchive& za = checked_archive(e);
     ZipArchive::Member file = za.open_member(e.zip_index);
-    zip_file_t* zf = file.get();
-    if (!zf) throw Error("cannot read " + e.zip_member + " from " + e.source.string() + ": " + za.error());
-    std::uint64_t done = 0;
-    zip_int64_t n;
     // Declared size vs actual bytes (zip bombs, lying headers): never write more than declared.
-    while ((n = zip_fread(zf, buf.data(), buf.size())) > 0) {
-      if (done + static_cast<std::uint64_t>(n) > e.size) break;
-      write(buf.data(), static_cast<std::size_t>(n));
-      done += static_cast<std::uint64_t>(n);
-    }
-    if (n < 0) throw Error("cannot read " + e.zip_member + " from " + e.source.string() + ": " + zip_file_strerror(zf));
-    if (n > 0 || done != e.size)
-      throw Error(e.zip_member + " in " + e.source.string() + " is not the size its zip directory declares (" +
-                      std::to_string(e.size) + " bytes)",
-                  "the archive is corrupt or malicious; download it again");
+    copy_member(e, za, file.get(), e.size, buf, write);
+  }
+
+  // The zip directory's CRC-32 of `e`'s member when it is deflated, unencrypted and at least kSpliceMinimum bytes
+  // long, so that its compressed bytes can be spliced; nullopt otherwise.
+  std::optional<std::uint32_t> spliceable_crc(const FileEntry& e) {
+    if (e.size < kSpliceMinimum) return std::nullopt;
+    zip_stat_t st;
+    if (zip_stat_index(checked_archive(e).get(), e.zip_index, 0, &st) != 0) return std::nullopt;
+    constexpr zip_uint64_t kNeeded = ZIP_STAT_COMP_METHOD | ZIP_STAT_ENCRYPTION_METHOD | ZIP_STAT_CRC;
+    if ((st.valid & kNeeded) != kNeeded || st.comp_method != ZIP_CM_DEFLATE || st.encryption_method != ZIP_EM_NONE)
+      return std::nullopt;
+    return st.crc;
+  }
+
+  // Streams the member's compressed bytes, as stored, through `write` (at most its declared compressed size).
+  template <typename Write>
+  void stream_compressed(const FileEntry& e, std::vector<char>& buf, Write&& write) {
+    const ZipArchive& za = checked_archive(e);
+    zip_stat_t st;
+    if (zip_stat_index(za.get(), e.zip_index, 0, &st) != 0 || !(st.valid & ZIP_STAT_COMP_SIZE))
+      throw Error("cannot read " + e.zip_member + " from " + e.source.string() + ": " + za.error());
+    ZipArchive::Member file = za.open_compressed(e.zip_index);
+    copy_member(e, za, file.get(), st.comp_size, buf, write);
   }
 
  private:
@@ -172,6 +174,33 @@ class ZipArchives {
     if (open_.size() >= kMaxOpen) open_.pop_back();
     open_.emplace_front(path, std::move(za));
     return open_.front().second;
+  }
+
+  // The open archive of `e`, after checking that member `e.zip_index` is still the one named `e.zip_member`.
+  const ZipArchive& checked_archive(const FileEntry& e) {
+    const ZipArchive& za = get(e.source);
+    const char* name = zip_get_name(za.get(), e.zip_index, ZIP_FL_ENC_STRICT);
+    if (!name || e.zip_member != name)
+      throw Error(e.source.string() + " changed while the layer was being written: member " +
+                      std::to_string(e.zip_index) + " is not " + e.zip_member,
+                  "run the build again");
+    return za;
+  }
+
+  // Copies exactly `declared` bytes from `file` through `write`; more or fewer is an error naming the member.
+  template <typename Write>
+  static void copy_member(const FileEntry& e, const ZipArchive& za, zip_file_t* file, std::uint64_t declared,
+                          std::vector<char>& buf, Write& write) {
+    if (!file) throw Error("cannot read " + e.zip_member + " from " + e.source.string() + ": " + za.error());
+    std::uint64_t done = 0;
+    zip_int64_t n;
+    while ((n = zip_fread(file, buf.data(), buf.size())) > 0) {
+      if (done + static_cast<std::uint64_t>(n) > declared) break;
+      write(buf.data(), static_cast<std::size_t>(n));
+      done += static_cast<std::uint64_t>(n);
+    }
+    if (n < 0) throw Error("cannot read " + e.zip_member + " from " + e.source.string() + ": " + zip_file_strerror(file));
+    if (n > 0 || done != declared) throw member_size_error(e);
   }
 
   std::list<std::pair<std::filesystem::path, ZipArchive>> open_;  // most recently used first
@@ -296,14 +325,52 @@ void write_host_file(struct archive* a, const FileEntry& e, std::vector<char>& b
                 "run the build again once nothing is writing to the package directory");
 }
 
+// At least the last 32 KiB of a member's bytes: the dictionary the block after a spliced member is compressed with.
+class PlainTail {
+ public:
+  void append(const char* data, std::size_t size) {
+    tail_.append(data, size);
+    if (tail_.size() > 2 * kDeflateWindow) tail_.erase(0, tail_.size() - kDeflateWindow);
+  }
+  std::string_view bytes() const { return tail_; }
+
+ private:
+  std::string tail_;
+};
+
+// Writes a deflated wheel member without compressing it again: libarchive gets the inflated bytes (for the tar
+// stream's hash), the encoder gets the member's own deflate stream, re-aligned by DeflateSplicer.
+void splice_member(struct archive* a, const FileEntry& e, std::uint32_t crc, std::vector<char>& buf, ZipArchives& zips,
+                   TarSink& sink) {
+  PlainTail tail;
+  std::uint64_t plain_total = 0;
+  DeflateSplicer splicer(
+      [&](const char* data, std::size_t n) {
+        plain_total += n;
+        if (plain_total > e.size) throw member_size_error(e);  // a zip bomb stops here, not at its end
+        tail.append(data, n);
+        if (archive_write_data(a, data, n) < 0) check(a, ARCHIVE_FATAL, e.path);
+      },
+      [&](const char* data, std::size_t n) { sink.write_deflated(data, n); });
+  sink.begin_splice();
+  zips.stream_compressed(e, buf, [&](const char* data, std::size_t n) { splicer.write(data, n); });
+  splicer.finish();
+  if (splicer.plain_size() != e.size) throw member_size_error(e);
+  if (splicer.plain_crc32() != crc)
+    throw Error(e.zip_member + " in " + e.source.string() + " does not match the CRC-32 its zip directory declares",
+                "the archive is corrupt; download it again");
+  sink.end_splice(splicer.plain_size(), crc, tail.bytes());
+}
+
 // Writes a regular entry's content, from inline data, a zip member or a host file.
-void write_content(struct archive* a, const FileEntry& e, std::vector<char>& buf, ZipArchives& zips) {
+void write_content(struct archive* a, const FileEntry& e, std::vector<char>& buf, ZipArchives& zips, TarSink& sink) {
   if (e.source.empty()) {
     if (e.data.size() != e.size) throw Error("layer entry " + e.path + ": inline data size mismatch");
     if (!e.data.empty() && archive_write_data(a, e.data.data(), e.data.size()) < 0) check(a, ARCHIVE_FATAL, e.path);
     return;
   }
   if (!e.zip_member.empty()) {
+    if (std::optional<std::uint32_t> crc = zips.spliceable_crc(e)) return splice_member(a, e, *crc, buf, zips, sink);
     zips.stream(e, buf, [&](const char* data, std::size_t n) {
       if (archive_write_data(a, data, n) < 0) check(a, ARCHIVE_FATAL, e.path);
     });
@@ -319,11 +386,12 @@ LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOp
   Utf8ThreadLocale utf8_paths;
 
   BlobStore::Writer out = store.begin_write();
-  TarSink sink(out, options.gzip_level);
+  TarSink sink(out, options.gzip);
   std::unique_ptr<struct archive, ArchiveDeleter> a(archive_write_new());
   archive_write_set_format_pax_restricted(a.get());
-  archive_write_set_bytes_per_block(a.get(), 10240);
-  archive_write_set_bytes_in_last_block(a.get(), 1);  // no padding beyond the end-of-archive blocks
+  // Unblocked: every header and data write reaches the sink at once (splicing switches the sink between entries),
+  // and nothing pads the stream beyond the end-of-archive blocks.
+  archive_write_set_bytes_per_block(a.get(), 0);
   check(a.get(), archive_write_open2(a.get(), &sink, nullptr, sink_write, nullptr, nullptr), "(open)");
 
   std::vector<char> buf(kChunk);
@@ -331,7 +399,7 @@ LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOp
   for (const FileEntry& e : entries) {
     auto header = tar_header(e, options.mtime);
     check(a.get(), archive_write_header(a.get(), header.get()), e.path);
-    if (e.type == FileEntry::Type::kRegular) write_content(a.get(), e, buf, zips);
+    if (e.type == FileEntry::Type::kRegular) write_content(a.get(), e, buf, zips, sink);
   }
   check(a.get(), archive_write_close(a.get()), "(close)");
 

@@ -1,7 +1,9 @@
 #pragma once
 // Writes a layer in one streaming pass: entries → tar (libarchive, PAX restricted) → sha256 (diff_id) →
-// gzip (zlib) → sha256 + byte count (digest, size) → blob store (atomic rename). Memory stays bounded by the
-// copy buffers, whatever the layer's size.
+// gzip (layers/gzip_encoder: parallel blocks, ISA-L or zlib) → sha256 + byte count (digest, size) → blob store
+// (atomic rename). A wheel member that is already deflated and large enough is not compressed again: its deflate
+// stream is spliced into the layer's (layers/deflate_splice) and only inflated for the diff_id. Memory stays bounded
+// by the copy buffers and the encoder's blocks in flight, whatever the layer's size.
 //
 // Reproducibility rules (changing any of them changes every diff_id, so they are fixed):
 //  - entries sorted bytewise by path, every parent directory present before its children;
@@ -9,7 +11,9 @@
 //  - uid/gid numeric, user and group names empty, one mtime for every entry (0 or SOURCE_DATE_EPOCH),
 //    no atime/ctime;
 //  - mode = permission bits plus setuid/setgid/sticky (file-type bits only in the typeflag);
-//  - gzip without a timestamp or file name, zlib at a pinned level.
+//  - gzip without a timestamp or file name; engine, level and block size are part of the layer cache key, the
+//    number of threads is not (the encoder's output does not depend on it);
+//  - wheel members deflated in the wheel and at least kSpliceMinimum bytes long are spliced, the rest compressed.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -18,6 +22,7 @@
 #include "layers/blob_store.h"
 #include "image/digest.h"
 #include "layers/file_entry.h"
+#include "layers/gzip_encoder.h"
 
 namespace trainpack::layers {
 
@@ -29,8 +34,12 @@ struct LayerBlob {
 
 struct LayerOptions {
   std::int64_t mtime = 0;
-  int gzip_level = 6;
+  GzipOptions gzip;
 };
+
+// Deflated wheel members smaller than this are inflated and compressed with their neighbours: splicing ends the
+// encoder's block, which costs more than it saves for small files.
+constexpr std::uint64_t kSpliceMinimum = 16 * 1024;
 
 // Validates and sorts `entries`, then writes the layer. Throws Error on duplicate or malformed paths, on a
 // regular file missing a parent directory entry, or when a source file (or zip member) cannot be read or is not

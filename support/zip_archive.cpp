@@ -29,6 +29,10 @@ std::uint64_t ZipArchive::entry_count() const {
 
 ZipArchive::Member ZipArchive::open_member(zip_uint64_t index) const { return Member(zip_fopen_index(zip_.get(), index, 0)); }
 
+ZipArchive::Member ZipArchive::open_compressed(zip_uint64_t index) const {
+  return Member(zip_fopen_index(zip_.get(), index, ZIP_FL_COMPRESSED));
+}
+
 std::string ZipArchive::error() const { return zip_strerror(zip_.get()); }
 
 }  // namespace trainpack

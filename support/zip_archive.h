@@ -28,6 +28,8 @@ class ZipArchive {
   };
   using Member = std::unique_ptr<zip_file_t, MemberCloser>;
   Member open_member(zip_uint64_t index) const;
+  // The member's stored bytes as they are in the archive (e.g. a raw deflate stream), not decompressed.
+  Member open_compressed(zip_uint64_t index) const;
   // libzip's last error on the archive.
   std::string error() const;
 

@@ -4,10 +4,12 @@
 #include <archive_entry.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <zip.h>
 #include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "layers/layer_cache.h"
 #include "support/error.h"
@@ -100,7 +102,7 @@ TEST_F(LayerWriterTest, OnePassProducesMatchingDiffIdDigestAndNormalizedEntries)
   link.link_target = "task.py";
   entries.push_back(link);
 
-  LayerBlob blob = write_layer(*store_, entries, {.mtime = 1234, .gzip_level = 6});
+  LayerBlob blob = write_layer(*store_, entries, {.mtime = 1234, .gzip = {.engine = DeflateEngine::kZlib, .level = 6}});
   std::string gz = trainpack::read_file(store_->path_of(blob.digest));
   EXPECT_EQ(gz.size(), blob.size);
   EXPECT_EQ(sha256_of(gz), blob.digest);
@@ -180,6 +182,83 @@ TEST_F(LayerWriterTest, CacheHitSkipsWritingAndStampChangeMisses) {
   fs::remove(store_->path_of(c.blob.digest));
   EXPECT_FALSE(build_layer(*store_, cache, {e}, {}).from_cache);
   EXPECT_TRUE(store_->has(c.blob.digest));
+}
+
+namespace {
+
+struct ZipMember {
+  std::string name, bytes;
+  bool deflate = true;
+};
+
+// A zip like a wheel: members deflated by libzip (zlib, as Python's zipfile writes wheels) or stored.
+void write_zip(const fs::path& path, const std::vector<ZipMember>& members) {
+  int err = 0;
+  zip_t* z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+  ASSERT_NE(z, nullptr);
+  for (const ZipMember& m : members) {
+    zip_source_t* src = zip_source_buffer(z, m.bytes.data(), m.bytes.size(), 0);
+    zip_int64_t index = zip_file_add(z, m.name.c_str(), src, ZIP_FL_ENC_UTF_8);
+    ASSERT_GE(index, 0);
+    zip_set_file_compression(z, static_cast<zip_uint64_t>(index), m.deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 6);
+  }
+  ASSERT_EQ(zip_close(z), 0);
+}
+
+std::string mixed_bytes(std::size_t size, unsigned seed) {
+  std::mt19937 random(seed);
+  std::string out;
+  while (out.size() < size) {
+    out += "def step_" + std::to_string(random() % 1000) + "(x):\n    return x * " + std::to_string(random()) + "\n";
+    for (int i = 0; i < 16; ++i) out += static_cast<char>(random());
+  }
+  out.resize(size);
+  return out;
+}
+
+}  // namespace
+
+// Deflated members of 16 KiB or more are spliced, not recompressed: the tar inside is the same as for the same bytes
+// given inline, the gzip stream is valid, and its bytes depend on neither the number of threads nor the run.
+TEST_F(LayerWriterTest, SplicedWheelMembersGiveTheSameTarAsPlainBytes) {
+  std::vector<ZipMember> members{{"pkg/big.py", mixed_bytes(300 * 1024, 1)},
+                                 {"pkg/small.py", mixed_bytes(3000, 2)},
+                                 {"pkg/stored.bin", mixed_bytes(40 * 1024, 3), false},
+                                 {"pkg/zeros.bin", std::string(2 * 1024 * 1024, '\0')}};
+  fs::path wheel = dir_ / "pkg-1.0-py3-none-any.whl";
+  write_zip(wheel, members);
+  FileEntries from_zip{FileEntry::directory("pkg", 0755)}, inline_entries{FileEntry::directory("pkg", 0755)};
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    from_zip.push_back(FileEntry::zip_file(members[i].name, wheel, members[i].name, i, members[i].bytes.size()));
+    inline_entries.push_back(FileEntry::inline_file(members[i].name, members[i].bytes));
+  }
+  from_zip.push_back(FileEntry::inline_file("pkg/tail.txt", mixed_bytes(5000, 4)));
+  inline_entries.push_back(from_zip.back());
+
+  LayerBlob spliced = write_layer(*store_, from_zip, {.gzip = {.threads = 1}});
+  LayerBlob plain = write_layer(*store_, inline_entries, {.gzip = {.threads = 1}});
+  EXPECT_EQ(spliced.diff_id, plain.diff_id);
+  EXPECT_NE(spliced.digest, plain.digest) << "the members were compressed again instead of spliced";
+  std::string gz = trainpack::read_file(store_->path_of(spliced.digest));
+  EXPECT_EQ(sha256_of(gunzip(gz)), spliced.diff_id);
+  for (unsigned threads : {2u, 5u}) {
+    LayerBlob again = write_layer(*store_, from_zip, {.gzip = {.threads = threads}});
+    EXPECT_EQ(again.digest, spliced.digest) << threads << " threads";
+  }
+}
+
+TEST_F(LayerWriterTest, ACorruptDeflatedMemberFailsAndStoresNothing) {
+  fs::path wheel = dir_ / "bad-1.0-py3-none-any.whl";
+  std::string bytes = mixed_bytes(200 * 1024, 5);
+  write_zip(wheel, {{"bad/data.py", bytes}});
+  std::string zip = trainpack::read_file(wheel);
+  zip[zip.size() / 2] = static_cast<char>(zip[zip.size() / 2] ^ 0x55);  // inside the member's deflate stream
+  std::ofstream(wheel, std::ios::binary | std::ios::trunc) << zip;
+  FileEntries entries{FileEntry::directory("bad", 0755),
+                      FileEntry::zip_file("bad/data.py", wheel, "bad/data.py", 0, bytes.size())};
+  EXPECT_THROW(write_layer(*store_, entries, {}), trainpack::Error);
+  EXPECT_TRUE(fs::is_empty(dir_ / "store" / "tmp"));
+  EXPECT_TRUE(fs::is_empty(dir_ / "store" / "blobs" / "sha256"));
 }
 
 TEST(LayerMtime, SourceDateEpoch) {
