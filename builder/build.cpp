@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "builder/pip_step_cache.h"
 #include "layers/appended_image.h"
 #include "layers/blob_store.h"
 #include "layers/context_copy.h"
@@ -223,6 +224,7 @@ class Build {
         progress_(progress),
         store_(req.cache_dir),
         cache_(store_, req.cache_dir / "layers"),
+        pip_steps_(store_, req.cache_dir / "pip-steps"),
         blob_locations_(req.cache_dir / "blob-locations") {}
 
   void log(const std::string& line) { progress_.line(line); }
@@ -236,7 +238,10 @@ class Build {
 
  private:
   void run_pip_step(const std::string& instruction, const PipInstallStep& step);
+  bool reuse_pip_step(const std::string& instruction, const std::string& key);
+  std::string pip_step_key(const std::string& instruction) const;
   void add_layer(const std::string& instruction, FileEntries entries);
+  void record_layer(const std::string& instruction, const layers::LayerBlob& blob, bool from_cache, FileEntries entries);
   void plan_layer(const std::string& instruction, FileEntries entries);
   void write_output(const transports::ImageLocation& out);
   void record_push(const registry::PushResult& pushed);
@@ -245,6 +250,7 @@ class Build {
   Progress& progress_;
   layers::BlobStore store_;
   layers::LayerCache cache_;
+  PipStepCache pip_steps_;
   registry::BlobLocations blob_locations_;
   std::shared_ptr<const image::Image> base_;
   image::Manifest base_manifest_;
@@ -284,15 +290,20 @@ void Build::add_layer(const std::string& instruction, FileEntries entries) {
   FileEntries applied = entries;
   layers::BuiltLayer built =
       layers::build_layer(store_, cache_, std::move(entries), layers::LayerOptions{req_.mtime, req_.gzip});
-  index_.apply(applied);
-  spec_.steps.push_back({instruction, built.blob});
-  (built.from_cache ? result_.layers_cached : result_.layers_built)++;
-  const char* origin = built.from_cache ? "cached" : "built";
-  result_.layers.push_back({instruction, origin, built.blob.digest, built.blob.diff_id, built.blob.size,
-                            "application/vnd.oci.image.layer.v1.tar+gzip", applied.size()});
-  log(std::string(built.from_cache ? "reused " : "built  ") + short_digest(built.blob.digest) + " " +
-      std::to_string(built.blob.size) + " B  " + instruction);
-  own_layers_.push_back(std::move(applied));
+  record_layer(instruction, built.blob, built.from_cache, std::move(applied));
+}
+
+// A layer made (or found in a cache) for an instruction: into the image, the listing and the result.
+void Build::record_layer(const std::string& instruction, const layers::LayerBlob& blob, bool from_cache,
+                         FileEntries entries) {
+  index_.apply(entries);
+  spec_.steps.push_back({instruction, blob});
+  (from_cache ? result_.layers_cached : result_.layers_built)++;
+  result_.layers.push_back({instruction, from_cache ? "cached" : "built", blob.digest, blob.diff_id, blob.size,
+                            "application/vnd.oci.image.layer.v1.tar+gzip", entries.size()});
+  log(std::string(from_cache ? "reused " : "built  ") + short_digest(blob.digest) + " " + std::to_string(blob.size) +
+      " B  " + instruction);
+  own_layers_.push_back(std::move(entries));
 }
 
 // A dry run lists the layer instead of building it.
@@ -327,13 +338,49 @@ void Build::run_step(const BuildStep& step) {
              step.action);
 }
 
+std::string pip_layer_instruction(const std::string& instruction, const std::string& what) {
+  return what.empty() ? instruction : instruction + " # trainpack: " + what + " in a layer of its own";
+}
+
 void Build::run_pip_step(const std::string& instruction, const PipInstallStep& step) {
+  bool cacheable = !req_.dry_run;
+  std::string key = cacheable ? pip_step_key(instruction) : std::string();
+  if (cacheable && !req_.refresh_pip_steps && reuse_pip_step(instruction, key)) return;
   if (!python_)
     python_ = std::make_unique<PythonInstaller>(base_, store_, req_.cache_dir, req_.python, req_.mtime,
                                                 [this](const std::string& line) { log(line); });
-  for (PipLayer& layer : python_->install(step, config_, own_layers_))
-    add_layer(layer.what.empty() ? instruction : instruction + " # trainpack: " + layer.what + " in a layer of its own",
-              std::move(layer.entries));
+  std::vector<CachedPipLayer> made;
+  for (PipLayer& layer : python_->install(step, config_, own_layers_)) {
+    std::size_t layers_before = own_layers_.size();
+    add_layer(pip_layer_instruction(instruction, layer.what), std::move(layer.entries));
+    if (!cacheable) continue;
+    bool has_layer = own_layers_.size() > layers_before;
+    made.push_back({layer.what, spec_.steps.back().layer, has_layer ? own_layers_.back() : FileEntries{}});
+  }
+  if (cacheable) pip_steps_.remember(key, made);
+}
+
+// docker's rule for RUN: the same instruction on the same layers is not run again (see pip_step_cache.h).
+bool Build::reuse_pip_step(const std::string& instruction, const std::string& key) {
+  std::optional<std::vector<CachedPipLayer>> cached = pip_steps_.lookup(key);
+  if (!cached) return false;
+  log("pip step unchanged since it last ran: its layers are reused without asking the index "
+      "(--refresh-pip-steps resolves it again)");
+  for (CachedPipLayer& layer : *cached) {
+    std::string layer_instruction = pip_layer_instruction(instruction, layer.what);
+    if (layer.blob)
+      record_layer(layer_instruction, *layer.blob, true, std::move(layer.entries));
+    else
+      add_layer(layer_instruction, {});
+  }
+  return true;
+}
+
+std::string Build::pip_step_key(const std::string& instruction) const {
+  PipStepInputs inputs{result_.base_digest, {}, instruction, &req_.python, layers::LayerOptions{req_.mtime, req_.gzip}};
+  for (const layers::AppendStep& step : spec_.steps)
+    inputs.earlier_steps.push_back(step.created_by + (step.layer ? " " + step.layer->diff_id.str() : ""));
+  return builder::pip_step_key(inputs);
 }
 
 BuildResult Build::finish_dry_run() {

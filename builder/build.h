@@ -39,6 +39,7 @@ struct BuildRequest {
   std::int64_t mtime = 0;
   layers::GzipOptions gzip;  // engine and level of new layers (part of the layer cache key)
   bool dry_run = false;  // plan every layer and list .dockerignore exclusions, write nothing
+  bool refresh_pip_steps = false;  // resolve every pip step again, even an unchanged one (pip_step_cache.h)
   registry::Registries* registries = nullptr;  // needed when the base or an output is a registry
   int jobs = 4;                                // parallel blob uploads
   PythonOptions python;                        // pip steps: index overrides, --no-compile

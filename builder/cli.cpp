@@ -72,6 +72,7 @@ struct BuildFlags {
   bool quiet = false;
   bool verbose = false;
   bool dry_run = false;
+  bool refresh_pip_steps = false;
   std::vector<std::string> insecure_registries;
   std::string ca_file;
   bool http1_only = false;
@@ -248,6 +249,7 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
     make_job_spec(check);
   }
   req.dry_run = bf.dry_run;
+  req.refresh_pip_steps = bf.refresh_pip_steps;
   if (!bf.digest_file.empty()) check_side_output(bf.digest_file, "--digest-file");
   if (!job_spec_out.empty()) check_side_output(job_spec_out, "--job-spec-out");
 
@@ -376,6 +378,8 @@ CLI::App* add_build_command(CLI::App& app, LocalRunFlags& build_flags, BuildFlag
   add_network_flags(*build, bf);
   build->add_flag("--dry-run", bf.dry_run,
                   "Show the layers that would be built and the paths .dockerignore excludes; write nothing");
+  build->add_flag("--refresh-pip-steps", bf.refresh_pip_steps,
+                  "Resolve and install every pip step again, even one whose inputs are unchanged since it last ran");
   add_python_flags(*build, bf);
   add_job_spec_flags(*build, job, job_spec_out);
   take_last_value(*build);

@@ -31,6 +31,8 @@ std::string compiler() {
 
 }  // namespace
 
+std::string build_identity() { return std::string(TRAINPACK_VERSION) + " " + TRAINPACK_COMMIT; }
+
 std::string version_text() {
   std::string text = std::string("trainpack ") + TRAINPACK_VERSION + " (commit " + TRAINPACK_COMMIT + ")\n";
   text += std::string("libcurl ") + curl_version_info(CURLVERSION_NOW)->version;

@@ -9,4 +9,8 @@ namespace trainpack::builder {
 // ones as compiled in.
 std::string version_text();
 
+// Version and commit ("0.1.0 0123456789ab"): part of the keys of caches whose entries record what this code decided
+// (pip steps), so a different build of trainpack never replays another's results.
+std::string build_identity();
+
 }  // namespace trainpack::builder

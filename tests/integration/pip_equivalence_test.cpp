@@ -5,6 +5,9 @@
 // one-line cause with a hint, a non-zero exit and no output written.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -224,6 +227,84 @@ TEST(PipLayers, ADistributionInItsOwnLayerIsReusedWhenOtherRequirementsChange) {
   EXPECT_EQ(origin_of(second, "tp-beta 1.0 in a layer of its own"), "built");
 }
 
+namespace {
+
+// The test index's files served by a python3 http.server of the test's own, so that the test can stop it.
+class OwnIndexServer {
+ public:
+  OwnIndexServer() : port_(free_port()) {
+    CommandResult started = run_command(
+        {"sh", "-c", "python3 -m http.server " + std::to_string(port_) + " --bind 127.0.0.1 --directory " +
+                         index_dir().string() + " >/dev/null 2>&1 & echo $!"});
+    pid_ = std::stoi(started.out);
+    for (int i = 0; i < 100; ++i) {
+      if (run_command({"python3", "-c", "import urllib.request,sys; urllib.request.urlopen(sys.argv[1])", url()})
+              .exit_code == 0)
+        return;
+      usleep(100 * 1000);
+    }
+    ADD_FAILURE() << "the index server on port " << port_ << " did not answer";
+  }
+  ~OwnIndexServer() { stop(); }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/simple/"; }
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    run_command({"sh", "-c", "while kill -0 " + std::to_string(pid_) + " 2>/dev/null; do sleep 0.05; done"});
+    pid_ = 0;
+  }
+
+ private:
+  int port_;
+  int pid_ = 0;
+};
+
+}  // namespace
+
+// docker's rule for RUN: a pip step whose inputs are unchanged is reused without asking the index (here: with the
+// index stopped), a code edit rebuilds only the code layer, and --refresh-pip-steps or a changed requirements.txt
+// asks the index again (and so fails while it is down).
+TEST(PipStepCache, AnUnchangedStepIsReusedWithoutAskingTheIndex) {
+  TempDir dir("tp-pip-step-cache");
+  fs::path pkg = dir.path() / "pkg";
+  fs::create_directories(pkg);
+  write_file(pkg / "task.py", "import tp_gamma\n");
+  write_file(pkg / "requirements.txt", "tp-gamma[fast]\n");
+  OwnIndexServer index;
+  auto build = [&](const std::string& extra) {
+    std::vector<std::string> argv{trainpack_bin(), "build", "--executor-image-uri=python:3.11",
+                                  "--base-source=" + base_oci_ref(), "--local-package-path=" + pkg.string(),
+                                  "--script=task.py", "--output=oci:" + (dir.path() / "out").string() + ":x",
+                                  "--cache-dir=" + (dir.path() / "cache").string(), "--index-url=" + index.url(),
+                                  "--break-system-packages", "--format=json"};
+    if (!extra.empty()) argv.push_back(extra);
+    return run_command(argv);
+  };
+  auto pip_layer = [](const CommandResult& r) {
+    nlohmann::json result = nlohmann::json::parse(r.out);
+    for (const auto& l : result.at("layers"))
+      if (l.value("created_by", "").find("pip install") != std::string::npos) return l;
+    ADD_FAILURE() << "no pip layer in " << r.out;
+    return nlohmann::json::object();
+  };
+  CommandResult first = build("");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(pip_layer(first).value("origin", ""), "built");
+  index.stop();
+
+  write_file(pkg / "task.py", "import tp_gamma\nprint('edited')\n");
+  CommandResult second = build("");
+  ASSERT_EQ(second.exit_code, 0) << "an unchanged pip step asked the index: " << second.err;
+  EXPECT_EQ(pip_layer(second).value("origin", ""), "cached");
+  EXPECT_EQ(pip_layer(second).value("digest", ""), pip_layer(first).value("digest", ""));
+  EXPECT_NE(nlohmann::json::parse(second.out).value("manifest_digest", ""),
+            nlohmann::json::parse(first.out).value("manifest_digest", ""));
+
+  EXPECT_NE(build("--refresh-pip-steps").exit_code, 0) << "--refresh-pip-steps did not ask the index";
+  write_file(pkg / "requirements.txt", "tp-gamma[fast]\ntp-alpha\n");
+  EXPECT_NE(build("").exit_code, 0) << "a changed requirements.txt did not ask the index";
+}
+
 // A pip step on a base read from a registry: its layers are downloaded (in parallel) and scanned once; a second build
 // with the same cache reads the base's Python from the cached scans and builds the same image.
 TEST(PipRegistry, ARegistryBaseIsScannedOnceAndTheBuildIsReproducible) {
@@ -234,11 +315,13 @@ TEST(PipRegistry, ARegistryBaseIsScannedOnceAndTheBuildIsReproducible) {
   fs::create_directories(pkg);
   write_file(pkg / "task.py", "import tp_gamma\n");
   write_file(pkg / "requirements.txt", "tp-gamma[fast]\n");
+  // --refresh-pip-steps: the second build reads the base's Python again (from the cached scans), not the pip step's
+  // layers from the pip-step cache.
   auto build = [&](const std::string& out) {
     return run_ok({trainpack_bin(), "build", "--executor-image-uri=" + base, "--local-package-path=" + pkg.string(),
                    "--script=task.py", "--output=oci:" + (dir.path() / out).string() + ":x",
                    "--cache-dir=" + (dir.path() / "cache").string(), "--index-url=" + index_url(),
-                   "--break-system-packages"});
+                   "--break-system-packages", "--refresh-pip-steps"});
   };
   std::string first = build("out1");
   ASSERT_FALSE(first.empty());
