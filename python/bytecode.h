@@ -45,7 +45,7 @@ struct BytecodeOptions {
   PycInvalidation invalidation = PycInvalidation::kTimestamp;
 };
 
-// Compiles `sources` in one run of `python`. Sources that do not compile are left out, as pip leaves them.
+// Compiles `sources` with `python`, in one run per core for many files. Sources that do not compile are left out, as pip leaves them.
 // Throws Error when the interpreter itself fails.
 std::vector<Bytecode> compile_bytecode(const Interpreter& python, const std::vector<BytecodeSource>& sources,
                                        const BytecodeOptions& options, const std::filesystem::path& work_dir);
