@@ -22,8 +22,6 @@
 namespace trainpack::transports {
 namespace fs = std::filesystem;
 using namespace image;  // the image model a transport reads and writes
-using layers::BlobStore;
-using layers::StoredBlob;
 using layers::link_or_copy;
 using nlohmann::json;
 
