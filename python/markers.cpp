@@ -4,6 +4,7 @@
 #include <regex>
 #include <utility>
 
+#include "python/text.h"
 #include "support/error.h"
 #include "support/utf8.h"
 
@@ -105,18 +106,12 @@ std::string decode_python_string(std::string_view token, detail::Tokenizer& t, s
       if (v > 0x10FFFF) bad();
       append_utf8(out, v);
     };
+    if (std::optional<char> simple = py_simple_escape(n)) {
+      out += *simple;
+      continue;
+    }
     switch (n) {
       case '\n': break;
-      case '\\': out += '\\'; break;
-      case '\'': out += '\''; break;
-      case '"': out += '"'; break;
-      case 'a': out += '\a'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'v': out += '\v'; break;
       case 'x': hex(2); break;
       case 'u': hex(4); break;
       case 'U': hex(8); break;
