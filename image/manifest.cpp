@@ -68,6 +68,32 @@ bool schema_version_2(const json& j) {
   auto it = j.find("schemaVersion");
   return it != j.end() && it->is_number_integer() && it->get<std::int64_t>() == 2;
 }
+
+// The descriptors listed under `key` of a `kind` document; none when the key is absent.
+std::vector<Descriptor> descriptors_of(const json& j, const std::string& key, std::string_view what,
+                                       std::string_view kind) {
+  std::vector<Descriptor> out;
+  auto it = j.find(key);
+  if (it == j.end()) return out;
+  if (!it->is_array()) throw Error(std::string(what) + ": " + std::string(kind) + " " + key + " is not a list");
+  for (const auto& d : *it) out.push_back(Descriptor::from_json(d, what));
+  return out;
+}
+
+json descriptors_json(const std::vector<Descriptor>& descriptors) {
+  json out = json::array();
+  for (const auto& d : descriptors) out.push_back(d.to_json());
+  return out;
+}
+
+// The members a manifest and an index serialize alike.
+json document_json(const std::string& media_type, const json& annotations) {
+  json j;
+  j["schemaVersion"] = 2;
+  j["mediaType"] = media_type;
+  if (annotations.is_object() && !annotations.empty()) j["annotations"] = annotations;
+  return j;
+}
 }  // namespace
 
 Manifest Manifest::parse(std::string_view raw, std::string_view what) {
@@ -81,22 +107,15 @@ Manifest Manifest::parse(std::string_view raw, std::string_view what) {
     throw Error(std::string(what) + ": manifest schemaVersion is not 2", "schema1 images are not supported");
   if (!j.contains("config")) throw Error(std::string(what) + ": manifest has no config");
   m.config = Descriptor::from_json(j["config"], what);
-  if (j.contains("layers")) {
-    if (!j["layers"].is_array()) throw Error(std::string(what) + ": manifest layers is not a list");
-    for (const auto& l : j["layers"]) m.layers.push_back(Descriptor::from_json(l, what));
-  }
+  m.layers = descriptors_of(j, "layers", what, "manifest");
   if (j.contains("annotations")) m.annotations = j["annotations"];
   return m;
 }
 
 std::string Manifest::serialize() const {
-  json j;
-  j["schemaVersion"] = 2;
-  j["mediaType"] = media_type;
+  json j = document_json(media_type, annotations);
   j["config"] = config.to_json();
-  j["layers"] = json::array();
-  for (const auto& l : layers) j["layers"].push_back(l.to_json());
-  if (annotations.is_object() && !annotations.empty()) j["annotations"] = annotations;
+  j["layers"] = descriptors_json(layers);
   return j.dump();
 }
 
@@ -105,21 +124,14 @@ Index Index::parse(std::string_view raw, std::string_view what) {
   Index ix;
   ix.media_type = media_type_of(j, media::kOciIndex, what, "index");
   if (!schema_version_2(j)) throw Error(std::string(what) + ": index schemaVersion is not 2");
-  if (j.contains("manifests")) {
-    if (!j["manifests"].is_array()) throw Error(std::string(what) + ": index manifests is not a list");
-    for (const auto& m : j["manifests"]) ix.manifests.push_back(Descriptor::from_json(m, what));
-  }
+  ix.manifests = descriptors_of(j, "manifests", what, "index");
   if (j.contains("annotations")) ix.annotations = j["annotations"];
   return ix;
 }
 
 std::string Index::serialize() const {
-  json j;
-  j["schemaVersion"] = 2;
-  j["mediaType"] = media_type;
-  j["manifests"] = json::array();
-  for (const auto& m : manifests) j["manifests"].push_back(m.to_json());
-  if (annotations.is_object() && !annotations.empty()) j["annotations"] = annotations;
+  json j = document_json(media_type, annotations);
+  j["manifests"] = descriptors_json(manifests);
   return j.dump();
 }
 

@@ -90,15 +90,8 @@ StoredBlob BlobStore::put(std::string_view bytes) const {
 }
 
 StoredBlob BlobStore::put_file(const fs::path& file, const image::Digest* expected) const {
-  std::FILE* in = std::fopen(file.c_str(), "rb");
-  if (!in) throw Error("cannot read " + file.string() + ": " + std::strerror(errno));
   Writer w = begin_write();
-  std::vector<char> buf(1 << 20);
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), in)) > 0) w.write(buf.data(), n);
-  bool bad = std::ferror(in);
-  std::fclose(in);
-  if (bad) throw Error("cannot read " + file.string());
+  stream_file(file, [&w](const char* data, std::size_t size) { w.write(data, size); });
   // A mismatching blob is still stored under its true digest (so never corrupt); the caller just gets an error.
   StoredBlob blob = w.commit();
   if (expected && blob.digest != *expected) {

@@ -22,13 +22,14 @@ class DeflateSplicer {
   DeflateSplicer(const DeflateSplicer&) = delete;
   DeflateSplicer& operator=(const DeflateSplicer&) = delete;
 
+  // The bytes inflated so far (all of them once finish() returns): how many, and their CRC-32.
+  std::uint64_t plain_size() const;
+  std::uint32_t plain_crc32() const;
+
   // Feeds compressed bytes. Throws Error when they are not valid deflate data or go on after its end.
   void write(const char* data, std::size_t size);
   // After the last write: throws Error if the stream is incomplete, else passes on the re-aligned tail.
   void finish();
-
-  std::uint64_t plain_size() const;
-  std::uint32_t plain_crc32() const;
 
  private:
   class Impl;

@@ -662,72 +662,55 @@ class Regex {
     return static_cast<int>(prog_.size() - 1);
   }
 
+  // An instruction continuing at `x` (and, for a split, also at `y`).
+  int emit(Inst::Op op, int x, int y = -1) {
+    Inst ins(op);
+    ins.x = x;
+    ins.y = y;
+    return emit(ins);
+  }
+
+  // One step matching the single rune, class, any-rune or assertion node `n`, then continuing at `next`.
+  int emit_step(Inst::Op op, const Node& n, int next) {
+    Inst ins(op);
+    ins.rune = n.rune;
+    ins.cls = n.cls;
+    ins.assert = n.assert;
+    ins.x = next;
+    return emit(ins);
+  }
+
   // Compiles `n` so that it continues at `next`; returns its entry point.
   int compile(const Node& n, int next) {
     switch (n.kind) {
-      case Node::Kind::kLiteral: {
-        Inst i(Inst::Op::kRune);
-        i.rune = n.rune;
-        i.x = next;
-        return emit(i);
-      }
-      case Node::Kind::kClass: {
-        Inst i(Inst::Op::kClass);
-        i.cls = n.cls;
-        i.x = next;
-        return emit(i);
-      }
-      case Node::Kind::kAnyNotNL: {
-        Inst i(Inst::Op::kAnyNotNL);
-        i.x = next;
-        return emit(i);
-      }
-      case Node::Kind::kAssert: {
-        Inst i(Inst::Op::kAssert);
-        i.assert = n.assert;
-        i.x = next;
-        return emit(i);
-      }
+      case Node::Kind::kLiteral: return emit_step(Inst::Op::kRune, n, next);
+      case Node::Kind::kClass: return emit_step(Inst::Op::kClass, n, next);
+      case Node::Kind::kAnyNotNL: return emit_step(Inst::Op::kAnyNotNL, n, next);
+      case Node::Kind::kAssert: return emit_step(Inst::Op::kAssert, n, next);
       case Node::Kind::kConcat: {
         int at = next;
         for (auto it = n.kids.rbegin(); it != n.kids.rend(); ++it) at = compile(*it, at);
-        if (at == next) {  // empty: a jump keeps entry points distinct from the continuation
-          Inst j(Inst::Op::kJmp);
-          j.x = next;
-          return emit(j);
-        }
-        return at;
+        // Empty: a jump keeps entry points distinct from the continuation.
+        return at == next ? emit(Inst::Op::kJmp, next) : at;
       }
       case Node::Kind::kAlternate: {
         int entry = compile(n.kids.back(), next);
-        for (std::size_t k = n.kids.size() - 1; k-- > 0;) {
-          Inst s(Inst::Op::kSplit);
-          s.x = compile(n.kids[k], next);
-          s.y = entry;
-          entry = emit(s);
-        }
+        for (std::size_t k = n.kids.size() - 1; k-- > 0;)
+          entry = emit(Inst::Op::kSplit, compile(n.kids[k], next), entry);
         return entry;
       }
-      case Node::Kind::kStar: {
-        int split = emit(Inst(Inst::Op::kSplit));
-        int body = compile(n.kids[0], split);
-        prog_[static_cast<std::size_t>(split)].x = body;
-        prog_[static_cast<std::size_t>(split)].y = next;
-        return split;
-      }
+      case Node::Kind::kStar:
       case Node::Kind::kPlus: {
+        // A loop through a split; x* may skip the body, x+ enters it first.
         int split = emit(Inst(Inst::Op::kSplit));
         int body = compile(n.kids[0], split);
         prog_[static_cast<std::size_t>(split)].x = body;
         prog_[static_cast<std::size_t>(split)].y = next;
-        return body;
+        return n.kind == Node::Kind::kStar ? split : body;
       }
       case Node::Kind::kQuest: {
         int body = compile(n.kids[0], next);
-        Inst s(Inst::Op::kSplit);
-        s.x = body;
-        s.y = next;
-        return emit(s);
+        return emit(Inst::Op::kSplit, body, next);
       }
     }
     return next;

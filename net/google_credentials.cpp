@@ -75,6 +75,13 @@ std::string str_field(const json& j, const char* name) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// The first of `names` that `j` lacks as a non-empty string, or nullptr when it has them all.
+const char* first_missing(const json& j, std::initializer_list<const char*> names) {
+  for (const char* name : names)
+    if (str_field(j, name).empty()) return name;
+  return nullptr;
+}
+
 std::optional<long long> number_field(const json& j, const char* name) {
   auto it = j.find(name);
   if (it == j.end() || it->is_null()) return std::nullopt;
@@ -291,22 +298,51 @@ HttpResponse GoogleCredentials::post_form(const std::string& url, const std::str
 
 namespace {
 
+// ---- token_uri files ---------------------------------------------------------------------------------------------
+
+// service_account and authorized_user files: both are granted tokens at their token_uri (Google's by default), and
+// name their account in the field `account_field`.
+class TokenUriCredentials : public GoogleCredentials {
+ public:
+  std::string account() override { return account_; }
+
+ protected:
+  TokenUriCredentials(std::string kind, const char* account_field, const json& j, const std::string& path,
+                      GoogleAdcOptions options)
+      : GoogleCredentials(std::move(kind), path, std::move(options)),
+        token_uri_(str_field(j, "token_uri")),
+        account_(str_field(j, account_field)) {
+    if (token_uri_.empty()) token_uri_ = kGoogleDefaultTokenUri;
+  }
+
+  // The token endpoint, for messages.
+  std::string endpoint() const { return "the Google token endpoint " + endpoint_label(token_uri_); }
+
+  // POSTs the grant `form` to the token endpoint and reads the token, whose lifetime counts from `t`; an answer other
+  // than 200 throws the Error `refused` makes of it.
+  GoogleAccessToken grant(std::chrono::system_clock::time_point t, const std::string& form,
+                          const std::function<Error(const HttpResponse&)>& refused) {
+    HttpResponse r = post_form(token_uri_, form);
+    if (r.status != 200) throw refused(r);
+    return parse_access_token(r, t, endpoint());
+  }
+
+  std::string token_uri_;
+  std::string account_;
+};
+
 // ---- service_account --------------------------------------------------------------------------------------------
 
-class ServiceAccountCredentials : public GoogleCredentials {
+class ServiceAccountCredentials : public TokenUriCredentials {
  public:
   ServiceAccountCredentials(const json& j, const std::string& path, GoogleAdcOptions options)
-      : GoogleCredentials("service_account", path, std::move(options)) {
-    email_ = str_field(j, "client_email");
+      : TokenUriCredentials("service_account", "client_email", j, path, std::move(options)) {
+    if (const char* missing = first_missing(j, {"client_email", "private_key"}))
+      throw Error("the service-account key " + path + " has no " + missing,
+                  "download a new JSON key: gcloud iam service-accounts keys create");
     key_ = str_field(j, "private_key");
     key_id_ = str_field(j, "private_key_id");
-    token_uri_ = str_field(j, "token_uri");
-    if (token_uri_.empty()) token_uri_ = kGoogleDefaultTokenUri;
-    if (email_.empty() || key_.empty())
-      throw Error("the service-account key " + path + " has no " + (email_.empty() ? "client_email" : "private_key"),
-                  "download a new JSON key: gcloud iam service-accounts keys create");
   }
-  std::string account() override { return email_; }
 
  protected:
   GoogleAccessToken fetch() override {
@@ -314,66 +350,62 @@ class ServiceAccountCredentials : public GoogleCredentials {
     long long iat = std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
     json header = {{"alg", "RS256"}, {"typ", "JWT"}};
     if (!key_id_.empty()) header["kid"] = key_id_;
-    json claims = {{"iss", email_},
+    json claims = {{"iss", account_},
                    {"scope", join(options_.scopes, " ")},
                    {"aud", token_uri_},
                    {"iat", iat},
                    {"exp", iat + 3600}};
     std::string assertion = sign_jwt_rs256(header.dump(), claims.dump(), key_);
-    HttpResponse r = post_form(token_uri_, form_encode({{"grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"},
-                                                        {"assertion", assertion}}));
-    if (r.status != 200)
-      throw Error("the Google token endpoint " + endpoint_label(token_uri_) + " refused the service-account key of " +
-                      email_ + " (" + location_ + "): " + describe_failure(r),
-                  "check that the key is still valid (not deleted or disabled) and that the clock is right");
-    return parse_access_token(r, t, "the Google token endpoint " + endpoint_label(token_uri_));
+    auto refused = [&](const HttpResponse& r) {
+      return Error(endpoint() + " refused the service-account key of " + account_ + " (" + location_ +
+                       "): " + describe_failure(r),
+                   "check that the key is still valid (not deleted or disabled) and that the clock is right");
+    };
+    return grant(t,
+                 form_encode({{"grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"}, {"assertion", assertion}}),
+                 refused);
   }
 
  private:
-  std::string email_, key_, key_id_, token_uri_;
+  std::string key_, key_id_;
 };
 
 // ---- authorized_user --------------------------------------------------------------------------------------------
 
-class AuthorizedUserCredentials : public GoogleCredentials {
+class AuthorizedUserCredentials : public TokenUriCredentials {
  public:
   AuthorizedUserCredentials(const json& j, const std::string& path, GoogleAdcOptions options)
-      : GoogleCredentials("authorized_user", path, std::move(options)) {
+      : TokenUriCredentials("authorized_user", "account", j, path, std::move(options)) {
+    if (const char* missing = first_missing(j, {"client_id", "client_secret", "refresh_token"}))
+      throw Error("the application-default credentials " + path + " lack " + missing,
+                  "run gcloud auth application-default login to create them again");
     client_id_ = str_field(j, "client_id");
     client_secret_ = str_field(j, "client_secret");
     refresh_token_ = str_field(j, "refresh_token");
-    token_uri_ = str_field(j, "token_uri");
-    if (token_uri_.empty()) token_uri_ = kGoogleDefaultTokenUri;
-    account_ = str_field(j, "account");
-    if (client_id_.empty() || client_secret_.empty() || refresh_token_.empty())
-      throw Error("the application-default credentials " + path + " lack " +
-                      (client_id_.empty() ? "client_id" : client_secret_.empty() ? "client_secret" : "refresh_token"),
-                  "run gcloud auth application-default login to create them again");
   }
-  std::string account() override { return account_; }
 
  protected:
   GoogleAccessToken fetch() override {
-    auto t = now();
-    HttpResponse r = post_form(token_uri_, form_encode({{"grant_type", "refresh_token"},
-                                                        {"client_id", client_id_},
-                                                        {"client_secret", client_secret_},
-                                                        {"refresh_token", refresh_token_}}));
-    if (r.status != 200) {
+    auto refused = [&](const HttpResponse& r) {
       auto [code, desc] = google_error(r.body);
       if (code == "invalid_grant" || code == "invalid_rapt")
-        throw Error("Google refused the application-default credentials in " + location_ + " (" + code +
-                        (desc.empty() ? "" : ": " + one_line(desc)) + "): they have expired or were revoked",
-                    "run gcloud auth application-default login to log in again");
-      throw Error("the Google token endpoint " + endpoint_label(token_uri_) +
-                      " refused the application-default credentials in " + location_ + ": " + describe_failure(r),
-                  "run gcloud auth application-default login to log in again");
-    }
-    return parse_access_token(r, t, "the Google token endpoint " + endpoint_label(token_uri_));
+        return Error("Google refused the application-default credentials in " + location_ + " (" + code +
+                         (desc.empty() ? "" : ": " + one_line(desc)) + "): they have expired or were revoked",
+                     "run gcloud auth application-default login to log in again");
+      return Error(endpoint() + " refused the application-default credentials in " + location_ + ": " +
+                       describe_failure(r),
+                   "run gcloud auth application-default login to log in again");
+    };
+    return grant(now(),
+                 form_encode({{"grant_type", "refresh_token"},
+                              {"client_id", client_id_},
+                              {"client_secret", client_secret_},
+                              {"refresh_token", refresh_token_}}),
+                 refused);
   }
 
  private:
-  std::string client_id_, client_secret_, refresh_token_, token_uri_, account_;
+  std::string client_id_, client_secret_, refresh_token_;
 };
 
 // ---- external_account -------------------------------------------------------------------------------------------

@@ -372,14 +372,7 @@ layers::StoredBlob IndexClient::download(const IndexFile& file) {
   };
   std::string where = display(file.url);
   if (std::optional<fs::path> local = path_from_file_url(file.url)) {
-    std::FILE* in = std::fopen(local->c_str(), "rb");
-    if (in == nullptr) throw Error("cannot read " + local->string() + ": " + std::strerror(errno));
-    std::vector<char> buf(1 << 20);
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), in)) > 0) sink(buf.data(), n);
-    bool bad = std::ferror(in) != 0;
-    std::fclose(in);
-    if (bad) throw Error("cannot read " + local->string());
+    stream_file(*local, sink);
   } else {
     net::HttpRequest req = request_for(file.url);
     req.sink = sink;

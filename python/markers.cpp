@@ -2,7 +2,9 @@
 
 #include <array>
 #include <regex>
+#include <utility>
 
+#include "python/text.h"
 #include "support/error.h"
 #include "support/utf8.h"
 
@@ -104,18 +106,12 @@ std::string decode_python_string(std::string_view token, detail::Tokenizer& t, s
       if (v > 0x10FFFF) bad();
       append_utf8(out, v);
     };
+    if (std::optional<char> simple = py_simple_escape(n)) {
+      out += *simple;
+      continue;
+    }
     switch (n) {
       case '\n': break;
-      case '\\': out += '\\'; break;
-      case '\'': out += '\''; break;
-      case '"': out += '"'; break;
-      case 'a': out += '\a'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'v': out += '\v'; break;
       case 'x': hex(2); break;
       case 'u': hex(4); break;
       case 'U': hex(8); break;
@@ -342,19 +338,24 @@ MarkerEnvironment MarkerEnvironment::cpython_linux(std::string_view version, std
 }
 
 const std::string* MarkerEnvironment::lookup(std::string_view name) const {
-  if (name == "python_version") return &python_version;
-  if (name == "python_full_version") return &python_full_version;
-  if (name == "implementation_name") return &implementation_name;
-  if (name == "implementation_version") return &implementation_version;
-  if (name == "os_name") return &os_name;
-  if (name == "sys_platform") return &sys_platform;
-  if (name == "platform_system") return &platform_system;
-  if (name == "platform_release") return &platform_release;
-  if (name == "platform_version") return &platform_version;
-  if (name == "platform_machine") return &platform_machine;
-  if (name == "platform_python_implementation") return &platform_python_implementation;
-  if (name == "extra") return &extra;
-  return nullptr;
+  // PEP 508's environment markers; `extra` is not one of them but names the extra being evaluated.
+  using Env = MarkerEnvironment;
+  static constexpr std::pair<std::string_view, std::string Env::*> kMarkers[] = {
+      {"python_version", &Env::python_version},
+      {"python_full_version", &Env::python_full_version},
+      {"implementation_name", &Env::implementation_name},
+      {"implementation_version", &Env::implementation_version},
+      {"os_name", &Env::os_name},
+      {"sys_platform", &Env::sys_platform},
+      {"platform_system", &Env::platform_system},
+      {"platform_release", &Env::platform_release},
+      {"platform_version", &Env::platform_version},
+      {"platform_machine", &Env::platform_machine},
+      {"platform_python_implementation", &Env::platform_python_implementation},
+  };
+  for (const auto& [marker, member] : kMarkers)
+    if (name == marker) return &(this->*member);
+  return name == "extra" ? &extra : nullptr;
 }
 
 namespace detail {

@@ -17,27 +17,36 @@ using layers::ImageFilesystem;
 
 constexpr std::size_t kMaxConfigFile = 1u << 20;
 
-enum class OptAction { kStoreTrue, kStoreFalse, kStore, kAppend, kOnlyBinary, kNoBinary };
-struct OptSpec {
-  std::string_view name;
-  OptAction action;
+// The `pip install` options trainpack models (long names; pip's config accepts long names only), by where they go.
+// pip stores strtobool(value) in a flag's dest for store_false options too (no-compile -> compile).
+constexpr std::pair<std::string_view, bool PipConfig::*> kFlagOptions[] = {
+    {"no-index", &PipConfig::no_index},               {"pre", &PipConfig::pre},
+    {"compile", &PipConfig::compile},                 {"no-compile", &PipConfig::compile},
+    {"break-system-packages", &PipConfig::break_system_packages},
+    {"prefer-binary", &PipConfig::prefer_binary},     {"require-hashes", &PipConfig::require_hashes},
+    {"user", &PipConfig::user},                       {"upgrade", &PipConfig::upgrade},
+    {"no-deps", &PipConfig::no_deps},                 {"no-dependencies", &PipConfig::no_deps},
+    {"ignore-installed", &PipConfig::ignore_installed}, {"no-build-isolation", &PipConfig::build_isolation},
 };
-// The `pip install` options trainpack models (long names; pip's config accepts long names only).
-constexpr OptSpec kPipOptions[] = {
-    {"index-url", OptAction::kStore},          {"extra-index-url", OptAction::kAppend},
-    {"no-index", OptAction::kStoreTrue},       {"find-links", OptAction::kAppend},
-    {"trusted-host", OptAction::kAppend},      {"pre", OptAction::kStoreTrue},
-    {"compile", OptAction::kStoreTrue},        {"no-compile", OptAction::kStoreFalse},
-    {"break-system-packages", OptAction::kStoreTrue}, {"prefer-binary", OptAction::kStoreTrue},
-    {"require-hashes", OptAction::kStoreTrue}, {"user", OptAction::kStoreTrue},
-    {"no-deps", OptAction::kStoreTrue},        {"no-dependencies", OptAction::kStoreTrue},
-    {"ignore-installed", OptAction::kStoreTrue}, {"upgrade", OptAction::kStoreTrue},
-    {"upgrade-strategy", OptAction::kStore},   {"only-binary", OptAction::kOnlyBinary},
-    {"no-binary", OptAction::kNoBinary},       {"target", OptAction::kStore},
-    {"prefix", OptAction::kStore},             {"root", OptAction::kStore},
-    {"no-build-isolation", OptAction::kStoreFalse}, {"use-pep517", OptAction::kStoreTrue},
-    {"no-use-pep517", OptAction::kStoreFalse},
+constexpr std::pair<std::string_view, std::string PipConfig::*> kStringOptions[] = {
+    {"index-url", &PipConfig::index_url}, {"upgrade-strategy", &PipConfig::upgrade_strategy},
+    {"target", &PipConfig::target},       {"prefix", &PipConfig::prefix},
+    {"root", &PipConfig::root},
 };
+constexpr std::pair<std::string_view, std::vector<std::string> PipConfig::*> kListOptions[] = {
+    {"extra-index-url", &PipConfig::extra_index_urls},
+    {"find-links", &PipConfig::find_links},
+    {"trusted-host", &PipConfig::trusted_hosts},
+};
+
+// The member `options` sends `key` to, or nullptr.
+template <class Member, std::size_t N>
+Member PipConfig::*dest_of(const std::pair<std::string_view, Member PipConfig::*> (&options)[N],
+                           std::string_view key) {
+  for (const auto& [name, dest] : options)
+    if (name == key) return dest;
+  return nullptr;
+}
 
 // pip's configuration._normalize_name.
 std::string normalize_option(std::string_view name) {
@@ -47,55 +56,30 @@ std::string normalize_option(std::string_view name) {
   return n;
 }
 
+// A flag's value as pip reads it (strtobool); pip refuses to run on anything else.
+bool parse_flag(const std::string& key, const std::string& value) {
+  bool flag = false;
+  if (!strtobool(value, flag))
+    throw Error("pip configuration in the base image: " + value + " is not a valid value for " + key + " option",
+                "pip would refuse to run: use a boolean like yes/no, true/false or 1/0");
+  return flag;
+}
+
 void apply_pip_option(PipConfig& c, FormatControl& formats, const std::string& key,
                       const std::string& value) {
-  const OptSpec* spec = nullptr;
-  for (const auto& o : kPipOptions)
-    if (o.name == key) spec = &o;
-  c.items.emplace_back(key, value);
-  if (!spec) return;  // options trainpack does not model stay in `items`
-  bool flag = false;
-  switch (spec->action) {
-    case OptAction::kStoreTrue:
-    case OptAction::kStoreFalse:
-      if (!strtobool(value, flag))
-        throw Error("pip configuration in the base image: " + value + " is not a valid value for " + key +
-                        " option",
-                    "pip would refuse to run: use a boolean like yes/no, true/false or 1/0");
-      // pip stores strtobool(value) in the option's dest for store_false options too (no-compile -> compile).
-      if (key == "pre") c.pre = flag;
-      else if (key == "no-index") c.no_index = flag;
-      else if (key == "compile" || key == "no-compile") c.compile = flag;
-      else if (key == "break-system-packages") c.break_system_packages = flag;
-      else if (key == "prefer-binary") c.prefer_binary = flag;
-      else if (key == "require-hashes") c.require_hashes = flag;
-      else if (key == "user") c.user = flag;
-      else if (key == "no-deps" || key == "no-dependencies") c.no_deps = flag;
-      else if (key == "ignore-installed") c.ignore_installed = flag;
-      else if (key == "upgrade") c.upgrade = flag;
-      else if (key == "no-build-isolation") c.build_isolation = flag;
-      else if (key == "use-pep517" || key == "no-use-pep517") c.use_pep517 = flag;
-      break;
-    case OptAction::kStore:
-      if (key == "index-url") c.index_url = value;
-      else if (key == "upgrade-strategy") c.upgrade_strategy = value;
-      else if (key == "target") c.target = value;
-      else if (key == "prefix") c.prefix = value;
-      else if (key == "root") c.root = value;
-      break;
-    case OptAction::kAppend: {
-      auto parts = py_split(value);
-      if (key == "extra-index-url") c.extra_index_urls = parts;
-      else if (key == "find-links") c.find_links = parts;
-      else if (key == "trusted-host") c.trusted_hosts = parts;
-      break;
-    }
-    case OptAction::kOnlyBinary:
-    case OptAction::kNoBinary:
-      if (value.starts_with("-")) throw Error("pip configuration: --" + key + " requires 1 argument");
-      if (spec->action == OptAction::kOnlyBinary) formats.add_only_binary(value);
-      else formats.add_no_binary(value);
-      break;
+  c.items.emplace_back(key, value);  // options trainpack does not model stay only here
+  if (auto flag = dest_of(kFlagOptions, key)) {
+    c.*flag = parse_flag(key, value);
+  } else if (key == "use-pep517" || key == "no-use-pep517") {
+    c.use_pep517 = parse_flag(key, value);
+  } else if (auto text = dest_of(kStringOptions, key)) {
+    c.*text = value;
+  } else if (auto list = dest_of(kListOptions, key)) {
+    c.*list = py_split(value);
+  } else if (key == "only-binary" || key == "no-binary") {
+    if (value.starts_with("-")) throw Error("pip configuration: --" + key + " requires 1 argument");
+    if (key == "only-binary") formats.add_only_binary(value);
+    else formats.add_no_binary(value);
   }
 }
 

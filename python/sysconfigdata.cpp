@@ -60,14 +60,11 @@ class PyLiteralReader {
       if (c == '\\' && !raw && i_ + 1 < s_.size()) {
         char e = s_[i_ + 1];
         i_ += 2;
+        if (std::optional<char> simple = py_simple_escape(e)) {
+          out += *simple;
+          continue;
+        }
         switch (e) {
-          case 'n': out += '\n'; break;
-          case 't': out += '\t'; break;
-          case 'r': out += '\r'; break;
-          case 'a': out += '\a'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case 'v': out += '\v'; break;
           case '\n': break;
           case 'x': append_code(hex(2)); break;
           case 'u': append_code(hex(4)); break;
@@ -77,8 +74,6 @@ class PyLiteralReader {
               unsigned v = e - '0';
               for (int k = 0; k < 2 && i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '7'; ++k) v = v * 8 + (s_[i_++] - '0');
               append_code(v);
-            } else if (e == '\\' || e == '\'' || e == '"') {
-              out += e;
             } else {
               out += '\\';
               out += e;

@@ -1,5 +1,6 @@
 #pragma once
 // Python's str.strip(), str.split() and str.splitlines() for the ASCII range, as packaging, email and csv readers apply them.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,13 @@ inline std::vector<std::string_view> py_splitlines(std::string_view text) {
   }
   if (start < text.size()) lines.push_back(text.substr(start));
   return lines;
+}
+
+// The character Python's one-letter string escape `\<letter>` stands for (\n, \t, \\, \' ...), or nullopt.
+inline std::optional<char> py_simple_escape(char letter) {
+  static constexpr std::string_view kLetters = "abfnrtv\\'\"", kChars = "\a\b\f\n\r\t\v\\'\"";
+  std::size_t k = kLetters.find(letter);
+  return k == std::string_view::npos ? std::nullopt : std::optional<char>(kChars[k]);
 }
 
 // str.split() without arguments: the words between runs of whitespace.

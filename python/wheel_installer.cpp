@@ -96,17 +96,15 @@ std::string json_string(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default:
-          if (c < 0x20 || c == 0x7f) u16(c);
-          else out += static_cast<char>(c);
+      // json's ESCAPE_DCT: these characters have two-character escapes, the other controls \u00XX.
+      static constexpr std::string_view kEscaped = "\"\\\n\r\t\b\f", kEscapeLetters = "\"\\nrtbf";
+      if (std::size_t k = kEscaped.find(static_cast<char>(c)); k != std::string_view::npos) {
+        out += '\\';
+        out += kEscapeLetters[k];
+      } else if (c < 0x20 || c == 0x7f) {
+        u16(c);
+      } else {
+        out += static_cast<char>(c);
       }
       ++i;
       continue;

@@ -10,8 +10,10 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include "support/error.h"
 
@@ -154,6 +156,15 @@ std::string read_file(const fs::path& path, std::uintmax_t limit) {
   }
   ::close(fd);
   return out;
+}
+
+void stream_file(const fs::path& path, const std::function<void(const char* data, std::size_t size)>& sink) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!in) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
+  std::vector<char> buf(1 << 20);
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), in.get())) > 0) sink(buf.data(), n);
+  if (std::ferror(in.get())) throw Error("cannot read " + path.string());
 }
 
 void remove_tree_quietly(const fs::path& path) noexcept {

@@ -2,6 +2,7 @@
 // Filesystem helpers whose point is atomicity: nothing half-written is ever visible under its final name.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,10 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
 
 // Reads a whole file; throws Error naming the path on failure. `limit` guards against huge inputs.
 std::string read_file(const std::filesystem::path& path, std::uintmax_t limit = 64u << 20);
+
+// Streams a file of any size to `sink`, a chunk at a time; throws Error naming the path when it cannot be read.
+void stream_file(const std::filesystem::path& path,
+                 const std::function<void(const char* data, std::size_t size)>& sink);
 
 // Who owns a temporary name: "p<pid>.<host>", <host> 8 hex digits of this boot and PID namespace, so that a cache
 // shared between machines or containers never takes another one's live process for a dead one.

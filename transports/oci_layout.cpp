@@ -22,8 +22,6 @@
 namespace trainpack::transports {
 namespace fs = std::filesystem;
 using namespace image;  // the image model a transport reads and writes
-using layers::BlobStore;
-using layers::StoredBlob;
 using layers::link_or_copy;
 using nlohmann::json;
 
@@ -183,15 +181,8 @@ Digest digest_like(const Digest& like, std::string_view bytes) {
 }
 
 Digest digest_file_like(const Digest& like, const fs::path& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
   Hasher h(like.algorithm());
-  std::vector<char> buf(1 << 20);
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) h.update(buf.data(), n);
-  bool bad = std::ferror(f);
-  std::fclose(f);
-  if (bad) throw Error("cannot read " + path.string());
+  stream_file(path, [&h](const char* data, std::size_t size) { h.update(data, size); });
   return finish_digest(h);
 }
 
