@@ -215,6 +215,9 @@ std::vector<image::Digest> base_layers_passed_on(const BuildRequest& req, const 
   return out;
 }
 
+// A layer with at least this much content shows its progress while it is written.
+constexpr std::uint64_t kLargeLayerBytes = 64u << 20;
+
 // One build in progress: the base, the config being edited, and the layers made so far.
 class Build {
  public:
@@ -240,6 +243,7 @@ class Build {
   void run_pip_step(const std::string& instruction, const PipInstallStep& step);
   void add_layer(const std::string& instruction, FileEntries entries);
   void plan_layer(const std::string& instruction, FileEntries entries);
+  layers::LayerOptions layer_options(const std::string& instruction, const FileEntries& entries);
   void write_output(const transports::ImageLocation& out);
   void record_push(const registry::PushResult& pushed);
 
@@ -287,8 +291,8 @@ void Build::add_layer(const std::string& instruction, FileEntries entries) {
   Timings::Scope writing = timings_.scope(Phase::kLayers);
   if (req_.dry_run) return plan_layer(instruction, std::move(entries));
   FileEntries applied = entries;
-  layers::BuiltLayer built =
-      layers::build_layer(store_, cache_, std::move(entries), layers::LayerOptions{req_.mtime, req_.gzip_level});
+  layers::BuiltLayer built = layers::build_layer(store_, cache_, std::move(entries), layer_options(instruction, applied));
+  progress_.transfer_done(instruction);
   index_.apply(applied);
   spec_.steps.push_back({instruction, built.blob});
   (built.from_cache ? result_.layers_cached : result_.layers_built)++;
@@ -298,6 +302,19 @@ void Build::add_layer(const std::string& instruction, FileEntries entries) {
   log(std::string(built.from_cache ? "reused " : "built  ") + short_digest(built.blob.digest) + " " +
       std::to_string(built.blob.size) + " B  " + instruction);
   own_layers_.push_back(std::move(applied));
+}
+
+// How new layers are written; a large one shows its progress (the layer cache may spare writing it).
+layers::LayerOptions Build::layer_options(const std::string& instruction, const FileEntries& entries) {
+  layers::LayerOptions options{req_.mtime, req_.gzip_level, nullptr};
+  std::uint64_t bytes = 0;
+  for (const FileEntry& e : entries) bytes += e.size;
+  if (bytes < kLargeLayerBytes) return options;
+  std::string label = "writing " + (instruction.size() > 60 ? instruction.substr(0, 57) + "..." : instruction);
+  options.on_progress = [this, instruction, label](std::uint64_t done, std::uint64_t total) {
+    progress_.transfer(instruction, label, done, total);
+  };
+  return options;
 }
 
 // A dry run lists the layer instead of building it.

@@ -244,6 +244,17 @@ void sort_and_check_entries(FileEntries& entries) {
 
 namespace {
 
+// Bytes of file content written so far, told to LayerOptions::on_progress.
+struct ContentProgress {
+  const LayerOptions& options;
+  std::uint64_t total = 0;
+  std::uint64_t done = 0;
+  void add(std::size_t n) {
+    done += n;
+    if (options.on_progress) options.on_progress(done, total);
+  }
+};
+
 // The tar header of one entry. Directories carry a trailing slash; only regular files have a size.
 std::unique_ptr<struct archive_entry, EntryDeleter> tar_header(const FileEntry& e, std::int64_t mtime) {
   std::unique_ptr<struct archive_entry, EntryDeleter> ae(archive_entry_new());
@@ -273,7 +284,7 @@ std::unique_ptr<struct archive_entry, EntryDeleter> tar_header(const FileEntry& 
 }
 
 // Copies host file `e.source` into the archive, refusing a file whose size changed since it was listed.
-void write_host_file(struct archive* a, const FileEntry& e, std::vector<char>& buf) {
+void write_host_file(struct archive* a, const FileEntry& e, std::vector<char>& buf, ContentProgress& progress) {
   std::FILE* in = std::fopen(e.source.c_str(), "rb");
   if (!in)
     throw Error("cannot read " + e.source.string() + ": " + std::strerror(errno),
@@ -287,6 +298,7 @@ void write_host_file(struct archive* a, const FileEntry& e, std::vector<char>& b
       check(a, ARCHIVE_FATAL, e.path);
     }
     done += n;
+    progress.add(n);
   }
   bool read_error = std::ferror(in);
   std::fclose(in);
@@ -297,19 +309,22 @@ void write_host_file(struct archive* a, const FileEntry& e, std::vector<char>& b
 }
 
 // Writes a regular entry's content, from inline data, a zip member or a host file.
-void write_content(struct archive* a, const FileEntry& e, std::vector<char>& buf, ZipArchives& zips) {
+void write_content(struct archive* a, const FileEntry& e, std::vector<char>& buf, ZipArchives& zips,
+                   ContentProgress& progress) {
   if (e.source.empty()) {
     if (e.data.size() != e.size) throw Error("layer entry " + e.path + ": inline data size mismatch");
     if (!e.data.empty() && archive_write_data(a, e.data.data(), e.data.size()) < 0) check(a, ARCHIVE_FATAL, e.path);
+    progress.add(e.data.size());
     return;
   }
   if (!e.zip_member.empty()) {
     zips.stream(e, buf, [&](const char* data, std::size_t n) {
       if (archive_write_data(a, data, n) < 0) check(a, ARCHIVE_FATAL, e.path);
+      progress.add(n);
     });
     return;
   }
-  write_host_file(a, e, buf);
+  write_host_file(a, e, buf, progress);
 }
 
 }  // namespace
@@ -328,10 +343,12 @@ LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOp
 
   std::vector<char> buf(kChunk);
   ZipArchives zips;
+  ContentProgress progress{options};
+  for (const FileEntry& e : entries) progress.total += e.type == FileEntry::Type::kRegular ? e.size : 0;
   for (const FileEntry& e : entries) {
     auto header = tar_header(e, options.mtime);
     check(a.get(), archive_write_header(a.get(), header.get()), e.path);
-    if (e.type == FileEntry::Type::kRegular) write_content(a.get(), e, buf, zips);
+    if (e.type == FileEntry::Type::kRegular) write_content(a.get(), e, buf, zips, progress);
   }
   check(a.get(), archive_write_close(a.get()), "(close)");
 

@@ -12,6 +12,7 @@
 //  - gzip without a timestamp or file name, zlib at a pinned level.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,9 @@ struct LayerBlob {
 struct LayerOptions {
   std::int64_t mtime = 0;
   int gzip_level = 6;
+  // Called as file contents go into the layer (about once per copy buffer): bytes of content written so far, of
+  // the sum of the entries' sizes. For a progress display; not part of the layer's cache key.
+  std::function<void(std::uint64_t done, std::uint64_t total)> on_progress;
 };
 
 // Validates and sorts `entries`, then writes the layer. Throws Error on duplicate or malformed paths, on a
