@@ -216,11 +216,15 @@ std::vector<image::Digest> base_layers_passed_on(const BuildRequest& req, const 
   return out;
 }
 
+// A layer with at least this much content shows its progress while it is written.
+constexpr std::uint64_t kLargeLayerBytes = 64u << 20;
+
 // One build in progress: the base, the config being edited, and the layers made so far.
 class Build {
  public:
-  Build(const BuildRequest& req, Progress& progress)
-      : req_(req),
+  Build(const BuildRequest& req, Progress& progress, Timings::Clock::time_point start)
+      : timings_(start),
+        req_(req),
         progress_(progress),
         store_(req.cache_dir),
         cache_(store_, req.cache_dir / "layers"),
@@ -235,6 +239,7 @@ class Build {
   void assemble();
   void write_outputs();
   BuildResult result() && { return std::move(result_); }
+  Timings& timings() { return timings_; }
 
  private:
   void run_pip_step(const std::string& instruction, const PipInstallStep& step);
@@ -243,9 +248,11 @@ class Build {
   void add_layer(const std::string& instruction, FileEntries entries);
   void record_layer(const std::string& instruction, const layers::LayerBlob& blob, bool from_cache, FileEntries entries);
   void plan_layer(const std::string& instruction, FileEntries entries);
+  layers::LayerOptions layer_options(const std::string& instruction, const FileEntries& entries);
   void write_output(const transports::ImageLocation& out);
   void record_push(const registry::PushResult& pushed);
 
+  Timings timings_;
   const BuildRequest& req_;
   Progress& progress_;
   layers::BlobStore store_;
@@ -268,6 +275,7 @@ class Build {
 };
 
 void Build::open_base() {
+  Timings::Scope opening = timings_.scope(Phase::kBase);
   base_ = open_image(req_.base_location, req_.platform, store_, req_.registries, req_.platform_required);
   base_manifest_ = base_->manifest();
   config_ = base_->config();
@@ -286,10 +294,11 @@ void Build::add_layer(const std::string& instruction, FileEntries entries) {
     spec_.steps.push_back({instruction, std::nullopt});
     return;
   }
+  Timings::Scope writing = timings_.scope(Phase::kLayers);
   if (req_.dry_run) return plan_layer(instruction, std::move(entries));
   FileEntries applied = entries;
-  layers::BuiltLayer built =
-      layers::build_layer(store_, cache_, std::move(entries), layers::LayerOptions{req_.mtime, req_.gzip});
+  layers::BuiltLayer built = layers::build_layer(store_, cache_, std::move(entries), layer_options(instruction, applied));
+  progress_.transfer_done(instruction);
   record_layer(instruction, built.blob, built.from_cache, std::move(applied));
 }
 
@@ -306,6 +315,19 @@ void Build::record_layer(const std::string& instruction, const layers::LayerBlob
   own_layers_.push_back(std::move(entries));
 }
 
+// How new layers are written; a large one shows its progress (the layer cache may spare writing it).
+layers::LayerOptions Build::layer_options(const std::string& instruction, const FileEntries& entries) {
+  layers::LayerOptions options{req_.mtime, req_.gzip, nullptr};
+  std::uint64_t bytes = 0;
+  for (const FileEntry& e : entries) bytes += e.size;
+  if (bytes < kLargeLayerBytes) return options;
+  std::string label = "writing " + (instruction.size() > 60 ? instruction.substr(0, 57) + "..." : instruction);
+  options.on_progress = [this, instruction, label](std::uint64_t done, std::uint64_t total) {
+    progress_.transfer(instruction, label, done, total);
+  };
+  return options;
+}
+
 // A dry run lists the layer instead of building it.
 void Build::plan_layer(const std::string& instruction, FileEntries entries) {
   result_.layers.push_back({instruction, "planned", {}, {}, 0, "", entries.size()});
@@ -315,6 +337,9 @@ void Build::plan_layer(const std::string& instruction, FileEntries entries) {
 }
 
 void Build::run_step(const BuildStep& step) {
+  // Listing a COPY's context belongs to making its layer; a pip step charges its own phases (python_steps.cpp).
+  std::optional<Timings::Scope> layer_step;
+  if (!std::holds_alternative<PipInstallStep>(step.action)) layer_step.emplace(timings_, Phase::kLayers);
   std::visit(StepVisitor{
                  [&](const MkdirStep& s) { add_layer(step.instruction, run_mkdir_entries(index_, s.dirs)); },
                  [&](const WorkdirStep& s) {
@@ -348,7 +373,7 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
   if (cacheable && !req_.refresh_pip_steps && reuse_pip_step(instruction, key)) return;
   if (!python_)
     python_ = std::make_unique<PythonInstaller>(base_, store_, req_.cache_dir, req_.python, req_.mtime,
-                                                [this](const std::string& line) { log(line); });
+                                                [this](const std::string& line) { log(line); }, timings_);
   std::vector<CachedPipLayer> made;
   for (PipLayer& layer : python_->install(step, config_, own_layers_)) {
     std::size_t layers_before = own_layers_.size();
@@ -389,7 +414,10 @@ BuildResult Build::finish_dry_run() {
   return std::move(result_);
 }
 
+// Charged to output: assembling is cheap, and checking the base layers passed on reads (downloads, for a file
+// output) their bytes, which only outputs need.
 void Build::assemble() {
+  Timings::Scope output = timings_.scope(Phase::kOutput);
   spec_.config = config_;
   spec_.manifest_annotations = {{"org.opencontainers.image.base.name", req_.base_name},
                                 {"org.opencontainers.image.base.digest", result_.base_digest}};
@@ -404,6 +432,7 @@ void Build::assemble() {
 
 // Writes the image to every output (the sinks), in the order given.
 void Build::write_outputs() {
+  Timings::Scope output = timings_.scope(Phase::kOutput);
   for (const transports::ImageLocation& out : req_.outputs) write_output(out);
   log(std::to_string(result_.layers_built) + " layers built, " + std::to_string(result_.layers_cached) +
       " reused from cache");
@@ -434,16 +463,20 @@ void Build::record_push(const registry::PushResult& pushed) {
 }  // namespace
 
 BuildResult run_build(const BuildRequest& req, Progress& progress) {
+  Timings::Clock::time_point start = Timings::Clock::now();
   for (const transports::ImageLocation& out : req.outputs) transports::check_destination(out);
-  Build build(req, progress);
+  Build build(req, progress, start);
   if (int removed = sweep_leftovers(req))
     build.log("removed " + std::to_string(removed) + " leftovers of killed builds");
   build.open_base();
   for (const BuildStep& step : req.steps) build.run_step(step);
-  if (req.dry_run) return build.finish_dry_run();
-  build.assemble();
-  build.write_outputs();
-  return std::move(build).result();
+  if (!req.dry_run) {
+    build.assemble();
+    build.write_outputs();
+  }
+  BuildResult result = req.dry_run ? build.finish_dry_run() : std::move(build).result();
+  result.timings = build.timings().snapshot();
+  return result;
 }
 
 }  // namespace trainpack::builder

@@ -13,6 +13,7 @@
 #include "builder/build_plan.h"
 #include "builder/progress.h"
 #include "builder/python_steps.h"
+#include "builder/timings.h"
 #include "image/digest.h"
 #include "image/image.h"
 #include "layers/gzip_encoder.h"
@@ -71,6 +72,7 @@ struct BuildResult {
   int layers_cached = 0;
   std::vector<std::string> excluded;  // dry run: paths .dockerignore keeps out of the context
   std::shared_ptr<const image::Image> image;  // the built image (not set by a dry run), e.g. for local-run
+  PhaseTimes timings;  // wall time per phase (builder/timings.h); phases that did not occur are 0
 };
 
 BuildResult run_build(const BuildRequest& request, Progress& progress);

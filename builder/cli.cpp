@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <cmath>
 #include <chrono>
 #include <cstring>
 #include <iostream>
@@ -206,6 +207,15 @@ void check_side_output(const std::string& path, const std::string& flag) {
   }
 }
 
+// {"base": s, ..., "output": s, "total": s}: every phase, 0 when it did not occur; seconds to the millisecond.
+json timings_json(const PhaseTimes& times) {
+  auto ms = [](double seconds) { return std::round(seconds * 1000) / 1000; };
+  json j = json::object();
+  for (std::size_t k = 0; k < kPhaseCount; ++k) j[std::string(phase_name(Phase(k)))] = ms(times.seconds[k]);
+  j["total"] = ms(times.total);
+  return j;
+}
+
 void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpecOptions job,
                        const std::string& job_spec_out) {
   LocalRunSpec spec = validate_local_run(flags);
@@ -257,10 +267,14 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
   Progress progress(bf.dry_run && !bf.quiet ? Progress::Mode::kPlain : Progress::detect(bf.quiet), bf.verbose,
                     bf.dry_run ? std::cout : std::cerr);
   BuildResult result = run_build(req, progress);
+  if (bf.verbose && !bf.quiet) {  // on stderr even in a dry run, whose progress is its plan on stdout
+    progress.finish();
+    std::cerr << "timings: " << result.timings.summary() << "\n";
+  }
   if (bf.dry_run) {
     if (bf.format == "json") {
       json plan{{"dry_run", true}, {"base", {{"name", req.base_name}, {"digest", result.base_digest}}},
-                {"excluded", result.excluded}, {"layers", json::array()}};
+                {"excluded", result.excluded}, {"layers", json::array()}, {"timings", timings_json(result.timings)}};
       for (const auto& l : result.layers)
         if (l.origin == "planned") plan["layers"].push_back({{"created_by", l.instruction}, {"entries", l.entries}});
       std::cout << plan.dump(2) << "\n";
@@ -279,7 +293,8 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
                     {"uploaded", result.blobs_uploaded}, {"bytes_uploaded", result.bytes_uploaded}}},
          {"layers_built", result.layers_built},
          {"layers_cached", result.layers_cached},
-         {"layers", json::array()}};
+         {"layers", json::array()},
+         {"timings", timings_json(result.timings)}};
   for (const auto& l : result.layers) {
     json lj{{"digest", l.digest.str()}, {"size", l.size}, {"media_type", l.media_type}, {"origin", l.origin}};
     if (!l.diff_id.empty()) lj["diff_id"] = l.diff_id.str();

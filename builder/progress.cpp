@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -57,10 +58,52 @@ void Progress::row(const std::string& key, const std::string& text, bool final) 
   redraw_locked();
 }
 
+bool Progress::transfer_due_locked(const std::string& key, std::uint64_t done, std::uint64_t total,
+                                   std::chrono::steady_clock::time_point now) {
+  using namespace std::chrono_literals;
+  std::uint64_t tenths = total ? done * 10 / total : 0;
+  auto [it, fresh] = transfers_.try_emplace(key, Transfer{now, tenths});
+  Transfer& t = it->second;
+  if (mode_ == Mode::kLive) {
+    if (!fresh && now - t.shown < 250ms) return false;
+  } else if (fresh || now - t.shown < 3s || (total && tenths <= t.tenths)) {
+    return false;  // plain: nothing at the start (the step's own line says what begins), then few lines
+  }
+  t.shown = now;
+  t.tenths = tenths;
+  return true;
+}
+
+void Progress::transfer(const std::string& key, const std::string& label, std::uint64_t done, std::uint64_t total,
+                        std::chrono::steady_clock::time_point now) {
+  if (mode_ == Mode::kQuiet) return;
+  std::string text = label + "  " + human_bytes(done);
+  if (total) text += " / " + human_bytes(total) + " (" + std::to_string(done * 100 / total) + "%)";
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!transfer_due_locked(key, done, total, now)) return;
+  if (mode_ == Mode::kPlain) {
+    lock.unlock();
+    line(text);
+    return;
+  }
+  if (!rows_.count(key)) order_.push_back(key);
+  rows_[key] = text;
+  redraw_locked();
+}
+
+void Progress::transfer_done(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  transfers_.erase(key);
+  if (!rows_.erase(key)) return;
+  order_.erase(std::find(order_.begin(), order_.end(), key));
+  redraw_locked();
+}
+
 void Progress::finish() {
   std::lock_guard<std::mutex> lock(mutex_);
   order_.clear();
   rows_.clear();
+  transfers_.clear();
   drawn_ = 0;  // rows stay on screen as their final state
 }
 

@@ -108,14 +108,16 @@ struct PythonInstaller::State {
   PythonOptions options;
   std::int64_t mtime;
   std::function<void(const std::string&)> log;
+  Timings& timings;
 
   std::unique_ptr<layers::ScannedImage> scanned;
   ScopedDir work;
   SourceBuilder builder;  // interpreters and builds of source trees, for the whole build
 
   State(std::shared_ptr<const image::Image> b, const layers::BlobStore& s, fs::path c, PythonOptions o, std::int64_t m,
-        std::function<void(const std::string&)> l)
+        std::function<void(const std::string&)> l, Timings& t)
       : base(std::move(b)), store(s), cache_dir(std::move(c)), options(std::move(o)), mtime(m), log(std::move(l)),
+        timings(t),
         work(make_work_dir(cache_dir)),
         builder([this]() -> const layers::ScannedImage& { return filesystem(); }, cache_dir, work.path(),
                 options.build_python, mtime, log) {}
@@ -244,11 +246,19 @@ PythonInstaller::Step::Step(State& st, const PipInstallStep& step, const image::
     for (const FileEntry& e : layer) own_files_[e.path] = &e;
 }
 
+// Timings: reading requirements and resolving (index pages, PEP 658 metadata, wheels downloaded only for their
+// METADATA) are resolve; builds (even those resolution needs for an sdist's metadata), downloads of the picked
+// files, hash checks and installing into entries are install. Wheel members are decompressed only when the layer is
+// written, so that part of installing is charged to layers.
 std::vector<PipLayer> PythonInstaller::Step::run() {
+  Timings::Scope resolving = st_.timings.scope(Phase::kResolve);
   check_pip_would_install();
   collect_requirements();
   configure_index();
-  prepare_local_items();
+  {
+    Timings::Scope building = st_.timings.scope(Phase::kInstall);
+    prepare_local_items();
+  }
 
   python::IndexClient client(st_.http_client(), st_.store, index_);
   python::FormatControl formats = file_options_.format_control;
@@ -257,11 +267,14 @@ std::vector<PipLayer> PythonInstaller::Step::run() {
   python::TagPriority tags = tags_for(facts_);
   IndexCandidates source(client, st_.store, tags, formats, local_dists_,
                          [this](const fs::path& file, const std::string& filename, const std::string& display) {
+                           Timings::Scope building = st_.timings.scope(Phase::kInstall);
                            return st_.builder.build_sdist(build_step(), file, filename, display);
                          },
                          behaviour_);
 
   python::Resolution resolution = resolve(source);
+  resolving.stop();
+  Timings::Scope installing = st_.timings.scope(Phase::kInstall);
   if (hash_mode_) check_hashes(resolution, source);
   install(resolution, source);
   return layers();
@@ -567,6 +580,7 @@ python::Resolution PythonInstaller::Step::resolve(IndexCandidates& source) {
     summary += (summary.empty() ? "" : ", ") + d.name + "==" + d.version.str() + (d.already_installed ? " (kept)" : "");
   }
   st_.log(step_.description() + ": " + (summary.empty() ? "nothing to install" : summary));
+  Timings::Scope downloading = st_.timings.scope(Phase::kInstall);
   source.prefetch(to_fetch, st_.options.jobs);
   return resolution;
 }
@@ -800,15 +814,19 @@ std::vector<PipLayer> PythonInstaller::Step::layers() {
 
 PythonInstaller::PythonInstaller(std::shared_ptr<const image::Image> base, const layers::BlobStore& store,
                                  fs::path cache_dir, PythonOptions options, std::int64_t mtime,
-                                 std::function<void(const std::string&)> log)
+                                 std::function<void(const std::string&)> log, Timings& timings)
     : state_(std::make_unique<State>(std::move(base), store, std::move(cache_dir), std::move(options), mtime,
-                                     std::move(log))) {}
+                                     std::move(log), timings)) {}
 
 PythonInstaller::~PythonInstaller() = default;
 
 std::vector<PipLayer> PythonInstaller::install(const PipInstallStep& step, const image::ImageConfig& config,
                                                const std::vector<FileEntries>& own_layers) {
-  return Step(*state_, step, config, own_layers).run();
+  // Constructing a step reads the base's Python facts and installed distributions (the base scan, or its cache).
+  Timings::Scope facts = state_->timings.scope(Phase::kFacts);
+  Step pip_step(*state_, step, config, own_layers);
+  facts.stop();
+  return pip_step.run();
 }
 
 }  // namespace trainpack::builder

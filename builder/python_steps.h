@@ -20,6 +20,7 @@
 
 #include "builder/build_plan.h"
 #include "builder/source_builds.h"
+#include "builder/timings.h"
 #include "image/image.h"
 #include "layers/blob_store.h"
 #include "layers/file_entry.h"
@@ -52,10 +53,11 @@ struct PipLayer {
 
 class PythonInstaller {
  public:
-  // `base` stays alive with the installer; `store` holds downloads; `cache_dir` the layer scans and facts cache.
+  // `base` stays alive with the installer; `store` holds downloads; `cache_dir` the layer scans and facts cache;
+  // `timings` (outliving the installer) is charged the facts, resolve and install phases of every step.
   PythonInstaller(std::shared_ptr<const image::Image> base, const layers::BlobStore& store,
                   std::filesystem::path cache_dir, PythonOptions options, std::int64_t mtime,
-                  std::function<void(const std::string&)> log);
+                  std::function<void(const std::string&)> log, Timings& timings);
   ~PythonInstaller();
   PythonInstaller(const PythonInstaller&) = delete;
   PythonInstaller& operator=(const PythonInstaller&) = delete;

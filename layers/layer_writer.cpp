@@ -273,6 +273,17 @@ void sort_and_check_entries(FileEntries& entries) {
 
 namespace {
 
+// Bytes of file content written so far, told to LayerOptions::on_progress.
+struct ContentProgress {
+  const LayerOptions& options;
+  std::uint64_t total = 0;
+  std::uint64_t done = 0;
+  void add(std::size_t n) {
+    done += n;
+    if (options.on_progress) options.on_progress(done, total);
+  }
+};
+
 // The tar header of one entry. Directories carry a trailing slash; only regular files have a size.
 std::unique_ptr<struct archive_entry, EntryDeleter> tar_header(const FileEntry& e, std::int64_t mtime) {
   std::unique_ptr<struct archive_entry, EntryDeleter> ae(archive_entry_new());
@@ -302,7 +313,7 @@ std::unique_ptr<struct archive_entry, EntryDeleter> tar_header(const FileEntry& 
 }
 
 // Copies host file `e.source` into the archive, refusing a file whose size changed since it was listed.
-void write_host_file(struct archive* a, const FileEntry& e, std::vector<char>& buf) {
+void write_host_file(struct archive* a, const FileEntry& e, std::vector<char>& buf, ContentProgress& progress) {
   std::FILE* in = std::fopen(e.source.c_str(), "rb");
   if (!in)
     throw Error("cannot read " + e.source.string() + ": " + std::strerror(errno),
@@ -316,6 +327,7 @@ void write_host_file(struct archive* a, const FileEntry& e, std::vector<char>& b
       check(a, ARCHIVE_FATAL, e.path);
     }
     done += n;
+    progress.add(n);
   }
   bool read_error = std::ferror(in);
   std::fclose(in);
@@ -341,7 +353,7 @@ class PlainTail {
 // Writes a deflated wheel member without compressing it again: libarchive gets the inflated bytes (for the tar
 // stream's hash), the encoder gets the member's own deflate stream, re-aligned by DeflateSplicer.
 void splice_member(struct archive* a, const FileEntry& e, std::uint32_t crc, std::vector<char>& buf, ZipArchives& zips,
-                   TarSink& sink) {
+                   TarSink& sink, ContentProgress& progress) {
   PlainTail tail;
   std::uint64_t plain_total = 0;
   DeflateSplicer splicer(
@@ -350,6 +362,7 @@ void splice_member(struct archive* a, const FileEntry& e, std::uint32_t crc, std
         if (plain_total > e.size) throw member_size_error(e);  // a zip bomb stops here, not at its end
         tail.append(data, n);
         if (archive_write_data(a, data, n) < 0) check(a, ARCHIVE_FATAL, e.path);
+        progress.add(n);
       },
       [&](const char* data, std::size_t n) { sink.write_deflated(data, n); });
   sink.begin_splice();
@@ -363,20 +376,24 @@ void splice_member(struct archive* a, const FileEntry& e, std::uint32_t crc, std
 }
 
 // Writes a regular entry's content, from inline data, a zip member or a host file.
-void write_content(struct archive* a, const FileEntry& e, std::vector<char>& buf, ZipArchives& zips, TarSink& sink) {
+void write_content(struct archive* a, const FileEntry& e, std::vector<char>& buf, ZipArchives& zips, TarSink& sink,
+                   ContentProgress& progress) {
   if (e.source.empty()) {
     if (e.data.size() != e.size) throw Error("layer entry " + e.path + ": inline data size mismatch");
     if (!e.data.empty() && archive_write_data(a, e.data.data(), e.data.size()) < 0) check(a, ARCHIVE_FATAL, e.path);
+    progress.add(e.data.size());
     return;
   }
   if (!e.zip_member.empty()) {
-    if (std::optional<std::uint32_t> crc = zips.spliceable_crc(e)) return splice_member(a, e, *crc, buf, zips, sink);
+    if (std::optional<std::uint32_t> crc = zips.spliceable_crc(e))
+      return splice_member(a, e, *crc, buf, zips, sink, progress);
     zips.stream(e, buf, [&](const char* data, std::size_t n) {
       if (archive_write_data(a, data, n) < 0) check(a, ARCHIVE_FATAL, e.path);
+      progress.add(n);
     });
     return;
   }
-  write_host_file(a, e, buf);
+  write_host_file(a, e, buf, progress);
 }
 
 }  // namespace
@@ -396,10 +413,12 @@ LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOp
 
   std::vector<char> buf(kChunk);
   ZipArchives zips;
+  ContentProgress progress{options};
+  for (const FileEntry& e : entries) progress.total += e.type == FileEntry::Type::kRegular ? e.size : 0;
   for (const FileEntry& e : entries) {
     auto header = tar_header(e, options.mtime);
     check(a.get(), archive_write_header(a.get(), header.get()), e.path);
-    if (e.type == FileEntry::Type::kRegular) write_content(a.get(), e, buf, zips, sink);
+    if (e.type == FileEntry::Type::kRegular) write_content(a.get(), e, buf, zips, sink, progress);
   }
   check(a.get(), archive_write_close(a.get()), "(close)");
 

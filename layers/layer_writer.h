@@ -16,6 +16,7 @@
 //  - wheel members deflated in the wheel and at least kSpliceMinimum bytes long are spliced, the rest compressed.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -35,6 +36,9 @@ struct LayerBlob {
 struct LayerOptions {
   std::int64_t mtime = 0;
   GzipOptions gzip;
+  // Called as file contents go into the layer (about once per copy buffer): bytes of content written so far, of
+  // the sum of the entries' sizes. For a progress display; not part of the layer's cache key.
+  std::function<void(std::uint64_t done, std::uint64_t total)> on_progress = nullptr;
 };
 
 // Deflated wheel members smaller than this are inflated and compressed with their neighbours: splicing ends the

@@ -11,6 +11,7 @@
 #include "image/digest.h"
 #include "support/fs.h"
 #include "tests/integration/test_support.h"
+#include "tests/integration/timings_check.h"
 
 using namespace trainpack::testing;
 
@@ -56,6 +57,9 @@ TEST_F(BuildTest, OciLayoutPassesValidatorsAndRunsUnderRunc) {
   ASSERT_EQ(r.exit_code, 0) << joined(r);
   json result = json::parse(r.out);
   std::string digest = result.at("manifest_digest");
+  expect_phase_timings(result);
+  EXPECT_GT(result.at("timings").at("layers").get<double>(), 0) << "a COPY of the trainer and RUN mkdir were built";
+  EXPECT_EQ(result.at("timings").at("resolve").get<double>(), 0) << "no pip step";
 
   auto v = run_command({"oci-image-tool", "validate", "--type", "image", (dir_ / "out").string()});
   EXPECT_EQ(v.exit_code, 0) << joined(v);

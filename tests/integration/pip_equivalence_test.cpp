@@ -18,6 +18,7 @@
 #include "tests/integration/image_equivalence.h"
 #include "tests/integration/pip_test_support.h"
 #include "tests/integration/test_support.h"
+#include "tests/integration/timings_check.h"
 
 using namespace trainpack::testing;
 namespace fs = std::filesystem;
@@ -221,6 +222,9 @@ TEST(PipLayers, ADistributionInItsOwnLayerIsReusedWhenOtherRequirementsChange) {
   };
   nlohmann::json first = build("tp-tool\n");
   EXPECT_EQ(origin_of(first, "tp-tool 1.0 in a layer of its own"), "built");
+  expect_phase_timings(first);
+  for (const char* phase : {"facts", "resolve", "install"})  // the base scanned, the index asked, a wheel installed
+    EXPECT_GT(first.at("timings").at(phase).get<double>(), 0) << phase << " in " << first.at("timings");
   nlohmann::json second = build("tp-tool\ntp-beta\n");
   EXPECT_EQ(origin_of(second, "tp-tool 1.0 in a layer of its own"), "cached");
   EXPECT_EQ(origin_of(second, "tp-beta 1.1") , "missing");  // Requires-Python rules 1.1 out

@@ -310,4 +310,30 @@ TEST_F(CliTest, BuildRefusesABaseLayerWithAnUnsafeEntry) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// --format=json has the time of every phase (0 when it did not occur) and the total; -v prints them on stderr.
+TEST_F(CliTest, BuildReportsPhaseTimings) {
+  file("trainer/task.py");
+  const fs::path base = root_.path() / "base";
+  {
+    auto image = trainpack::test_support::make_image(root_.path() / "store", "amd64", {{"f", "y"}});
+    trainpack::transports::write_oci_layout(*image.image, base, "1");
+  }
+  CliResult r = trainpack({"build", "-v", "--format=json", "--executor-image-uri=python:3.10",
+                           "--base-source=oci:" + base.string() + ":1",
+                           "--cache-dir=" + (root_.path() / "cache").string(),
+                           "--output=oci:" + (root_.path() / "out").string(), pkg_flag(), "--script=trainer/task.py"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json timings = json::parse(r.out).at("timings");
+  double sum = 0;
+  for (const char* phase : {"base", "facts", "resolve", "install", "layers", "output"}) {
+    ASSERT_TRUE(timings.contains(phase) && timings[phase].is_number()) << phase << " in " << timings;
+    EXPECT_GE(timings[phase].get<double>(), 0) << phase;
+    sum += timings[phase].get<double>();
+  }
+  EXPECT_EQ(timings.at("facts"), 0) << "no pip step, no facts";
+  EXPECT_LE(sum, timings.at("total").get<double>() + 0.004) << timings << " (each rounded to the millisecond)";
+  EXPECT_NE(r.err.find("timings: base "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(", total "), std::string::npos) << r.err;
+}
+
 }  // namespace

@@ -50,3 +50,44 @@ TEST(Progress, HumanBytes) {
   EXPECT_EQ(human_bytes(1500), "1.5 kB");
   EXPECT_EQ(human_bytes(37897395), "37.9 MB");
 }
+
+TEST(Progress, PlainTransfersPrintAFewLinesOnlyAsTheyCrossTenths) {
+  using namespace std::chrono_literals;
+  std::ostringstream out;
+  Progress p(Progress::Mode::kPlain, false, out);
+  const std::chrono::steady_clock::time_point t0{};
+  const std::uint64_t total = 100u << 20;
+  p.transfer("l", "writing layer", 0, total, t0);              // the start: the step's own line says it
+  p.transfer("l", "writing layer", total / 20, total, t0 + 4s);  // 5%: no new tenth
+  p.transfer("l", "writing layer", total / 2, total, t0 + 5s);   // 50%: printed
+  p.transfer("l", "writing layer", total * 6 / 10, total, t0 + 6s);  // a new tenth, but within 3 s
+  p.transfer("l", "writing layer", total * 9 / 10, total, t0 + 9s);  // printed
+  p.transfer_done("l");
+  EXPECT_EQ(out.str(), "writing layer  52.4 MB / 104.9 MB (50%)\nwriting layer  94.4 MB / 104.9 MB (90%)\n");
+}
+
+TEST(Progress, LiveTransfersRedrawAtMostFourTimesASecondAndGoAwayWhenDone) {
+  using namespace std::chrono_literals;
+  std::ostringstream out;
+  Progress p(Progress::Mode::kLive, false, out);
+  const std::chrono::steady_clock::time_point t0{};
+  p.transfer("d", "downloading x", 1000, 0, t0);
+  p.transfer("d", "downloading x", 2000, 0, t0 + 100ms);  // throttled
+  p.transfer("d", "downloading x", 3000, 0, t0 + 300ms);
+  std::string s = out.str();
+  EXPECT_NE(s.find("\x1b[2Kdownloading x  1.0 kB\n"), std::string::npos) << s;
+  EXPECT_EQ(s.find("2.0 kB"), std::string::npos) << s;
+  EXPECT_NE(s.find("\x1b[2Kdownloading x  3.0 kB\n"), std::string::npos) << s;
+  p.transfer_done("d");
+  EXPECT_TRUE(out.str().ends_with("\x1b[1F\x1b[J")) << "the row is cleared";
+  p.line("built");
+  EXPECT_TRUE(out.str().ends_with("built\n"));
+}
+
+TEST(Progress, QuietShowsNoTransfers) {
+  std::ostringstream out;
+  Progress p(Progress::Mode::kQuiet, true, out);
+  p.transfer("d", "downloading", 1, 2, std::chrono::steady_clock::time_point{} + std::chrono::hours(1));
+  p.transfer_done("d");
+  EXPECT_EQ(out.str(), "");
+}
