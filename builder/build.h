@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,7 +84,9 @@ std::shared_ptr<const image::Image> open_image(const transports::ImageLocation& 
                                                const image::Platform& platform, const layers::BlobStore& store,
                                                registry::Registries* registries, bool platform_required = false);
 
-// The default cache directory: $TRAINPACK_CACHE_DIR, else $XDG_CACHE_HOME/trainpack, else ~/.cache/trainpack.
-std::filesystem::path default_cache_dir();
+// The default cache directory: $TRAINPACK_CACHE_DIR, else $XDG_CACHE_HOME/trainpack, else ~/.cache/trainpack
+// (created here). Without HOME, or when ~/.cache/trainpack cannot be created or written (a container run as an
+// arbitrary user has HOME=/), <temp>/trainpack-cache-<uid> (0700, this user's), said on `note` when HOME was set.
+std::filesystem::path default_cache_dir(std::ostream* note = nullptr);
 
 }  // namespace trainpack::builder

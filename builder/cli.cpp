@@ -134,7 +134,8 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
       base_text, bf.base_source.empty() ? "--executor-image-uri" : "--base-source", /*bare_is_registry=*/true);
   if (spec.builds_image()) req.steps = plan_steps(plan_input(spec));
   // Absolute from the start: parts of a build change directory (the runc unpacker) and must still find it.
-  req.cache_dir = fs::absolute(bf.cache_dir.empty() ? default_cache_dir() : fs::path(bf.cache_dir)).lexically_normal();
+  fs::path cache = bf.cache_dir.empty() ? default_cache_dir(&std::cerr) : fs::path(bf.cache_dir);
+  req.cache_dir = fs::absolute(cache).lexically_normal();
   req.platform = image::Platform::parse(bf.platform.empty() ? "linux/amd64" : bf.platform);
   req.platform_required = !bf.platform.empty();
   req.mtime = layers::default_layer_mtime();

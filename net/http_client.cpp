@@ -11,6 +11,7 @@
 #include "net/http_client.h"
 
 #include <curl/curl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -332,6 +333,28 @@ struct TlsConfig {
   std::string client_cert, client_key;
 };
 
+// The system CA bundle: $SSL_CERT_FILE (OpenSSL's variable; trainpack's step image sets it when its base has no
+// bundle), else libcurl's built-in path if it is a readable file, else the first readable file of the places
+// distributions keep theirs (libcurl's path is that of the system it was built for, which may not be this one's).
+// Empty when there is none: libcurl's default stands, and TLS fails with a hint.
+std::string system_ca_file() {
+  if (const char* env = std::getenv("SSL_CERT_FILE"); env != nullptr && *env != '\0') return env;
+  std::vector<std::string> candidates;
+  const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
+  if (info != nullptr && info->age >= CURLVERSION_SEVENTH && info->cainfo != nullptr) candidates.push_back(info->cainfo);
+  for (const char* p : {"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
+                        "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", "/etc/ssl/ca-bundle.pem",
+                        "/etc/ssl/cert.pem"})
+    candidates.push_back(p);
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(c, ec) && std::filesystem::file_size(c, ec) > 0 && !ec &&
+        ::access(c.c_str(), R_OK) == 0)
+      return c;
+  }
+  return "";
+}
+
 // One certs.d/<host[:port]> directory (Docker's layout): *.crt are CAs (appended to `extra_cas`), *.cert with its
 // same-named *.key the client certificate (the first pair wins); one without the other is an Error.
 void read_certs_dir(const std::filesystem::path& dir, std::string& extra_cas, TlsConfig& cfg) {
@@ -421,6 +444,7 @@ struct HttpClient::Impl {
   std::map<std::string, std::shared_ptr<const TlsConfig>> tls_by_authority;
   std::string extra_ca;  // options.ca_file's contents
   std::optional<std::string> system_bundle;
+  const std::string system_ca_path = system_ca_file();
 
   Impl(const HttpClient& c, const HttpOptions& o) : owner(c), options(o) {}
 
@@ -457,11 +481,7 @@ struct HttpClient::Impl {
 
   const std::string& system_ca_bundle() {
     if (!system_bundle) {
-      std::string path;
-      const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
-      if (info != nullptr && info->age >= CURLVERSION_SEVENTH && info->cainfo != nullptr) path = info->cainfo;
-      if (path.empty()) path = "/etc/ssl/certs/ca-certificates.crt";
-      std::ifstream f(path, std::ios::binary);
+      std::ifstream f(system_ca_path, std::ios::binary);
       system_bundle = f ? std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()) : "";
     }
     return *system_bundle;
@@ -676,6 +696,8 @@ void HttpClient::Impl::set_tls(CURL* h, const std::string& authority) {
   if (!tls->ca_blob.empty()) {
     curl_blob blob{const_cast<char*>(tls->ca_blob.data()), tls->ca_blob.size(), CURL_BLOB_COPY};
     curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &blob);
+  } else if (!system_ca_path.empty()) {
+    curl_easy_setopt(h, CURLOPT_CAINFO, system_ca_path.c_str());
   }
   if (!tls->client_cert.empty()) {
     curl_easy_setopt(h, CURLOPT_SSLCERT, tls->client_cert.c_str());

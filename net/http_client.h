@@ -7,7 +7,8 @@
 //  - proxies from the environment (libcurl's rules: https_proxy/HTTPS_PROXY, lower-case http_proxy only, ALL_PROXY,
 //    NO_PROXY), never for the GCE metadata server (metadata.google.internal, 169.254.169.254, $GCE_METADATA_HOST,
 //    $GCE_METADATA_IP);
-//  - the system CA bundle, plus an extra CA file, plus per-host entries of certs.d dirs (Docker's layout):
+//  - the system CA bundle ($SSL_CERT_FILE, else libcurl's path or the first of the usual distribution paths that
+//    is a readable file), plus an extra CA file, plus per-host entries of certs.d dirs (Docker's layout):
 //    "<dir>/<host[:port]>/*.crt" are CAs, "*.cert" + same-named "*.key" a client certificate (one without the
 //    other is an Error). <host[:port]> is the URL's authority as written ("127.0.0.1:5000", "gcr.io");
 //  - plain http only for localhost, 127.0.0.0/8, ::1 and the --insecure-registry list (and the metadata server):
