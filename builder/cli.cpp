@@ -132,6 +132,8 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
   std::string base_text = bf.base_source.empty() ? spec.executor_image_uri : bf.base_source;
   req.base_location = transports::parse_image_location_or_throw(
       base_text, bf.base_source.empty() ? "--executor-image-uri" : "--base-source", /*bare_is_registry=*/true);
+  // Absolute, as the cache directory below: local-run's runc unpacker reads the base's blobs from another directory.
+  if (!req.base_location.path.empty()) req.base_location.path = fs::absolute(req.base_location.path).lexically_normal();
   if (spec.builds_image()) req.steps = plan_steps(plan_input(spec));
   // Absolute from the start: parts of a build change directory (the runc unpacker) and must still find it.
   fs::path cache = bf.cache_dir.empty() ? default_cache_dir(&std::cerr) : fs::path(bf.cache_dir);

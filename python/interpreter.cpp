@@ -65,13 +65,20 @@ std::optional<Interpreter> probe_host_python(const std::string& exe, std::string
   python.scratch = scratch;
   ProcessResult r = run_process(
       python.command({"-I", "-c", "import platform, sys; print(sys.implementation.name, '%d.%d' % "
-                                  "sys.version_info[:2], platform.python_version())"}),
+                                  "sys.version_info[:2], platform.python_version()); print(sys.executable)"}),
       "", 30s, python.process_options());
   std::string expected = "cpython " + std::string(major_minor) + " ";
   if (r.exit_code != 0 || !r.out.starts_with(expected)) return std::nullopt;
-  python.version = r.out.substr(expected.size());
-  while (!python.version.empty() && (python.version.back() == '\n' || python.version.back() == '\r'))
-    python.version.pop_back();
+  std::string_view answer = r.out;
+  std::string_view first_line = answer.substr(0, answer.find('\n'));
+  python.version = std::string(first_line.substr(expected.size()));
+  while (!python.version.empty() && python.version.back() == '\r') python.version.pop_back();
+  // The interpreter itself rather than a launcher in front of it (pyenv's shims are shell scripts that cost
+  // ~0.1 s a start): later runs exec it directly.
+  std::string executable(answer.substr(first_line.size() + (first_line.size() < answer.size() ? 1 : 0)));
+  while (!executable.empty() && (executable.back() == '\n' || executable.back() == '\r')) executable.pop_back();
+  if (!executable.empty() && executable.front() == '/' && ::access(executable.c_str(), X_OK) == 0)
+    python.argv = {executable};
   python.major_minor = major_minor;
   python.description = "the host's " + exe;
   return python;

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The main demo: build trainpack, make a real Debian 12 Python base image, then turn the bundled example trainer
-# (testdata/example-trainer) into a container image without any Docker daemon and run it.
+# (testdata/example-pip-trainer: a script and a requirements.txt) into a container image without any Docker daemon,
+# and run it as `gcloud ai custom-jobs local-run` would.
 #
 #   1. install missing build deps + mmdebstrap/umoci/skopeo/runc (scripts/install-deps.sh --demo)
 #   2. build trainpack (scripts/build.sh)
 #   3. base image: tests/fixtures/python-base.sh .cache/demo/base   (OCI layout, tag 3.11; cached after the first run)
-#   4. print the Dockerfile gcloud would generate:   trainpack dockerfile ...
-#   5. build the image:                               trainpack build ... --output=oci:.cache/demo/image:latest
-#   6. unpack with umoci and run the image's ENTRYPOINT with runc (the trainer's output)
+#   4. a local Python package index with the trainer's requirements (tests/fixtures/python-index.sh; the public
+#      index is not needed), on 127.0.0.1:DEMO_INDEX_PORT (default 5391)
+#   5. print the Dockerfile gcloud would generate:   trainpack dockerfile ...
+#   6. build the image:                               trainpack build ... --output=oci:.cache/demo/image:latest
+#   7. build and run it as gcloud's local-run does:   trainpack local-run --engine=runc ... -- --epochs 2
 # Everything it writes is under .cache/demo/ (gitignored). TRAINPACK_BIN=/path/to/trainpack skips step 2.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -18,14 +21,15 @@ die() { printf '\ndemo.sh: %s\n' "$*" >&2; exit 1; }
 
 # Paths relative to the repository root (the working directory from here on), so the commands shown read well.
 demo=.cache/demo
-trainer=testdata/example-trainer
+trainer=testdata/example-pip-trainer
+index_port=${DEMO_INDEX_PORT:-5391}
 build_dir=${BUILD_DIR:-build}
 [[ "$build_dir" == /* ]] || build_dir=$root/$build_dir
 tp=${TRAINPACK_BIN:-$build_dir/trainpack}   # TRAINPACK_BIN=/path/to/trainpack: use that binary, skip the build
 base_name=trainpack-test/python:3.11
 mkdir -p "$demo"
 
-step "Installing missing packages (build + mmdebstrap, umoci, skopeo, runc)"
+step "Installing missing packages (build + mmdebstrap, umoci, skopeo, runc, setuptools for the index's wheels)"
 bash scripts/install-deps.sh --demo
 
 if [[ -z "${TRAINPACK_BIN:-}" ]]; then
@@ -38,7 +42,14 @@ step "Making the base image (Debian 12 + python3, via mmdebstrap and umoci; ~15 
 bash tests/fixtures/python-base.sh "$demo/base"
 base_ref=oci:$demo/base/oci:3.11
 
-common=(--local-package-path="$trainer" --script=trainer/task.py --extra-dirs=config)
+step "Serving the trainer's requirements from a local package index (wheels built on this machine)"
+bash tests/fixtures/python-index.sh start "$demo/index" "$index_port" >/dev/null
+trap 'bash tests/fixtures/python-index.sh stop "$demo/index" >/dev/null 2>&1 || true' EXIT
+index_url=http://127.0.0.1:$index_port/simple/
+
+common=(--local-package-path="$trainer" --script=trainer/task.py)
+# The base's Debian Python is marked EXTERNALLY-MANAGED (PEP 668): its pip, like trainpack, needs to be told.
+pip_flags=(--index-url="$index_url" --break-system-packages)
 show() { printf '$ trainpack %s\n' "$*" >&2; }
 
 step "The Dockerfile gcloud ai custom-jobs local-run would generate for it"
@@ -49,7 +60,7 @@ echo
 
 step "Building the image without a Docker daemon"
 rm -rf "$demo/image"
-build_args=(build --executor-image-uri="$base_name" --base-source="$base_ref" "${common[@]}"
+build_args=(build --executor-image-uri="$base_name" --base-source="$base_ref" "${common[@]}" "${pip_flags[@]}"
             --cache-dir="$demo/cache" --output="oci:$demo/image:latest")
 show "${build_args[@]}"
 "$tp" "${build_args[@]}"
@@ -57,16 +68,9 @@ echo "image: oci:$demo/image:latest" >&2
 oci-image-tool validate --type image --ref name=latest "$demo/image" >&2
 umoci stat --image "$demo/image:latest" >&2
 
-step "Running the image's ENTRYPOINT with runc (what 'docker run IMAGE' would print)"
-bundle=$demo/bundle
-rm -rf "$bundle"
-unpack_opts=()
-((EUID == 0)) || unpack_opts=(--rootless)
-umoci unpack "${unpack_opts[@]}" --image "$demo/image:latest" "$bundle" >/dev/null
-# No TTY here: runc must not try to allocate one. (umoci writes the config pretty-printed, one key per line.)
-sed -i 's/"terminal": true/"terminal": false/' "$bundle/config.json"
-grep -q '"terminal": false' "$bundle/config.json" || die "could not set process.terminal=false in $bundle/config.json"
-rc=0
-runc --root "$root/$demo/runc-state" run --bundle "$bundle" "trainpack-demo-$$" || rc=$?
-((rc == 0)) || die "the image's entrypoint exited with status $rc"
+step "Running it as gcloud ai custom-jobs local-run does (built from the cache, run with runc)"
+run_args=(local-run --executor-image-uri="$base_name" --base-source="$base_ref" "${common[@]}" "${pip_flags[@]}"
+          --cache-dir="$demo/cache" --engine=runc -- --epochs 2)
+show "${run_args[@]}"
+"$tp" "${run_args[@]}" || die "the trainer exited with status $?"
 step "Done. Image: oci:$demo/image:latest"
