@@ -416,7 +416,13 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
     bool has_layer = own_layers_.size() > layers_before;
     made.push_back({layer.what, spec_.steps.back().layer, has_layer ? own_layers_.back() : FileEntries{}});
   }
-  if (cacheable) pip_steps_.remember(key, made);
+  if (!cacheable) return;
+  try {
+    pip_steps_.remember(key, made);
+  } catch (const std::exception& e) {
+    // Only a cache: the image is right either way, the next build runs the step again.
+    log(std::string("could not remember the pip step for the next build: ") + e.what());
+  }
 }
 
 // docker's rule for RUN: the same instruction on the same layers is not run again (see pip_step_cache.h).

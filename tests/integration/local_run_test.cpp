@@ -73,11 +73,13 @@ TEST_F(LocalRunTest, DaemonlessWithRunc) {
   expect_secret_in_no_blob();
 }
 
-// The unpacker changes directory; a --cache-dir given relative to where trainpack started must still be found.
-TEST_F(LocalRunTest, DaemonlessWithARelativeCacheDir) {
+// The unpacker changes directory; a --cache-dir and a --base-source given relative to where trainpack started must
+// still be found.
+TEST_F(LocalRunTest, DaemonlessWithARelativeCacheDirAndBaseSource) {
+  fs::create_directory_symlink(base_oci_dir(), dir_->path() / "base-oci");
   std::vector<std::string> argv{"sh", "-c", "cd \"$0\" && exec \"$@\"", dir_->path().string(), trainpack_bin(),
                                 "local-run", "-q", "--engine=runc", "--executor-image-uri=trainpack-test/python:3.11",
-                                "--base-source=" + base_oci_ref(), "--local-package-path=pkg",
+                                "--base-source=oci:base-oci:3.11", "--local-package-path=pkg",
                                 "--script=trainer/task.py", "--cache-dir=relative-cache", "--", "--epochs", "3"};
   auto r = run_command(argv);
   ASSERT_EQ(r.exit_code, 0) << describe(argv, r);
