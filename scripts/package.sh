@@ -10,7 +10,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
 build_dir=${BUILD_DIR:-build-release}
-dist=$root/dist
+[[ "$build_dir" == /* ]] || build_dir=$root/$build_dir   # cpack runs from inside it
+dist=${DIST_DIR:-$root/dist}
 
 bash scripts/install-deps.sh --package
 BUILD_DIR=$build_dir BUILD_TYPE=Release bash scripts/build.sh >/dev/null
@@ -41,7 +42,7 @@ done
 patchelf --set-rpath '$ORIGIN/../lib' "$stage/$name/bin/trainpack"
 # Nothing of this machine may be picked instead: the packaged binary must resolve every library from lib/.
 if LD_LIBRARY_PATH= ldd "$stage/$name/bin/trainpack" | awk '$2 == "=>" {print $1, $3}' |
-   grep -Ev "$glibc" | grep -v " $stage/$name/lib/"; then
+   grep -Ev "$glibc" | grep -Ev " $stage/$name/(bin/\.\./)?lib/"; then
   echo "package.sh: the libraries above resolve outside the tarball" >&2
   exit 1
 fi
