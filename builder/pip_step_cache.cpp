@@ -22,10 +22,6 @@ namespace {
 
 constexpr const char* kFormat = "trainpack-pip-step-v1";
 
-void field(image::Sha256& h, std::string_view s) {
-  h.update(std::to_string(s.size()) + ":");
-  h.update(s);
-}
 
 // A local --find-links directory's listing: a wheel added or replaced there changes what pip would pick.
 std::string directory_listing(const fs::path& dir) {
@@ -44,17 +40,17 @@ std::string directory_listing(const fs::path& dir) {
 }
 
 void add_python_options(image::Sha256& h, const PythonOptions& python) {
-  field(h, python.index_url.value_or("(image)"));
-  for (const std::string& url : python.extra_index_urls) field(h, "extra-index " + url);
+  h.update_field(python.index_url.value_or("(image)"));
+  for (const std::string& url : python.extra_index_urls) h.update_field("extra-index " + url);
   for (const std::string& link : python.find_links) {
-    field(h, "find-links " + link);
+    h.update_field("find-links " + link);
     std::error_code ec;
-    if (fs::is_directory(link, ec)) field(h, directory_listing(link));
+    if (fs::is_directory(link, ec)) h.update_field(directory_listing(link));
   }
-  field(h, python.no_compile ? "no-compile" : "compile");
-  field(h, python.break_system_packages ? "break-system-packages" : "");
-  field(h, std::to_string(static_cast<int>(python.build_python)));
-  field(h, std::to_string(python.own_layer_bytes));
+  h.update_field(python.no_compile ? "no-compile" : "compile");
+  h.update_field(python.break_system_packages ? "break-system-packages" : "");
+  h.update_field(std::to_string(static_cast<int>(python.build_python)));
+  h.update_field(std::to_string(python.own_layer_bytes));
 }
 
 const char* type_name(FileEntry::Type type) {
@@ -147,15 +143,15 @@ bool sources_present(const json& sources) {
 
 std::string pip_step_key(const PipStepInputs& in) {
   image::Sha256 h;
-  field(h, kFormat);
-  field(h, build_identity());
-  field(h, in.base_manifest_digest);
-  for (const std::string& step : in.earlier_steps) field(h, step);
-  field(h, in.instruction);
+  h.update_field(kFormat);
+  h.update_field(build_identity());
+  h.update_field(in.base_manifest_digest);
+  for (const std::string& step : in.earlier_steps) h.update_field(step);
+  h.update_field(in.instruction);
   if (in.python) add_python_options(h, *in.python);
-  field(h, std::to_string(in.layer_options.mtime));
-  field(h, layers::engine_name(in.layer_options.gzip.engine));
-  field(h, std::to_string(in.layer_options.gzip.level) + "/" + std::to_string(in.layer_options.gzip.block_size));
+  h.update_field(std::to_string(in.layer_options.mtime));
+  h.update_field(layers::engine_name(in.layer_options.gzip.engine));
+  h.update_field(std::to_string(in.layer_options.gzip.level) + "/" + std::to_string(in.layer_options.gzip.block_size));
   return h.finish().hex();
 }
 

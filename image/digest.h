@@ -40,6 +40,12 @@ class Sha256 {
   Sha256& operator=(const Sha256&) = delete;
   void update(const void* data, std::size_t size);
   void update(std::string_view bytes) { update(bytes.data(), bytes.size()); }
+  // One field of a fingerprint, prefixed by its length ("5:hello"), so that different fields never run together
+  // into the same bytes.
+  void update_field(std::string_view field) {
+    update(std::to_string(field.size()) + ":");
+    update(field);
+  }
   Digest finish();
 
  private:

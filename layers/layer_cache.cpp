@@ -15,11 +15,6 @@ namespace {
 // Bump when the layer writer's output for the same entries changes.
 constexpr const char* kFormatVersion = "trainpack-layer-v2";  // v2: parallel gzip blocks, spliced members
 
-void field(image::Sha256& h, std::string_view s) {
-  std::string len = std::to_string(s.size()) + ":";
-  h.update(len);
-  h.update(s);
-}
 }  // namespace
 
 LayerCache::LayerCache(const BlobStore& store, fs::path dir) : store_(store), dir_(std::move(dir)) {
@@ -30,41 +25,41 @@ LayerCache::LayerCache(const BlobStore& store, fs::path dir) : store_(store), di
 
 std::string LayerCache::fingerprint(const FileEntries& entries, const LayerOptions& options) {
   image::Sha256 h;
-  field(h, kFormatVersion);
-  field(h, std::to_string(options.mtime));
-  field(h, engine_name(options.gzip.engine));
-  field(h, std::to_string(options.gzip.level));
-  field(h, std::to_string(options.gzip.block_size));
+  h.update_field(kFormatVersion);
+  h.update_field(std::to_string(options.mtime));
+  h.update_field(engine_name(options.gzip.engine));
+  h.update_field(std::to_string(options.gzip.level));
+  h.update_field(std::to_string(options.gzip.block_size));
   std::map<std::string, std::string> archive_hashes;  // zip archives without a stamp: hash each once
   for (const FileEntry& e : entries) {
-    field(h, e.path);
-    field(h, std::to_string(static_cast<int>(e.type)));
-    field(h, std::to_string(e.mode) + "," + std::to_string(e.uid) + "," + std::to_string(e.gid));
-    field(h, e.link_target);
-    field(h, std::to_string(e.size));
+    h.update_field(e.path);
+    h.update_field(std::to_string(static_cast<int>(e.type)));
+    h.update_field(std::to_string(e.mode) + "," + std::to_string(e.uid) + "," + std::to_string(e.gid));
+    h.update_field(e.link_target);
+    h.update_field(std::to_string(e.size));
     if (e.type != FileEntry::Type::kRegular) continue;
     if (!e.zip_member.empty()) {
       // A wheel member: the archive (by stamp, else by content) plus which member.
-      field(h, "zip");
-      field(h, e.source.string());
+      h.update_field("zip");
+      h.update_field(e.source.string());
       if (!e.source_stamp.empty()) {
-        field(h, e.source_stamp);
+        h.update_field(e.source_stamp);
       } else {
         auto [it, fresh] = archive_hashes.try_emplace(e.source.string());
         if (fresh) it->second = image::sha256_of_file(e.source).hex();
-        field(h, it->second);
+        h.update_field(it->second);
       }
-      field(h, e.zip_member);
-      field(h, std::to_string(e.zip_index));
+      h.update_field(e.zip_member);
+      h.update_field(std::to_string(e.zip_index));
     } else if (e.source.empty()) {
-      field(h, "inline");
-      field(h, image::sha256_of(e.data).hex());
+      h.update_field("inline");
+      h.update_field(image::sha256_of(e.data).hex());
     } else if (!e.source_stamp.empty()) {
-      field(h, e.source.string());
-      field(h, e.source_stamp);
+      h.update_field(e.source.string());
+      h.update_field(e.source_stamp);
     } else {
-      field(h, "content");  // no cheap stamp: fall back to hashing the bytes
-      field(h, image::sha256_of_file(e.source).hex());
+      h.update_field("content");  // no cheap stamp: fall back to hashing the bytes
+      h.update_field(image::sha256_of_file(e.source).hex());
     }
   }
   return h.finish().hex();
