@@ -720,8 +720,7 @@ void PythonInstaller::Step::add_bytecode(std::vector<Installed>& installed) {
       // operations/install/wheel.py compiles os.path.join(lib_dir, record_path), unnormalised.
       const std::string& lib_dir = installed[k].wheel.lib_dir;
       std::string compiled_as = lib_dir + "/" + python::record_relative_path("/" + e.path, lib_dir);
-      sources.push_back(
-          {e.path, compiled_as, [&reader, entry = &e](const fs::path& to) { reader.copy_to(*entry, to); }});
+      sources.push_back({e.path, compiled_as, e.size, [&reader, entry = &e] { return reader.read(*entry, 1u << 30); }});
     }
   }
   if (sources.empty()) return;
@@ -738,12 +737,11 @@ void PythonInstaller::Step::add_bytecode(std::vector<Installed>& installed) {
     throw Error(e.what(), "pass --no-compile to install without .pyc files" +
                               (e.hint().empty() ? std::string() : "; or " + e.hint()));
   }
-  std::vector<python::Bytecode> compiled =
-      python::compile_bytecode(*compiler, sources, options, make_temp_dir(st_.work.path(), "pyc-"));
+  std::vector<python::Bytecode> compiled = python::compile_bytecode(*compiler, sources, options);
   std::vector<std::vector<std::string>> record_paths(installed.size());
-  for (const python::Bytecode& b : compiled) {
+  for (python::Bytecode& b : compiled) {
     python::InstalledWheel& w = installed.at(owner.at(b.source_image_path)).wheel;
-    w.files.push_back(FileEntry::inline_file(b.image_path, read_file(b.file, 1u << 30), 0644));
+    w.files.push_back(FileEntry::inline_file(b.image_path, std::move(b.pyc), 0644));
     w.directories.insert(std::string(path_dir(b.image_path)));
     record_paths[owner.at(b.source_image_path)].push_back(python::record_relative_path("/" + b.image_path, w.lib_dir));
   }

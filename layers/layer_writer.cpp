@@ -233,7 +233,10 @@ std::string EntryContentReader::read(const FileEntry& e, std::uint64_t max_bytes
     throw Error("layer entry " + e.path + " is too large to read (" + std::to_string(e.size) + " bytes)");
   if (!e.zip_member.empty()) {
     std::string out;
-    std::vector<char> buf(kChunk);
+    out.reserve(e.size);
+    // Sized to the member (one byte more shows a member longer than declared): bytecode reads thousands of small
+    // modules, and a zeroed 1 MiB buffer for each costs more than inflating them.
+    std::vector<char> buf(static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, e.size + 1)));
     zips_->stream(e, buf, [&](const char* p, std::size_t n) { out.append(p, n); });
     return out;
   }

@@ -1,7 +1,8 @@
 #include "python/bytecode.h"
 
 #include <algorithm>
-#include <future>
+#include <atomic>
+#include <mutex>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -11,54 +12,153 @@
 #include "support/process.h"
 
 namespace trainpack::python {
-namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
 namespace {
 
-// Reads {"files": [[host, image, compiled_as]...], "mtime": N, "optimize": N, "invalidation": MODE, "out": DIR}
-// on stdin; prints [[image, pyc]...]. The source's mtime is set first because py_compile takes the header's mtime
-// from the file it reads. Before 3.7 (PEP 552) there is only the timestamp form and no invalidation_mode argument.
+// stdin: a JSON line {"mtime", "optimize", "invalidation"}, then per source a JSON line [image, compiled_as, size]
+// and its bytes. stdout: per source a JSON line [pyc, size] and the .pyc bytes, or [null, 0] when it does not
+// compile. What py_compile.compile(file, cfile, dfile=compiled_as, optimize) does between reading the file and
+// writing the .pyc (Lib/py_compile.py): compile as SourceLoader.source_to_code does, then the PEP 552 header with the
+// source's size and the mtime the layer gives it. Before 3.7 there is only the timestamp form (_code_to_bytecode);
+// an interpreter without these helpers gets py_compile itself over a temporary copy.
 constexpr const char* kCompileScript = R"py(
 import importlib.util, json, os, py_compile, sys
-req = json.load(sys.stdin)
-opt = req["optimize"]
-mode = {}
-if hasattr(py_compile, "PycInvalidationMode"):
-    mode["invalidation_mode"] = py_compile.PycInvalidationMode[req["invalidation"]]
-done = []
-for host, image, compiled_as in req["files"]:
-    os.utime(host, (req["mtime"], req["mtime"]))
-    pyc = importlib.util.cache_from_source(image, optimization="" if opt == 0 else opt)
+try:
+    import importlib._bootstrap_external as bx
+except ImportError:
+    bx = None
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+req = json.loads(inp.readline().decode())
+opt, mtime = req["optimize"], req["mtime"]
+checked = req["invalidation"] == "CHECKED_HASH" and hasattr(py_compile, "PycInvalidationMode")
+def via_py_compile(source, compiled_as):
+    import tempfile
+    mode = {}
+    if hasattr(py_compile, "PycInvalidationMode"):
+        mode["invalidation_mode"] = py_compile.PycInvalidationMode[req["invalidation"]]
+    with tempfile.TemporaryDirectory() as d:
+        src, pyc = os.path.join(d, "s.py"), os.path.join(d, "s.pyc")
+        with open(src, "wb") as f:
+            f.write(source)
+        os.utime(src, (mtime, mtime))
+        py_compile.compile(src, cfile=pyc, dfile=compiled_as, doraise=True, optimize=opt, **mode)
+        with open(pyc, "rb") as f:
+            return f.read()
+def pyc_bytes(source, compiled_as):
+    if checked and hasattr(bx, "_code_to_hash_pyc"):
+        code = compile(source, compiled_as, "exec", dont_inherit=True, optimize=opt)
+        return bx._code_to_hash_pyc(code, importlib.util.source_hash(source), True)
+    if not checked and hasattr(bx, "_code_to_timestamp_pyc"):
+        code = compile(source, compiled_as, "exec", dont_inherit=True, optimize=opt)
+        return bx._code_to_timestamp_pyc(code, mtime, len(source))
+    if not checked and hasattr(bx, "_code_to_bytecode"):
+        code = compile(source, compiled_as, "exec", dont_inherit=True, optimize=opt)
+        return bx._code_to_bytecode(code, mtime, len(source))
+    return via_py_compile(source, compiled_as)
+for line in iter(inp.readline, b""):
+    image, compiled_as, size = json.loads(line.decode())
+    source = inp.read(size)
     try:
-        py_compile.compile(host, cfile=os.path.join(req["out"], pyc.lstrip("/")), dfile=compiled_as, doraise=True,
-                           optimize=opt, **mode)
+        data = pyc_bytes(source, compiled_as)
     except Exception:
+        out.write(b"[null, 0]\n")
         continue
-    done.append([image, pyc])
-json.dump(done, sys.stdout)
+    pyc = importlib.util.cache_from_source(image, optimization="" if opt == 0 else opt)
+    out.write(json.dumps([pyc, len(data)]).encode() + b"\n")
+    out.write(data)
+out.flush()
 )py";
 
-constexpr std::size_t kFilesPerRunAtLeast = 64;  // below this, another interpreter's start costs more than it saves
+// Source bytes per interpreter run: bounds what is held in memory at once; and files per run at least, below which
+// another interpreter's start costs more than it saves.
+constexpr std::uint64_t kBatchBytes = 4u << 20;
+constexpr std::size_t kBatchFilesAtLeast = 64;
 
-// Runs kCompileScript over `files`; returns its [[image, pyc]...] answer.
-json compile_share(const Interpreter& python, const json& files, const BytecodeOptions& opts, const fs::path& out_dir) {
-  json request = {{"files", files},
-                  {"mtime", opts.mtime},
-                  {"optimize", opts.optimization},
-                  {"invalidation", opts.invalidation == PycInvalidation::kCheckedHash ? "CHECKED_HASH" : "TIMESTAMP"},
-                  {"out", out_dir.string()}};
+struct Batch {
+  std::size_t first = 0, end = 0;  // [first, end) of the sources
+};
+
+// Contiguous batches of about equal source bytes: enough that no batch passes kBatchBytes (a single larger file
+// aside) and, given enough files, one per core.
+std::vector<Batch> plan_batches(const std::vector<BytecodeSource>& sources, std::size_t cores) {
+  std::uint64_t total = 0;
+  for (const BytecodeSource& s : sources) total += s.size;
+  std::size_t count = std::max<std::size_t>({1, static_cast<std::size_t>((total + kBatchBytes - 1) / kBatchBytes),
+                                             std::min(cores, sources.size() / kBatchFilesAtLeast)});
+  std::vector<Batch> batches;
+  std::uint64_t seen = 0;
+  Batch current;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    seen += sources[i].size;
+    current.end = i + 1;
+    bool share_full = seen * count >= total * (batches.size() + 1);
+    if (share_full || current.end == sources.size()) {
+      batches.push_back(current);
+      current = Batch{current.end, current.end};
+    }
+  }
+  return batches;
+}
+
+std::string compile_request(const std::vector<BytecodeSource>& sources, Batch batch, const BytecodeOptions& opts,
+                            std::mutex& reading) {
+  json header = {{"mtime", opts.mtime},
+                 {"optimize", opts.optimization},
+                 {"invalidation", opts.invalidation == PycInvalidation::kCheckedHash ? "CHECKED_HASH" : "TIMESTAMP"}};
+  std::string request = header.dump() + "\n";
+  for (std::size_t i = batch.first; i < batch.end; ++i) {
+    const BytecodeSource& s = sources[i];
+    std::string bytes;
+    {
+      std::lock_guard<std::mutex> lock(reading);
+      bytes = s.read();
+    }
+    std::string compiled_as = s.compiled_as.empty() ? "/" + s.image_path : s.compiled_as;
+    request += json::array({"/" + s.image_path, compiled_as, bytes.size()}).dump() + "\n";
+    request += bytes;
+  }
+  return request;
+}
+
+// Reads the framed answer of kCompileScript: one Bytecode per source that compiled, in order.
+std::vector<Bytecode> parse_answer(const std::string& answer, const std::vector<BytecodeSource>& sources, Batch batch,
+                                   const std::string& who) {
+  auto unreadable = [&who] { return Error("compiling bytecode with " + who + ": unreadable answer"); };
+  std::vector<Bytecode> out;
+  std::size_t at = 0;
+  for (std::size_t i = batch.first; i < batch.end; ++i) {
+    std::size_t eol = answer.find('\n', at);
+    if (eol == std::string::npos) throw unreadable();
+    json frame = json::parse(answer.begin() + static_cast<std::ptrdiff_t>(at),
+                             answer.begin() + static_cast<std::ptrdiff_t>(eol), nullptr, false);
+    if (!frame.is_array() || frame.size() != 2 || !frame[1].is_number_unsigned()) throw unreadable();
+    std::size_t size = frame[1].get<std::size_t>();
+    at = eol + 1;
+    if (size > answer.size() - at) throw unreadable();
+    if (frame[0].is_string()) {
+      std::string pyc = frame[0].get<std::string>();
+      if (pyc.empty() || pyc[0] != '/') throw unreadable();
+      out.push_back({sources[i].image_path, pyc.substr(1), answer.substr(at, size)});
+    }
+    at += size;
+  }
+  if (at != answer.size()) throw unreadable();
+  return out;
+}
+
+std::vector<Bytecode> compile_batch(const Interpreter& python, const std::vector<BytecodeSource>& sources, Batch batch,
+                                    const BytecodeOptions& opts, std::mutex& reading) {
+  std::string request = compile_request(sources, batch, opts, reading);
   ProcessOptions options = python.process_options();
-  options.output_cap = 64u << 20;
-  ProcessResult r = run_process(python.stdlib_command({"-B", "-c", kCompileScript}), request.dump(), 30min, options);
+  options.output_cap = std::max<std::size_t>(64u << 20, request.size() * 4);
+  ProcessResult r = run_process(python.stdlib_command({"-B", "-c", kCompileScript}), request, 30min, options);
   if (r.exit_code != 0 || r.timed_out)
     throw Error("compiling bytecode with " + python.description + " failed" +
                     (r.err.empty() ? std::string() : ": " + r.err.substr(0, r.err.find('\n'))),
                 "pass --no-compile to skip bytecode");
-  json done = json::parse(r.out, nullptr, false);
-  if (!done.is_array()) throw Error("compiling bytecode with " + python.description + ": unreadable answer");
-  return done;
+  return parse_answer(r.out, sources, batch, python.description);
 }
 
 }  // namespace
@@ -68,42 +168,38 @@ PycInvalidation default_invalidation(std::string_view source_date_epoch) {
 }
 
 std::vector<Bytecode> compile_bytecode(const Interpreter& python, const std::vector<BytecodeSource>& sources,
-                                       const BytecodeOptions& opts, const fs::path& work_dir) {
+                                       const BytecodeOptions& opts) {
   if (sources.empty()) return {};
   if (opts.optimization < 0 || opts.optimization > 2)
     throw Error("internal: optimization level " + std::to_string(opts.optimization));
-  fs::path src_dir = work_dir / "src";
-  fs::path out_dir = work_dir / "out";
-  json files = json::array();
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    const auto& s = sources[i];
+  for (const BytecodeSource& s : sources)
     if (s.image_path.empty() || s.image_path.front() == '/' || has_parent_reference(s.image_path))
       throw Error("internal: bad bytecode source path " + s.image_path);
-    fs::path host = src_dir / std::to_string(i) / fs::path(s.image_path).filename();
-    fs::create_directories(host.parent_path());
-    s.write_to(host);
-    files.push_back({host.string(), "/" + s.image_path, s.compiled_as.empty() ? "/" + s.image_path : s.compiled_as});
-  }
-  // One interpreter per core, each compiling a contiguous share: files compile independently, so the result is the
-  // same as one run's, in the same order.
-  std::size_t runs = std::clamp<std::size_t>(files.size() / kFilesPerRunAtLeast, 1,
-                                             std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::future<json>> shares;
-  for (std::size_t k = 0; k < runs; ++k) {
-    json share(files.begin() + static_cast<std::ptrdiff_t>(files.size() * k / runs),
-               files.begin() + static_cast<std::ptrdiff_t>(files.size() * (k + 1) / runs));
-    shares.push_back(std::async(std::launch::async, [&python, &opts, &out_dir, share = std::move(share)] {
-      return compile_share(python, share, opts, out_dir);
-    }));
-  }
-  std::vector<Bytecode> out;
-  for (std::future<json>& share : shares) {
-    for (const auto& item : share.get()) {
-      std::string image = item.at(0);
-      std::string pyc = item.at(1);
-      out.push_back({image.substr(1), pyc.substr(1), out_dir / pyc.substr(1)});
+  // Files compile independently, so batches on several interpreters give what one run would, in the same order.
+  std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<Batch> batches = plan_batches(sources, cores);
+  std::vector<std::vector<Bytecode>> done(batches.size());
+  std::vector<std::exception_ptr> failed(batches.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex reading;
+  auto work = [&] {
+    for (std::size_t b; (b = next++) < batches.size();) {
+      try {
+        done[b] = compile_batch(python, sources, batches[b], opts, reading);
+      } catch (...) {
+        failed[b] = std::current_exception();
+      }
     }
-  }
+  };
+  std::vector<std::thread> workers;
+  for (std::size_t w = 1; w < std::min(cores, batches.size()); ++w) workers.emplace_back(work);
+  work();
+  for (std::thread& t : workers) t.join();
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
+  std::vector<Bytecode> out;
+  for (std::vector<Bytecode>& batch : done)
+    for (Bytecode& b : batch) out.push_back(std::move(b));
   return out;
 }
 

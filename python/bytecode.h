@@ -1,13 +1,13 @@
 #pragma once
 // Bytecode as `pip install` leaves it (pip compiles by default: compileall.compile_file(path, force=True,
 // quiet=True) for every installed .py; failures ignored). Marshal data can only come from a CPython of the same
-// X.Y as the image's (python/interpreter.h: a host python3.X, or the image's own run from the cache), over copies of
-// the sources. The header follows PEP 552 as py_compile writes it for pip: timestamp-invalidated with the mtime the
+// X.Y as the image's (python/interpreter.h: a host python3.X, or the image's own run from the cache). Sources go to
+// it on stdin and the .pyc bytes come back on stdout, with no file written: what py_compile does between reading
+// the source and writing the .pyc, done in memory. The header follows PEP 552 as py_compile writes it for pip: timestamp-invalidated with the mtime the
 // layer gives the .py (so the runtime finds it valid), or checked-hash when the image's environment sets
 // SOURCE_DATE_EPOCH (py_compile._get_default_invalidation_mode). co_filename is the path in the image, as pip's
 // compileall records it, never the copy's.
 #include <cstdint>
-#include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -29,14 +29,15 @@ struct BytecodeSource {
   // outside lib_dir keeps its ".." ("/venv/lib/python3.11/site-packages/../../../bin/tool.py"); empty: "/" +
   // image_path.
   std::string compiled_as;
-  // Writes the file's bytes to a host path (called once, before compiling).
-  std::function<void(const std::filesystem::path& destination)> write_to;
+  std::uint64_t size = 0;  // the source's byte count
+  // The source's bytes (called once, from one thread at a time).
+  std::function<std::string()> read;
 };
 
 struct Bytecode {
   std::string source_image_path;  // as given
   std::string image_path;         // "usr/lib/python3/dist-packages/pkg/__pycache__/m.cpython-311.pyc"
-  std::filesystem::path file;     // the .pyc bytes, inside work_dir
+  std::string pyc;                // the .pyc bytes
 };
 
 struct BytecodeOptions {
@@ -45,9 +46,10 @@ struct BytecodeOptions {
   PycInvalidation invalidation = PycInvalidation::kTimestamp;
 };
 
-// Compiles `sources` with `python`, in one run per core for many files. Sources that do not compile are left out, as pip leaves them.
-// Throws Error when the interpreter itself fails.
+// Compiles `sources` with `python`, in batches of a few MiB run on every core; the result is in the order of
+// `sources`. Sources that do not compile are left out, as pip leaves them. Throws Error when the interpreter itself
+// fails.
 std::vector<Bytecode> compile_bytecode(const Interpreter& python, const std::vector<BytecodeSource>& sources,
-                                       const BytecodeOptions& options, const std::filesystem::path& work_dir);
+                                       const BytecodeOptions& options);
 
 }  // namespace trainpack::python
