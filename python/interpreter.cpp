@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <fstream>
 #include <set>
 
 #include "support/error.h"
@@ -57,6 +59,12 @@ std::vector<std::string> clean_environment(const fs::path& scratch, std::string_
 namespace {
 
 // Asks one candidate for its implementation and version; nullopt when it is not CPython `major_minor`.
+bool is_elf(const std::string& path) {
+  char magic[4] = {};
+  std::ifstream in(path, std::ios::binary);
+  return in.read(magic, 4) && std::string_view(magic, 4) == "\x7f" "ELF";
+}
+
 std::optional<Interpreter> probe_host_python(const std::string& exe, std::string_view major_minor,
                                              const fs::path& scratch) {
   Interpreter python;
@@ -89,20 +97,28 @@ std::optional<Interpreter> probe_host_python(const std::string& exe, std::string
 std::optional<Interpreter> find_host_python(std::string_view major_minor, std::string_view preferred_version,
                                             const fs::path& scratch) {
   const std::string name = "python" + std::string(major_minor);
-  std::vector<std::string> candidates{find_program(name), "/usr/bin/" + name, "/usr/local/bin/" + name};
-  std::optional<Interpreter> first;
+  std::vector<std::string> candidates;  // PATH's first: without one of the image's exact version, it is taken
   std::set<std::string> seen;
-  for (const std::string& exe : candidates) {
+  for (std::string exe : {find_program(name), "/usr/bin/" + name, "/usr/local/bin/" + name}) {
     std::error_code ec;
     if (exe.empty() || ::access(exe.c_str(), X_OK) != 0) continue;
     std::string real = fs::canonical(exe, ec).string();
-    if (ec || !seen.insert(real).second) continue;
+    if (!ec && seen.insert(real).second) candidates.push_back(exe);
+  }
+  // Binaries are asked first: a wrapper script (a pyenv or asdf shim) starts shells on every probe, so one is probed
+  // only when no binary has the image's exact version.
+  std::vector<std::string> probe_order = candidates;
+  std::stable_partition(probe_order.begin(), probe_order.end(), [](const std::string& exe) { return is_elf(exe); });
+  std::optional<Interpreter> fallback;
+  std::size_t fallback_rank = candidates.size();
+  for (const std::string& exe : probe_order) {
     std::optional<Interpreter> found = probe_host_python(exe, major_minor, scratch);
     if (!found) continue;
     if (preferred_version.empty() || found->version == preferred_version) return found;
-    if (!first) first = found;
+    std::size_t rank = static_cast<std::size_t>(std::find(candidates.begin(), candidates.end(), exe) - candidates.begin());
+    if (rank < fallback_rank) fallback = std::move(found), fallback_rank = rank;
   }
-  return first;
+  return fallback;
 }
 
 }  // namespace trainpack::python
