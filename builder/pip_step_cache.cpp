@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "image/digest.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/text.h"
 
 namespace trainpack::builder {
 namespace fs = std::filesystem;
@@ -20,7 +22,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kFormat = "trainpack-pip-step-v1";
+constexpr std::string_view kFormat = "trainpack-pip-step-v2";
 
 
 // A local --find-links directory's listing: a wheel added or replaced there changes what pip would pick.
@@ -53,20 +55,58 @@ void add_python_options(image::Sha256& h, const PythonOptions& python) {
   h.update_field(std::to_string(python.own_layer_bytes));
 }
 
-const char* type_name(FileEntry::Type type) {
-  switch (type) {
-    case FileEntry::Type::kDirectory: return "d";
-    case FileEntry::Type::kSymlink: return "l";
-    case FileEntry::Type::kRegular: break;
+// An entry file: a format line, a JSON line (per layer its blob and entry count; every source file an entry reads,
+// with its size), then one line per entry, tab-separated, layer after layer. Lines rather than JSON objects: a step
+// installs thousands of files and a reused step's entries are read on every build, so they parse without a JSON
+// parser: type, mode, uid, gid, size, source (index into the sources, or -), zip index, zip member, source stamp,
+// symlink target, path; text fields escaped (\\ \t \n).
+std::string escaped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\n') out += "\\n";
+    else out += c;
   }
-  return "f";
+  return out;
 }
 
-FileEntry::Type type_of(const std::string& name) {
-  if (name == "d") return FileEntry::Type::kDirectory;
-  if (name == "l") return FileEntry::Type::kSymlink;
-  if (name == "f") return FileEntry::Type::kRegular;
-  throw Error("unknown entry type \"" + name + "\"");
+std::string unescaped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\') {
+      out += text[i];
+      continue;
+    }
+    if (++i == text.size()) throw Error("a pip-step entry ends in an escape");
+    out += text[i] == 't' ? '\t' : text[i] == 'n' ? '\n' : text[i];
+  }
+  return out;
+}
+
+char type_letter(FileEntry::Type type) {
+  switch (type) {
+    case FileEntry::Type::kDirectory: return 'd';
+    case FileEntry::Type::kSymlink: return 'l';
+    case FileEntry::Type::kRegular: break;
+  }
+  return 'f';
+}
+
+FileEntry::Type type_of(std::string_view letter) {
+  if (letter == "d") return FileEntry::Type::kDirectory;
+  if (letter == "l") return FileEntry::Type::kSymlink;
+  if (letter == "f") return FileEntry::Type::kRegular;
+  throw Error("unknown entry type \"" + std::string(letter) + "\"");
+}
+
+std::uint64_t number(std::string_view field) {
+  std::uint64_t value = 0;
+  auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
+  if (error != std::errc() || end != field.data() + field.size()) throw Error("a pip-step entry has a bad number");
+  return value;
 }
 
 bool inside(const fs::path& path, const fs::path& dir) {
@@ -74,46 +114,59 @@ bool inside(const fs::path& path, const fs::path& dir) {
   return !rel.empty() && *rel.begin() != "..";
 }
 
-// One entry as JSON. Contents that would not outlive the build become blobs in `store`; `sources` collects each
-// file an entry reads, with its size, for lookup() to check.
-json entry_json(const FileEntry& e, const layers::BlobStore& store, std::map<std::string, std::uint64_t>& sources) {
-  json j{{"p", e.path}, {"t", type_name(e.type)}, {"m", e.mode}, {"u", e.uid}, {"g", e.gid}};
-  if (e.type == FileEntry::Type::kSymlink) j["l"] = e.link_target;
-  if (e.type != FileEntry::Type::kRegular) return j;
-  j["s"] = e.size;
+// The files entries read, each listed once with its size, for lookup() to check.
+class SourceTable {
+ public:
+  std::size_t index_of(const fs::path& source, const std::string& entry_path) {
+    auto [it, fresh] = index_.try_emplace(source.string(), files_.size());
+    if (!fresh) return it->second;
+    std::error_code ec;
+    std::uintmax_t size = fs::file_size(source, ec);
+    if (ec) throw Error("cannot keep " + entry_path + " for the pip-step cache: " + source.string() + ": " + ec.message());
+    files_.push_back({source.string(), size});
+    return it->second;
+  }
+  json to_json() const { return files_; }
+
+ private:
+  std::map<std::string, std::size_t> index_;
+  std::vector<std::pair<std::string, std::uint64_t>> files_;
+};
+
+// One entry's line. Contents that would not outlive the build become blobs in `store`.
+std::string entry_line(const FileEntry& e, const layers::BlobStore& store, SourceTable& sources) {
   fs::path source = e.source;
-  if (source.empty() && !e.data.empty()) {
+  if (e.type == FileEntry::Type::kRegular && source.empty() && !e.data.empty()) {
     source = store.path_of(store.put(e.data).digest);
-  } else if (!source.empty() && e.zip_member.empty() && !inside(source, store.root())) {
+  } else if (e.type == FileEntry::Type::kRegular && !source.empty() && e.zip_member.empty() &&
+             !inside(source, store.root())) {
     source = store.path_of(store.put_file(source).digest);
   }
-  if (source.empty()) return j;  // empty inline file (a whiteout)
-  std::error_code ec;
-  std::uintmax_t size = fs::file_size(source, ec);
-  if (ec) throw Error("cannot keep " + e.path + " for the pip-step cache: " + source.string() + ": " + ec.message());
-  sources[source.string()] = size;
-  j["src"] = source.string();
-  if (!e.zip_member.empty()) {
-    j["zm"] = e.zip_member;
-    j["zi"] = e.zip_index;
-  }
-  if (!e.source_stamp.empty()) j["st"] = e.source_stamp;
-  return j;
+  bool reads = e.type == FileEntry::Type::kRegular && !source.empty();  // else empty (a whiteout) or no file
+  std::string line(1, type_letter(e.type));
+  for (std::uint64_t n : {std::uint64_t{e.mode}, std::uint64_t{e.uid}, std::uint64_t{e.gid}, e.size})
+    line += "\t" + std::to_string(n);
+  line += "\t" + (reads ? std::to_string(sources.index_of(source, e.path)) : std::string("-"));
+  line += "\t" + std::to_string(e.zip_index) + "\t" + escaped(e.zip_member) + "\t" + escaped(e.source_stamp);
+  line += "\t" + escaped(e.link_target) + "\t" + escaped(e.path) + "\n";
+  return line;
 }
 
-FileEntry entry_from_json(const json& j) {
+FileEntry entry_from_line(std::string_view line, const std::vector<std::string>& sources) {
+  std::vector<std::string_view> f = split_at(line, '\t');
+  if (f.size() != 11) throw Error("a pip-step entry has " + std::to_string(f.size()) + " fields");
   FileEntry e;
-  e.path = j.at("p").get<std::string>();
-  e.type = type_of(j.at("t").get<std::string>());
-  e.mode = j.at("m").get<std::uint32_t>();
-  e.uid = j.at("u").get<std::uint32_t>();
-  e.gid = j.at("g").get<std::uint32_t>();
-  e.link_target = j.value("l", "");
-  e.size = j.value("s", std::uint64_t{0});
-  e.source = j.value("src", "");
-  e.zip_member = j.value("zm", "");
-  e.zip_index = j.value("zi", std::uint64_t{0});
-  e.source_stamp = j.value("st", "");
+  e.type = type_of(f[0]);
+  e.mode = static_cast<std::uint32_t>(number(f[1]));
+  e.uid = static_cast<std::uint32_t>(number(f[2]));
+  e.gid = static_cast<std::uint32_t>(number(f[3]));
+  e.size = number(f[4]);
+  if (f[5] != "-") e.source = sources.at(number(f[5]));
+  e.zip_index = number(f[6]);
+  e.zip_member = unescaped(f[7]);
+  e.source_stamp = unescaped(f[8]);
+  e.link_target = unescaped(f[9]);
+  e.path = unescaped(f[10]);
   return e;
 }
 
@@ -130,13 +183,16 @@ std::optional<layers::LayerBlob> blob_from_json(const json& j, const layers::Blo
   return blob;
 }
 
-// Every file the entries read is still there at the size it had.
-bool sources_present(const json& sources) {
-  for (const auto& [path, size] : sources.items()) {
+// Every file the entries read is still there at the size it had; their paths, in order.
+std::optional<std::vector<std::string>> present_sources(const json& listed) {
+  std::vector<std::string> paths;
+  for (const json& source : listed) {
+    std::string path = source.at(0).get<std::string>();
     std::error_code ec;
-    if (fs::file_size(path, ec) != size.get<std::uint64_t>() || ec) return false;
+    if (fs::file_size(path, ec) != source.at(1).get<std::uint64_t>() || ec) return std::nullopt;
+    paths.push_back(std::move(path));
   }
-  return true;
+  return paths;
 }
 
 }  // namespace
@@ -158,45 +214,58 @@ std::string pip_step_key(const PipStepInputs& in) {
 PipStepCache::PipStepCache(const layers::BlobStore& store, fs::path dir) : store_(store), dir_(std::move(dir)) {}
 
 std::optional<std::vector<CachedPipLayer>> PipStepCache::lookup(const std::string& key) const {
-  fs::path file = dir_ / (key + ".json");
+  fs::path file = dir_ / (key + ".entries");
   std::error_code ec;
   if (!fs::exists(file, ec)) return std::nullopt;
   try {
-    json j = json::parse(read_file(file, 64u << 20));
-    if (!sources_present(j.at("sources"))) return std::nullopt;
+    std::string text = read_file(file, 256u << 20);
+    std::string_view rest = text;
+    auto next_line = [&rest]() {
+      std::size_t eol = rest.find('\n');
+      if (eol == std::string_view::npos) throw Error("a pip-step entry file ends early");
+      std::string_view line = rest.substr(0, eol);
+      rest.remove_prefix(eol + 1);
+      return line;
+    };
+    if (next_line() != kFormat) return std::nullopt;
+    json header = json::parse(next_line());
+    std::optional<std::vector<std::string>> sources = present_sources(header.at("sources"));
+    if (!sources) return std::nullopt;
     std::vector<CachedPipLayer> layers;
-    for (const json& layer : j.at("layers")) {
+    for (const json& layer : header.at("layers")) {
       bool has_layer = false;
       std::optional<layers::LayerBlob> blob = blob_from_json(layer, store_, has_layer);
       if (has_layer && !blob) return std::nullopt;
       CachedPipLayer cached{layer.at("what").get<std::string>(), blob, {}};
-      for (const json& entry : layer.at("entries")) cached.entries.push_back(entry_from_json(entry));
+      std::size_t count = layer.at("entries").get<std::size_t>();
+      cached.entries.reserve(count);
+      for (std::size_t i = 0; i < count; ++i) cached.entries.push_back(entry_from_line(next_line(), *sources));
       layers.push_back(std::move(cached));
     }
-    return layers;
+    return rest.empty() ? std::optional(std::move(layers)) : std::nullopt;
   } catch (const std::exception&) {
     return std::nullopt;  // a damaged entry is a miss; remember() replaces it
   }
 }
 
 void PipStepCache::remember(const std::string& key, const std::vector<CachedPipLayer>& layers) const {
-  std::map<std::string, std::uint64_t> sources;
-  json out{{"format", kFormat}, {"layers", json::array()}};
+  SourceTable sources;
+  json header{{"layers", json::array()}};
+  std::string lines;
   for (const CachedPipLayer& layer : layers) {
-    json entries = json::array();
-    for (const FileEntry& e : layer.entries) entries.push_back(entry_json(e, store_, sources));
-    json j{{"what", layer.what}, {"entries", std::move(entries)}};
+    for (const FileEntry& e : layer.entries) lines += entry_line(e, store_, sources);
+    json j{{"what", layer.what}, {"entries", layer.entries.size()}};
     if (layer.blob) {
       j["diff_id"] = layer.blob->diff_id.str();
       j["digest"] = layer.blob->digest.str();
       j["size"] = layer.blob->size;
     }
-    out["layers"].push_back(std::move(j));
+    header["layers"].push_back(std::move(j));
   }
-  out["sources"] = sources;
+  header["sources"] = sources.to_json();
   std::error_code ec;
   fs::create_directories(dir_, ec);
-  write_file_atomic(dir_ / (key + ".json"), out.dump());
+  write_file_atomic(dir_ / (key + ".entries"), std::string(kFormat) + "\n" + header.dump() + "\n" + lines);
 }
 
 }  // namespace trainpack::builder
