@@ -406,8 +406,12 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
   std::string key = cacheable ? pip_step_key(instruction) : std::string();
   if (cacheable && !req_.refresh_pip_steps && reuse_pip_step(instruction, key)) return;
   if (!python_)
-    python_ = std::make_unique<PythonInstaller>(base_, store_, req_.cache_dir, req_.python, req_.mtime,
-                                                [this](const std::string& line) { log(line); }, timings_);
+    python_ = std::make_unique<PythonInstaller>(
+        base_, store_, req_.cache_dir, req_.python, req_.mtime, [this](const std::string& line) { log(line); },
+        timings_, [this](const std::string& file, std::uint64_t bytes, bool finished) {
+          if (finished) progress_.transfer_done("download " + file);
+          else progress_.transfer("download " + file, "downloading " + file, bytes, 0);
+        });
   std::vector<CachedPipLayer> made;
   for (PipLayer& layer : python_->install(step, config_, own_layers_)) {
     std::size_t layers_before = own_layers_.size();

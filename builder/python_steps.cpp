@@ -109,15 +109,16 @@ struct PythonInstaller::State {
   std::int64_t mtime;
   std::function<void(const std::string&)> log;
   Timings& timings;
+  python::DownloadReporter on_download;
 
   std::unique_ptr<layers::ScannedImage> scanned;
   ScopedDir work;
   SourceBuilder builder;  // interpreters and builds of source trees, for the whole build
 
   State(std::shared_ptr<const image::Image> b, const layers::BlobStore& s, fs::path c, PythonOptions o, std::int64_t m,
-        std::function<void(const std::string&)> l, Timings& t)
+        std::function<void(const std::string&)> l, Timings& t, python::DownloadReporter d)
       : base(std::move(b)), store(s), cache_dir(std::move(c)), options(std::move(o)), mtime(m), log(std::move(l)),
-        timings(t),
+        timings(t), on_download(std::move(d)),
         work(make_work_dir(cache_dir)),
         builder([this]() -> const layers::ScannedImage& { return filesystem(); }, cache_dir, work.path(),
                 options.build_python, mtime, log) {}
@@ -385,6 +386,7 @@ void PythonInstaller::Step::configure_index() {
   for (const auto& f : file_options_.find_links) index_.find_links.push_back(f);
   index_.access_token = [&st = st_](const std::string& host) { return st.google_token(host); };
   index_.max_attempts = 3;  // an index request is tried fewer times than a registry's
+  index_.on_download = st_.on_download;
 }
 
 // What this step's builds see of it: the image at this step, its pip, and how to make an isolated environment.
@@ -812,9 +814,10 @@ std::vector<PipLayer> PythonInstaller::Step::layers() {
 
 PythonInstaller::PythonInstaller(std::shared_ptr<const image::Image> base, const layers::BlobStore& store,
                                  fs::path cache_dir, PythonOptions options, std::int64_t mtime,
-                                 std::function<void(const std::string&)> log, Timings& timings)
+                                 std::function<void(const std::string&)> log, Timings& timings,
+                                 python::DownloadReporter on_download)
     : state_(std::make_unique<State>(std::move(base), store, std::move(cache_dir), std::move(options), mtime,
-                                     std::move(log), timings)) {}
+                                     std::move(log), timings, std::move(on_download))) {}
 
 PythonInstaller::~PythonInstaller() = default;
 

@@ -26,6 +26,7 @@
 #include "layers/file_entry.h"
 #include "net/google_credentials.h"
 #include "net/http_client.h"
+#include "python/index_client.h"
 
 namespace trainpack::builder {
 
@@ -57,7 +58,8 @@ class PythonInstaller {
   // `timings` (outliving the installer) is charged the facts, resolve and install phases of every step.
   PythonInstaller(std::shared_ptr<const image::Image> base, const layers::BlobStore& store,
                   std::filesystem::path cache_dir, PythonOptions options, std::int64_t mtime,
-                  std::function<void(const std::string&)> log, Timings& timings);
+                  std::function<void(const std::string&)> log, Timings& timings,
+                  python::DownloadReporter on_download = {});
   ~PythonInstaller();
   PythonInstaller(const PythonInstaller&) = delete;
   PythonInstaller& operator=(const PythonInstaller&) = delete;

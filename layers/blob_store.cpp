@@ -56,12 +56,23 @@ void BlobStore::Writer::write(const void* data, std::size_t size) {
 }
 
 StoredBlob BlobStore::Writer::commit() {
+  image::Digest actual;
+  return *commit_checked(nullptr, actual);
+}
+
+std::optional<StoredBlob> BlobStore::Writer::commit_if(const image::Digest& expected, image::Digest& actual) {
+  return commit_checked(&expected, actual);
+}
+
+std::optional<StoredBlob> BlobStore::Writer::commit_checked(const image::Digest* expected, image::Digest& actual) {
   if (std::fclose(file_) != 0) {
     file_ = nullptr;
     throw Error("cannot write to the blob store at " + store_->root().string() + ": " + std::strerror(errno));
   }
   file_ = nullptr;
   StoredBlob blob{hash_.finish(), size_};
+  actual = blob.digest;
+  if (expected && blob.digest != *expected) return std::nullopt;  // the destructor removes the temp file
   fs::path final_path = store_->path_of(blob.digest);
   std::error_code ec;
   fs::rename(tmp_, final_path, ec);

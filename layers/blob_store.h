@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,10 +35,14 @@ class BlobStore {
     void write(const void* data, std::size_t size);
     std::uint64_t size() const { return size_; }
     StoredBlob commit();
+    // Commits only when the content is `expected`; otherwise discards it and returns nullopt with `actual` set, so
+    // a download checked against a published SHA-256 is hashed once.
+    std::optional<StoredBlob> commit_if(const image::Digest& expected, image::Digest& actual);
 
    private:
     friend class BlobStore;
     Writer(const BlobStore* store, std::filesystem::path tmp, std::FILE* file);
+    std::optional<StoredBlob> commit_checked(const image::Digest* expected, image::Digest& actual);
     const BlobStore* store_;
     std::filesystem::path tmp_;
     std::FILE* file_;

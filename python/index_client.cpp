@@ -362,13 +362,33 @@ layers::StoredBlob IndexClient::download(const IndexFile& file) {
       if (!ec) return {*d, size};
     }
   }
+  std::uint64_t received = 0;
+  try {
+    layers::StoredBlob stored = download_to_store(file, expected, received);
+    if (options_.on_download) options_.on_download(file.filename, received, true);
+    return stored;
+  } catch (...) {
+    if (options_.on_download) options_.on_download(file.filename, received, true);
+    throw;
+  }
+}
+
+layers::StoredBlob IndexClient::download_to_store(const IndexFile& file,
+                                                  const std::optional<std::pair<std::string, std::string>>& expected,
+                                                  std::uint64_t& received) {
+  // The store hashes with SHA-256 as it writes: a published sha256 is checked with that, any other algorithm with a
+  // hasher of its own.
+  std::optional<image::Digest> expected_sha256;
+  if (expected && expected->first == "sha256") expected_sha256 = image::Digest::parse("sha256:" + expected->second);
   std::optional<Hasher> hasher;
-  if (expected) hasher.emplace(expected->first);
+  if (expected && !expected_sha256) hasher.emplace(expected->first);
   std::optional<layers::BlobStore::Writer> writer;
   writer.emplace(store_.begin_write());
   auto sink = [&](const char* data, std::size_t size) {
     writer->write(data, size);
     if (hasher) hasher->update(data, size);
+    received += size;
+    if (options_.on_download) options_.on_download(file.filename, received, false);
   };
   std::string where = display(file.url);
   if (std::optional<fs::path> local = path_from_file_url(file.url)) {
@@ -377,6 +397,7 @@ layers::StoredBlob IndexClient::download(const IndexFile& file) {
     net::HttpRequest req = request_for(file.url);
     req.sink = sink;
     req.on_restart = [&] {
+      received = 0;
       writer.reset();
       writer.emplace(store_.begin_write());
       if (hasher) hasher->reset();
@@ -387,16 +408,19 @@ layers::StoredBlob IndexClient::download(const IndexFile& file) {
                   http_failure_hint(resp.status));
     }
   }
-  if (expected) {
-    std::string got = hasher->finish_hex();
-    if (got != expected->second) {
-      // The writer's destructor removes the temp file: nothing reaches the store.
-      throw Error("hash mismatch for " + file.filename + " from " + where + ": expected " + expected->first + ":" +
-                      expected->second + ", got " + expected->first + ":" + got,
-                  "the file on the index differs from what its page lists; the index or a proxy may be corrupting it");
-    }
-  }
-  return writer->commit();
+  auto mismatch = [&](const std::string& got) {
+    return Error("hash mismatch for " + file.filename + " from " + where + ": expected " + expected->first + ":" +
+                     expected->second + ", got " + expected->first + ":" + got,
+                 "the file on the index differs from what its page lists; the index or a proxy may be corrupting it");
+  };
+  // On a mismatch nothing reaches the store (the writer's destructor removes its temp file).
+  if (hasher)
+    if (std::string got = hasher->finish_hex(); got != expected->second) throw mismatch(got);
+  if (!expected_sha256) return writer->commit();
+  image::Digest actual;
+  std::optional<layers::StoredBlob> stored = writer->commit_if(*expected_sha256, actual);
+  if (!stored) throw mismatch(actual.hex());
+  return *stored;
 }
 
 std::vector<layers::StoredBlob> IndexClient::download_all(const std::vector<IndexFile>& files, int jobs) {

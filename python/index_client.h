@@ -41,6 +41,10 @@ AccessTokenSource google_access_token_source(std::shared_ptr<net::GoogleCredenti
 // "<location>-python.pkg.dev" (a port, if any, ignored).
 bool is_artifact_registry_python_host(std::string_view host);
 
+// Called from the downloading thread as a distribution file's bytes arrive (`finished` false), and once when its
+// download ends, however it ends (`finished` true): what a progress display needs.
+using DownloadReporter = std::function<void(const std::string& filename, std::uint64_t bytes, bool finished)>;
+
 struct IndexClientOptions {
   std::vector<std::string> index_urls{"https://pypi.org/simple"};  // first: --index-url; rest: --extra-index-url
   std::vector<std::string> find_links;  // directories, local .html files or http(s) URLs of link pages
@@ -51,6 +55,7 @@ struct IndexClientOptions {
   std::function<bool(const std::string& host)> token_hosts;
   std::uint64_t max_page_bytes = 64u << 20;
   std::optional<int> max_attempts;  // tries per request; empty: the HTTP client's
+  DownloadReporter on_download;
 };
 
 // Basic credentials for one host, from .netrc. Exposed for tests.
@@ -95,6 +100,10 @@ class IndexClient {
   // A GET of `url` (userinfo and fragment stripped) with its credentials.
   net::HttpRequest request_for(const std::string& url) const;
   std::optional<IndexPage> fetch_page(const std::string& page_url, bool missing_ok);
+  // download()'s transfer: into the store, checked against `expected` (algorithm, hex); counts `received`.
+  layers::StoredBlob download_to_store(const IndexFile& file,
+                                       const std::optional<std::pair<std::string, std::string>>& expected,
+                                       std::uint64_t& received);
 
   net::HttpClient& http_;
   const layers::BlobStore& store_;
