@@ -2,8 +2,10 @@
 """Inputs of scripts/bench.sh, made deterministically (seeded) so every run measures the same bytes.
 
     bench_inputs.py OUTDIR EXTRA_MB
+    bench_inputs.py --index-only OUTDIR
 
-OUTDIR/index/         a PEP 503 simple index (index/simple/NAME/index.html, links with #sha256=) of:
+OUTDIR/index/         a PEP 503 simple index (index/simple/NAME/index.html, links with #sha256= and, as PyPI's,
+                      PEP 658 metadata files) of:
   numpy 1.24.2        a cp311 manylinux binary wheel of about 6 MB (shared objects + ~900 modules), as numpy's
   benchdata 1.0       a 148 MB pure wheel: 96 MiB of random bytes, 128 MiB of text, 400 small modules (deflated)
   benchapp 1.0        a small pure dependency tree: benchapp -> benchdep-a, benchdep-b; benchdep-a -> benchdep-c
@@ -78,8 +80,19 @@ def benchdata_members(rng: random.Random):
     yield "benchdata/__init__.py", b"DATA = 'weights'\n"
 
 
+def write_metadata_file(wheel_path: str) -> str:
+    """PEP 658: the wheel's METADATA beside it as WHEEL.metadata, as PyPI serves it; returns its sha256."""
+    with zipfile.ZipFile(wheel_path) as zf:
+        name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
+        data = zf.read(name)
+    with open(wheel_path + ".metadata", "wb") as f:
+        f.write(data)
+    return hashlib.sha256(data).hexdigest()
+
+
 def write_index(index_dir: str, wheels):
-    """wheels: (project, filename) pairs already in index_dir/files; one PEP 503 page per project."""
+    """wheels: (project, filename) pairs already in index_dir/files; one PEP 503 page per project, each link with
+    the PEP 658/714 metadata attributes PyPI gives every wheel."""
     projects = {}
     for project, filename in wheels:
         projects.setdefault(project, []).append(filename)
@@ -95,7 +108,9 @@ def write_index(index_dir: str, wheels):
                 for filename in filenames:
                     with open(os.path.join(index_dir, "files", filename), "rb") as f:
                         digest = hashlib.sha256(f.read()).hexdigest()
-                    page.write(f'<a href="../../files/{filename}#sha256={digest}">{filename}</a>\n')
+                    meta = write_metadata_file(os.path.join(index_dir, "files", filename))
+                    page.write(f'<a href="../../files/{filename}#sha256={digest}" data-core-metadata="sha256={meta}"'
+                               f' data-dist-info-metadata="sha256={meta}">{filename}</a>\n')
                 page.write("</body></html>\n")
         root_page.write("</body></html>\n")
 
@@ -148,6 +163,9 @@ def make_projects(out: str, extra_mb: int):
 
 
 def main():
+    if sys.argv[1] == "--index-only":  # the index again (its format changed), the projects kept
+        make_index(sys.argv[2])
+        return
     out, extra_mb = sys.argv[1], int(sys.argv[2])
     make_index(out)
     make_projects(out, extra_mb)
