@@ -201,8 +201,10 @@ std::shared_ptr<const image::Image> check_platform(std::shared_ptr<const image::
 
 std::shared_ptr<const image::Image> open_image(const transports::ImageLocation& loc,
                                                const image::Platform& platform, const layers::BlobStore& store,
-                                               registry::Registries* registries, bool platform_required) {
-  std::shared_ptr<const image::Image> image = transports::open_image(loc, {platform, store, registries});
+                                               registry::Registries* registries, bool platform_required,
+                                               registry::BlobFetchProgress on_fetch) {
+  std::shared_ptr<const image::Image> image =
+      transports::open_image(loc, {platform, store, registries, std::move(on_fetch)});
   return platform_required ? check_platform(std::move(image), platform) : image;
 }
 
@@ -310,7 +312,13 @@ class Build {
 
 void Build::open_base() {
   Timings::Scope opening = timings_.scope(Phase::kBase);
-  base_ = open_image(req_.base_location, req_.platform, store_, req_.registries, req_.platform_required);
+  // A base blob is downloaded only when a pip step lists it (or a file output needs it): a row while it comes.
+  auto on_fetch = [this](const image::Digest& digest, std::uint64_t done, std::uint64_t total, bool finished) {
+    std::string key = "fetch " + digest.str();
+    if (finished) progress_.transfer_done(key);
+    else progress_.transfer(key, "downloading " + short_hex(digest) + " of the base", done, total);
+  };
+  base_ = open_image(req_.base_location, req_.platform, store_, req_.registries, req_.platform_required, on_fetch);
   base_manifest_ = base_->manifest();
   config_ = base_->config();
   result_.base_digest = base_->manifest_digest().str();

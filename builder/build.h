@@ -18,6 +18,7 @@
 #include "image/digest.h"
 #include "image/image.h"
 #include "layers/gzip_encoder.h"
+#include "registry/remote_image.h"
 #include "transports/image_location.h"
 
 namespace trainpack::layers {
@@ -80,9 +81,11 @@ BuildResult run_build(const BuildRequest& request, Progress& progress);
 
 // Opens an image from any location; `registries` is needed for registry locations. `platform` picks from an
 // index; with `platform_required` (the user gave --platform) a single-platform image must be for it too.
+// `on_fetch` sees the progress of the blobs a registry image downloads.
 std::shared_ptr<const image::Image> open_image(const transports::ImageLocation& location,
                                                const image::Platform& platform, const layers::BlobStore& store,
-                                               registry::Registries* registries, bool platform_required = false);
+                                               registry::Registries* registries, bool platform_required = false,
+                                               registry::BlobFetchProgress on_fetch = {});
 
 // The default cache directory: $TRAINPACK_CACHE_DIR, else $XDG_CACHE_HOME/trainpack, else ~/.cache/trainpack
 // (created here). Without HOME, or when ~/.cache/trainpack cannot be created or written (a container run as an

@@ -113,8 +113,10 @@ FetchedManifest resolve_manifest(RegistryClient& client, const layers::BlobStore
 }  // namespace
 
 std::shared_ptr<RemoteImage> RemoteImage::open(RegistryClient& client, const Reference& ref,
-                                               const image::Platform& platform, const layers::BlobStore& store) {
+                                               const image::Platform& platform, const layers::BlobStore& store,
+                                               BlobFetchProgress on_fetch) {
   std::shared_ptr<RemoteImage> img(new RemoteImage(client, ref, store));
+  img->on_fetch_ = std::move(on_fetch);
   FetchedManifest top = resolve_manifest(client, store, ref.repository, ref.identifier());
   img->resolved_digest_ = top.digest;
   FetchedManifest m = std::move(top);
@@ -155,22 +157,32 @@ void RemoteImage::fetch_blob(const Descriptor& d) const {
     if (store_.has(d.digest)) return;
     fetching_.insert(d.digest);
   }
+  std::uint64_t received = 0;
   struct Finished {  // however the download ends, the digest is free again for the next caller
     const RemoteImage* self;
-    const Digest& digest;
+    const Descriptor& d;
+    const std::uint64_t& received;
     ~Finished() {
+      if (self->on_fetch_) self->on_fetch_(d.digest, received, d.size, true);
       std::lock_guard<std::mutex> lock(self->fetch_mutex_);
-      self->fetching_.erase(digest);
+      self->fetching_.erase(d.digest);
       self->fetch_done_.notify_all();
     }
-  } finished{this, d.digest};
+  } finished{this, d, received};
   if (d.digest.algorithm() != "sha256")
     throw Error(reference_.str() + ": blob " + d.digest.str() + " uses an unsupported digest algorithm");
   auto writer = std::make_unique<layers::BlobStore::Writer>(store_.begin_write());
   net::HttpRequest req;
   req.url = "/v2/" + reference_.repository + "/blobs/" + d.digest.str();
-  req.sink = [&writer](const char* data, std::size_t size) { writer->write(data, size); };
-  req.on_restart = [&] { writer = std::make_unique<layers::BlobStore::Writer>(store_.begin_write()); };
+  req.sink = [&](const char* data, std::size_t size) {
+    writer->write(data, size);
+    received += size;
+    if (on_fetch_) on_fetch_(d.digest, received, d.size, false);
+  };
+  req.on_restart = [&] {
+    writer = std::make_unique<layers::BlobStore::Writer>(store_.begin_write());
+    received = 0;
+  };
   net::HttpResponse resp = client_.send(req, {pull_scope(reference_.repository)});
   if (resp.status != 200)
     throw Error("cannot download " + d.digest.str() + " from " + reference_.name() + ": " + describe_registry_error(resp));

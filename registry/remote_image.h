@@ -4,6 +4,7 @@
 // are fetched only when something asks for their bytes, digest-verified while streaming into the blob store, and
 // reused from the store afterwards. Every blob knows its origin, so a push to the same registry mounts it.
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,10 +21,16 @@ namespace trainpack::registry {
 // The Accept header for manifests: OCI and Docker schema2 manifests and indexes, never schema1.
 extern const char* const kManifestAccept;
 
+// Called from the downloading thread as a blob's bytes arrive (`finished` false), and once when its download ends,
+// however it ends (`finished` true): what a progress display needs.
+using BlobFetchProgress = std::function<void(const image::Digest& digest, std::uint64_t done, std::uint64_t total,
+                                             bool finished)>;
+
 class RemoteImage : public image::Image {
  public:
   static std::shared_ptr<RemoteImage> open(RegistryClient& client, const Reference& ref,
-                                           const image::Platform& platform, const layers::BlobStore& store);
+                                           const image::Platform& platform, const layers::BlobStore& store,
+                                           BlobFetchProgress on_fetch = {});
 
   const std::string& raw_manifest() const override { return manifest_; }
   const std::string& raw_config() const override { return config_; }
@@ -44,6 +51,7 @@ class RemoteImage : public image::Image {
   RegistryClient& client_;
   Reference reference_;
   layers::BlobStore store_;  // a copy: the store is only a root path
+  BlobFetchProgress on_fetch_;
   std::string manifest_;
   std::string config_;
   image::Digest resolved_digest_;

@@ -8,8 +8,9 @@ namespace trainpack::transports {
 
 std::shared_ptr<const image::Image> open_registry_image(const registry::Reference& ref, const image::Platform& platform,
                                                         const layers::BlobStore& store,
-                                                        registry::Registries& registries) {
-  return registry::RemoteImage::open(registries.client(ref.registry), ref, platform, store);
+                                                        registry::Registries& registries,
+                                                        registry::BlobFetchProgress on_fetch) {
+  return registry::RemoteImage::open(registries.client(ref.registry), ref, platform, store, std::move(on_fetch));
 }
 
 registry::PushResult write_registry_image(const image::Image& image, const registry::Reference& target,
@@ -32,7 +33,8 @@ void check_reference_only(const ImageLocation& location) { registry::Reference::
 
 std::shared_ptr<const image::Image> open_location(const ImageLocation& location, const OpenContext& context) {
   registry::Registries& registries = need_registries(context.registries);
-  return open_registry_image(registry::Reference::parse(location.ref), context.platform, context.store, registries);
+  return open_registry_image(registry::Reference::parse(location.ref), context.platform, context.store, registries,
+                             context.on_fetch);
 }
 
 WriteReport write_location(const image::Image& image, const ImageLocation& location, const WriteContext& context) {

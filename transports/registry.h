@@ -12,7 +12,8 @@ namespace trainpack::transports {
 
 std::shared_ptr<const image::Image> open_registry_image(const registry::Reference& ref, const image::Platform& platform,
                                                         const layers::BlobStore& store,
-                                                        registry::Registries& registries);
+                                                        registry::Registries& registries,
+                                                        registry::BlobFetchProgress on_fetch = {});
 
 registry::PushResult write_registry_image(const image::Image& image, const registry::Reference& target,
                                           registry::Registries& registries, const registry::PushOptions& options);

@@ -9,6 +9,7 @@
 
 #include "image/image.h"
 #include "registry/pusher.h"
+#include "registry/remote_image.h"
 #include "transports/image_location.h"
 
 namespace trainpack::layers {
@@ -25,6 +26,7 @@ struct OpenContext {
   image::Platform platform;                    // picks from an index
   const layers::BlobStore& store;              // where fetched or imported blobs go
   registry::Registries* registries = nullptr;  // needed for registry locations
+  registry::BlobFetchProgress on_fetch;         // progress of a registry image's blob downloads
 };
 
 // What writing an image needs besides its location.

@@ -242,14 +242,28 @@ TEST_F(IndexClientTest, IndexesAreMergedInOrder) {
 }
 
 TEST_F(IndexClientTest, DownloadVerifiesHashAndIsNotRepeated) {
-  IndexClient c(*http_, *store_, options({server_->url() + "/simple/"}));
+  IndexClientOptions opts = options({server_->url() + "/simple/"});
+  std::vector<std::pair<std::uint64_t, bool>> reported;  // what a progress row would show
+  opts.on_download = [&](const std::string& file, std::uint64_t bytes, bool finished) {
+    EXPECT_EQ(file, "demo-1.0-py3-none-any.whl");
+    reported.emplace_back(bytes, finished);
+  };
+  IndexClient c(*http_, *store_, opts);
   std::vector<IndexFile> files = c.project_files("demo");
   const IndexFile& good = file_named(files, "demo-1.0-py3-none-any.whl");
   StoredBlob blob = c.download(good);
   EXPECT_EQ(blob.digest.hex(), good.sha256());
   EXPECT_EQ(blob.size, contents_[good.filename].size());
   EXPECT_EQ(blob_text(blob), contents_[good.filename]);
+  ASSERT_GE(reported.size(), 2u) << "bytes as they came, then the end";
+  EXPECT_EQ(reported.back(), std::make_pair(std::uint64_t{blob.size}, true));
+  for (std::size_t i = 0; i + 1 < reported.size(); ++i) {
+    EXPECT_FALSE(reported[i].second);
+    EXPECT_LE(reported[i].first, reported[i + 1].first);
+  }
+  reported.clear();
   StoredBlob again = c.download(good);
+  EXPECT_TRUE(reported.empty()) << "a stored file is not downloaded, so no progress";
   EXPECT_EQ(again.digest, blob.digest);
   EXPECT_EQ(again.size, blob.size);
   EXPECT_EQ(count_lines(log(), "GET /files/demo-1.0-py3-none-any.whl "), 1u);
