@@ -3,9 +3,15 @@
 #include <sys/statvfs.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdlib>
+#include <deque>
+#include <future>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
+#include <type_traits>
 
 #include "image/digest.h"
 #include "layers/layer_writer.h"
@@ -99,6 +105,58 @@ fs::path make_work_dir(const fs::path& cache_dir) {
   return make_temp_dir(cache_dir / "tmp", "pip-");
 }
 
+// One background thread running posted jobs in order (started by the first). Destroying the queue drops the jobs
+// not yet started and waits for the one running.
+class SerialQueue {
+ public:
+  SerialQueue() = default;
+  SerialQueue(const SerialQueue&) = delete;
+  SerialQueue& operator=(const SerialQueue&) = delete;
+  ~SerialQueue() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      jobs_.clear();
+      stopping_ = true;
+    }
+    ready_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  template <typename Job>
+  std::future<std::invoke_result_t<Job>> post(Job job) {
+    auto task = std::make_shared<std::packaged_task<std::invoke_result_t<Job>()>>(std::move(job));
+    std::future<std::invoke_result_t<Job>> result = task->get_future();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      jobs_.push_back([task] { (*task)(); });
+      if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+    }
+    ready_.notify_one();
+    return result;
+  }
+
+ private:
+  void run() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> jobs_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
 }  // namespace
 
 struct PythonInstaller::State {
@@ -188,7 +246,8 @@ class PythonInstaller::Step {
   python::Resolution resolve(IndexCandidates& source);
   void check_hashes(const python::Resolution& resolution, IndexCandidates& source);
   void install(const python::Resolution& resolution, IndexCandidates& source);
-  void add_bytecode(std::vector<Installed>& installed);
+  std::optional<std::future<std::vector<python::Bytecode>>> start_bytecode(const Installed& installed);
+  void add_bytecode(Installed& installed, std::vector<python::Bytecode> compiled);
   void uninstall(const python::SiteDistribution& old);
   std::vector<PipLayer> layers();
 
@@ -235,6 +294,7 @@ class PythonInstaller::Step {
   std::set<std::string> removed_dirs_;
   std::set<std::string> removed_files_;
   std::vector<OwnLayer> own_layers_out_;
+  SerialQueue compiling_;  // bytecode of the installed wheels, one wheel after another; last: joined first
 };
 
 PythonInstaller::Step::Step(State& st, const PipInstallStep& step, const image::ImageConfig& config,
@@ -625,8 +685,11 @@ void PythonInstaller::Step::uninstall(const python::SiteDistribution& old) {
   }
 }
 
+// Wheels are installed in resolution order as their downloads (prefetch) arrive; each one's bytecode compiles in the
+// background meanwhile.
 void PythonInstaller::Step::install(const python::Resolution& resolution, IndexCandidates& source) {
   std::vector<Installed> installed;
+  std::vector<std::optional<std::future<std::vector<python::Bytecode>>>> bytecode;
   for (const python::ResolvedDist& d : resolution.dists) {
     if (!d.file) continue;
     const BuiltDistribution& built = source.built(d.file->handle);
@@ -641,6 +704,7 @@ void PythonInstaller::Step::install(const python::Resolution& resolution, IndexC
 
     if (built.legacy) {  // operations/install/legacy.py: what setup.py install staged, no INSTALLER or RECORD
       installed.push_back({&d, staged_files(*built.legacy), true});
+      bytecode.emplace_back();  // setup.py install --compile did (or skipped) its own
       continue;
     }
     python::WheelInstallRequest req;
@@ -655,9 +719,10 @@ void PythonInstaller::Step::install(const python::Resolution& resolution, IndexC
     if (local) req.direct_url = local->direct_url;
     installed.push_back({&d, python::install_wheel(req)});
     for (const auto& w : installed.back().wheel.warnings) st_.log(built.wheel.filename().string() + ": " + w);
+    bytecode.push_back(start_bytecode(installed.back()));
   }
-
-  add_bytecode(installed);
+  for (std::size_t k = 0; k < installed.size(); ++k)
+    if (bytecode[k]) add_bytecode(installed[k], bytecode[k]->get());
 
   for (Installed& i : installed) {
     // A very large distribution (torch-sized) gets a layer of its own after the step's layer, so changing another
@@ -707,25 +772,22 @@ python::InstalledWheel PythonInstaller::Step::staged_files(const python::LegacyI
   return out;
 }
 
-// pip compiles every installed .py (compileall, failures ignored) and lists the .pyc in RECORD. One run of a Python
-// of the image's X.Y compiles the whole step; without one the build fails rather than leave the .pyc out.
-void PythonInstaller::Step::add_bytecode(std::vector<Installed>& installed) {
-  if (!pip_.compile || st_.options.no_compile) return;
-  layers::EntryContentReader reader;
-  std::vector<python::BytecodeSource> sources;
-  std::map<std::string, std::size_t> owner;  // source path → index in `installed`
-  for (std::size_t k = 0; k < installed.size(); ++k) {
-    if (installed[k].legacy) continue;  // setup.py install --compile did (or skipped) its own
-    for (const FileEntry& e : installed[k].wheel.files) {
-      if (!e.path.ends_with(".py")) continue;
-      owner[e.path] = k;
-      // operations/install/wheel.py compiles os.path.join(lib_dir, record_path), unnormalised.
-      const std::string& lib_dir = installed[k].wheel.lib_dir;
-      std::string compiled_as = lib_dir + "/" + python::record_relative_path("/" + e.path, lib_dir);
-      sources.push_back({e.path, compiled_as, e.size, [&reader, entry = &e] { return reader.read(*entry, 1u << 30); }});
-    }
+// pip compiles every installed .py (compileall, failures ignored) and lists the .pyc in RECORD. A Python of the
+// image's X.Y compiles them; without one the build fails rather than leave the .pyc out. Queued here, compiled in the
+// background (compiling_), added to the wheel by add_bytecode.
+std::optional<std::future<std::vector<python::Bytecode>>> PythonInstaller::Step::start_bytecode(
+    const Installed& installed) {
+  if (!pip_.compile || st_.options.no_compile) return std::nullopt;
+  // operations/install/wheel.py compiles os.path.join(lib_dir, record_path), unnormalised.
+  std::vector<FileEntry> modules;
+  std::vector<std::string> compiled_as;
+  const std::string& lib_dir = installed.wheel.lib_dir;
+  for (const FileEntry& e : installed.wheel.files) {
+    if (!e.path.ends_with(".py")) continue;
+    modules.push_back(e);
+    compiled_as.push_back(lib_dir + "/" + python::record_relative_path("/" + e.path, lib_dir));
   }
-  if (sources.empty()) return;
+  if (modules.empty()) return std::nullopt;
   python::BytecodeOptions options;
   options.mtime = st_.mtime;
   options.optimization = std::min(2, std::max(0, leading_int(facts_.env_value("PYTHONOPTIMIZE"))));
@@ -739,16 +801,25 @@ void PythonInstaller::Step::add_bytecode(std::vector<Installed>& installed) {
     throw Error(e.what(), "pass --no-compile to install without .pyc files" +
                               (e.hint().empty() ? std::string() : "; or " + e.hint()));
   }
-  std::vector<python::Bytecode> compiled = python::compile_bytecode(*compiler, sources, options);
-  std::vector<std::vector<std::string>> record_paths(installed.size());
+  return compiling_.post([compiler, options, modules = std::move(modules), compiled_as = std::move(compiled_as)] {
+    layers::EntryContentReader reader;
+    std::vector<python::BytecodeSource> sources;
+    for (std::size_t i = 0; i < modules.size(); ++i)
+      sources.push_back({modules[i].path, compiled_as[i], modules[i].size,
+                         [&reader, &e = modules[i]] { return reader.read(e, 1u << 30); }});
+    return python::compile_bytecode(*compiler, sources, options);
+  });
+}
+
+void PythonInstaller::Step::add_bytecode(Installed& installed, std::vector<python::Bytecode> compiled) {
+  python::InstalledWheel& w = installed.wheel;
+  std::vector<std::string> record_paths;
   for (python::Bytecode& b : compiled) {
-    python::InstalledWheel& w = installed.at(owner.at(b.source_image_path)).wheel;
-    w.files.push_back(FileEntry::inline_file(b.image_path, std::move(b.pyc), 0644));
+    record_paths.push_back(python::record_relative_path("/" + b.image_path, w.lib_dir));
     w.directories.insert(std::string(path_dir(b.image_path)));
-    record_paths[owner.at(b.source_image_path)].push_back(python::record_relative_path("/" + b.image_path, w.lib_dir));
+    w.files.push_back(FileEntry::inline_file(b.image_path, std::move(b.pyc), 0644));
   }
-  for (std::size_t k = 0; k < installed.size(); ++k)
-    if (!record_paths[k].empty()) installed[k].wheel.add_unhashed_record_paths(record_paths[k]);
+  if (!record_paths.empty()) w.add_unhashed_record_paths(record_paths);
 }
 
 // Every ancestor directory of a layer's entries: with the image's attributes where it has that directory (unless

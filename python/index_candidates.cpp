@@ -1,6 +1,7 @@
 #include "python/index_candidates.h"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 
 #include "python/filenames.h"
@@ -128,24 +129,47 @@ const BuiltDistribution& IndexCandidates::built(std::size_t handle) {
 fs::path IndexCandidates::archive(std::size_t handle) {
   File& file = files_.at(handle);
   if (file.local) return file.local->file.empty() ? file.local->built.wheel : file.local->file;
-  if (!file.blob) file.blob = client_.download(file.index);
+  if (!file.blob) {
+    auto pending = downloading_.find(handle);
+    file.blob = pending != downloading_.end() ? pending->second.get() : client_.download(file.index);
+  }
   return store_.path_of(file.blob->digest);
 }
 
 std::string IndexCandidates::filename(std::size_t handle) const { return files_.at(handle).index.filename; }
 
 void IndexCandidates::prefetch(const std::vector<std::size_t>& handles, int jobs) {
-  std::vector<IndexFile> todo;
-  std::vector<std::size_t> which;
+  struct Queue {
+    std::vector<IndexFile> files;
+    std::vector<std::promise<layers::StoredBlob>> results;
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> failed{false};
+  };
+  auto queue = std::make_shared<Queue>();
   for (std::size_t h : handles) {
     File& f = files_.at(h);
-    if (f.local || f.blob) continue;
-    todo.push_back(f.index);
-    which.push_back(h);
+    if (f.local || f.blob || downloading_.count(h)) continue;
+    queue->files.push_back(f.index);
+    queue->results.emplace_back();
+    downloading_[h] = queue->results.back().get_future().share();
   }
-  if (todo.empty()) return;
-  std::vector<layers::StoredBlob> blobs = client_.download_all(todo, jobs);
-  for (std::size_t i = 0; i < which.size(); ++i) files_.at(which[i]).blob = blobs[i];
+  std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, jobs)), queue->files.size());
+  for (std::size_t w = 0; w < workers; ++w) {
+    downloaders_.push_back(std::async(std::launch::async, [this, queue] {
+      for (std::size_t k; (k = queue->next++) < queue->files.size();) {
+        if (queue->failed) {
+          queue->results[k].set_exception(std::make_exception_ptr(Error("not downloaded: an earlier download failed")));
+          continue;
+        }
+        try {
+          queue->results[k].set_value(client_.download(queue->files[k]));
+        } catch (...) {
+          queue->failed = true;
+          queue->results[k].set_exception(std::current_exception());
+        }
+      }
+    }));
+  }
 }
 
 }  // namespace trainpack::python

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <map>
 #include <optional>
 #include <string>
@@ -71,7 +72,9 @@ class IndexCandidates : public CandidateSource {
   std::filesystem::path archive(std::size_t handle);
   std::string filename(std::size_t handle) const;
   const LocalDistribution* local(std::size_t handle) const { return files_.at(handle).local; }
-  // Downloads the files of these candidates, up to `jobs` at once.
+  // Starts downloading the files of these candidates, up to `jobs` at once, and returns: archive() or built() of one
+  // of them waits for that file only, so the first can be installed while the others arrive. A failed download is
+  // reported there; it stops the queue (downloads under way finish).
   void prefetch(const std::vector<std::size_t>& handles, int jobs);
 
  private:
@@ -92,6 +95,8 @@ class IndexCandidates : public CandidateSource {
   SdistBuilder build_sdist_;
   const PipBehaviour& pip_;
   std::vector<File> files_;
+  std::map<std::size_t, std::shared_future<layers::StoredBlob>> downloading_;
+  std::vector<std::future<void>> downloaders_;  // last: destroyed (joined) before what they use
 };
 
 }  // namespace trainpack::python
