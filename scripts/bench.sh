@@ -4,7 +4,8 @@
 #   bash scripts/bench.sh                     everything below; results in .cache/bench/results.txt (+ .json)
 #   BENCH_RUNS=5 BENCH_EXTRA_MB=256 bash scripts/bench.sh
 #
-# It starts its own dockerd (BuildKit), registry (127.0.0.1:BENCH_REGISTRY_PORT, default 5190) and package index
+# It starts its own dockerd (BuildKit), registry (127.0.0.1:BENCH_REGISTRY_PORT, default 5190; its storage on tmpfs
+# when /dev/shm has room, else BENCH_REGISTRY_DIR or .cache/bench/registry) and package index
 # (127.0.0.1:BENCH_INDEX_PORT, default 5191), and stops them at the end. Inputs come from scripts/bench_inputs.py
 # (made once, seeded): a local index with numpy 1.24.2 (a ~6 MB binary wheel), a 148 MB pure wheel and a small
 # dependency tree; the base is the Debian 12 Python image of tests/fixtures/python-base.sh with its pip pointed at
@@ -42,12 +43,23 @@ rm -rf "$bench/logs"
 mkdir -p "$bench/logs"
 
 # --- services --------------------------------------------------------------------------------------------------------
+# The registry stores on tmpfs when there is room: both tools push the same blobs to it, and on a disk where creating
+# files is slow (this VM's ext4 takes milliseconds per new file) the registry's own writes would be most of a warm
+# build's time for either tool. BENCH_REGISTRY_DIR chooses another place.
+registry_dir=${BENCH_REGISTRY_DIR:-}
+if [[ -z "$registry_dir" ]]; then
+  registry_dir=$bench/registry
+  shm_free_kb=$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 {print $4}')
+  if [[ "${shm_free_kb:-0}" -gt $((12 * 1024 * 1024)) ]]; then
+    registry_dir=/dev/shm/trainpack-bench-$(printf '%s' "$bench" | sha256sum | cut -c1-8)-registry
+  fi
+fi
 # dockerd's socket path must stay short (108 bytes): its state lives under /tmp, named after this checkout.
 docker_state=/tmp/trainpack-bench-$(printf '%s' "$bench" | sha256sum | cut -c1-8)/dockerd
 index_pid=
 stop_services() {
   [[ -n "$index_pid" ]] && kill "$index_pid" 2>/dev/null || true
-  bash tests/fixtures/registry.sh stop --purge "$bench/registry" >/dev/null 2>&1 || true
+  bash tests/fixtures/registry.sh stop --purge "$registry_dir" >/dev/null 2>&1 || true
   bash tests/fixtures/dockerd.sh stop "$docker_state" >/dev/null 2>&1 || true
 }
 trap stop_services EXIT
@@ -70,8 +82,8 @@ fi
 bash tests/fixtures/dockerd.sh start "$docker_state" >/dev/null
 set -a; source "$docker_state/env"; set +a
 docker=${TRAINPACK_DOCKER_CLI:-docker}
-bash tests/fixtures/registry.sh stop --purge "$bench/registry" >/dev/null 2>&1 || true
-bash tests/fixtures/registry.sh start "$bench/registry" "$registry_port" >/dev/null
+bash tests/fixtures/registry.sh stop --purge "$registry_dir" >/dev/null 2>&1 || true
+bash tests/fixtures/registry.sh start "$registry_dir" "$registry_port" >/dev/null
 python3 -m http.server --bind 127.0.0.1 --directory "$inputs/index" "$index_port" >"$bench/logs/index.log" 2>&1 &
 index_pid=$!
 for _ in $(seq 50); do curl -fs "$index_url" >/dev/null && break; sleep 0.1; done
