@@ -77,10 +77,8 @@ bool inside(const fs::path& path, const fs::path& dir) {
 // One entry as JSON. Contents that would not outlive the build become blobs in `store`; `sources` collects each
 // file an entry reads, with its size, for lookup() to check.
 json entry_json(const FileEntry& e, const layers::BlobStore& store, std::map<std::string, std::uint64_t>& sources) {
-  json j{{"p", e.path}, {"t", type_name(e.type)}, {"m", e.mode}, {"u", e.uid}, {"g", e.gid}};
-  if (e.type == FileEntry::Type::kSymlink) j["l"] = e.link_target;
+  json j = entry_listing_json(e);
   if (e.type != FileEntry::Type::kRegular) return j;
-  j["s"] = e.size;
   fs::path source = e.source;
   if (source.empty() && !e.data.empty()) {
     source = store.path_of(store.put(e.data).digest);
@@ -102,14 +100,7 @@ json entry_json(const FileEntry& e, const layers::BlobStore& store, std::map<std
 }
 
 FileEntry entry_from_json(const json& j) {
-  FileEntry e;
-  e.path = j.at("p").get<std::string>();
-  e.type = type_of(j.at("t").get<std::string>());
-  e.mode = j.at("m").get<std::uint32_t>();
-  e.uid = j.at("u").get<std::uint32_t>();
-  e.gid = j.at("g").get<std::uint32_t>();
-  e.link_target = j.value("l", "");
-  e.size = j.value("s", std::uint64_t{0});
+  FileEntry e = entry_from_listing_json(j);
   e.source = j.value("src", "");
   e.zip_member = j.value("zm", "");
   e.zip_index = j.value("zi", std::uint64_t{0});
@@ -140,6 +131,25 @@ bool sources_present(const json& sources) {
 }
 
 }  // namespace
+
+json entry_listing_json(const FileEntry& e) {
+  json j{{"p", e.path}, {"t", type_name(e.type)}, {"m", e.mode}, {"u", e.uid}, {"g", e.gid}};
+  if (e.type == FileEntry::Type::kSymlink) j["l"] = e.link_target;
+  if (e.type == FileEntry::Type::kRegular) j["s"] = e.size;
+  return j;
+}
+
+FileEntry entry_from_listing_json(const json& j) {
+  FileEntry e;
+  e.path = j.at("p").get<std::string>();
+  e.type = type_of(j.at("t").get<std::string>());
+  e.mode = j.at("m").get<std::uint32_t>();
+  e.uid = j.at("u").get<std::uint32_t>();
+  e.gid = j.at("g").get<std::uint32_t>();
+  e.link_target = j.value("l", "");
+  e.size = j.value("s", std::uint64_t{0});
+  return e;
+}
 
 std::string pip_step_key(const PipStepInputs& in) {
   image::Sha256 h;
