@@ -40,9 +40,11 @@ class PipCacheRepo : public ::testing::Test {
 
   // A build on a runner whose cache directory is `runner`, pushing to `repository`.
   CommandResult build(const std::string& runner, const std::string& repository, const std::string& index) {
+    return build_to(runner, "--output-image-uri=" + registry_->host() + "/" + repository + ":v1", index);
+  }
+  CommandResult build_to(const std::string& runner, const std::string& output, const std::string& index) {
     return run_command({trainpack_bin(), "build", "--executor-image-uri=" + base_ref_,
-                        "--local-package-path=" + pkg_.string(), "--script=task.py",
-                        "--output-image-uri=" + registry_->host() + "/" + repository + ":v1",
+                        "--local-package-path=" + pkg_.string(), "--script=task.py", output,
                         "--cache-dir=" + (dir_->path() / runner).string(), "--cache-repo=" + cache_repo(),
                         "--index-url=" + index, "--break-system-packages", "--format=json"});
   }
@@ -125,6 +127,15 @@ TEST_F(PipCacheRepo, AFreshRunnerWithAWarmCacheRepoDownloadsNoBaseLayerAndBuilds
   EXPECT_EQ(count(log, "PUT", hex_of(code.value("digest", ""))), 1) << "the code layer was not uploaded";
   EXPECT_EQ(blob_uploads(log), 2) << "more than the code layer and the config uploaded";
   EXPECT_EQ(count(log, "PUT", "/v2/ci/cache/"), 0) << "the cache repository was written again";
+
+  // A file output needs the pip layer's bytes: a third runner downloads them from the cache repository (checked).
+  fs::path out = dir_->path() / "out";
+  CommandResult third = build_to("runner3", "--output=oci:" + out.string() + ":x", index.url());
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+  json c = json::parse(third.out);
+  EXPECT_EQ(pip_layer(c).value("origin", ""), "cached");
+  EXPECT_EQ(c.value("manifest_digest", ""), a.value("manifest_digest", ""));
+  EXPECT_TRUE(fs::exists(out / "blobs" / "sha256" / hex_of(pip_layer(c).value("digest", ""))));
 }
 
 // A pip-step entry whose config is not JSON: one line says it is a miss, the step runs (reading the base's Python
@@ -165,6 +176,30 @@ TEST_F(PipCacheRepo, ACorruptEntryIsAMissSaidInOneLineAndIsReplaced) {
   ASSERT_EQ(third.exit_code, 0) << "the corrupt entry was not replaced: " << third.err;
   EXPECT_EQ(pip_layer(json::parse(third.out)).value("origin", ""), "cached");
   EXPECT_EQ(lines_with(third.err, "(a cache miss)"), 0) << third.err;
+}
+
+// A blob of an entry gone from the repository (the contents of the step's entries): a miss said in one line; the
+// step runs and the same image is built.
+TEST_F(PipCacheRepo, AMissingBlobIsAMissSaidInOneLine) {
+  OwnIndexServer index;
+  CommandResult first = build("runner1", "app/first", index.url());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::vector<std::string> tags = cache_tags("pip-");
+  ASSERT_EQ(tags.size(), 1u);
+  json manifest = json::parse(run_ok({"curl", "-sf", "-H", "Accept: application/vnd.oci.image.manifest.v1+json",
+                                      "http://" + registry_->host() + "/v2/ci/cache/manifests/" + tags[0]}));
+  std::string contents;
+  for (const auto& l : manifest.at("layers"))
+    if (l.value("mediaType", "").find("contents") != std::string::npos) contents = l.value("digest", "");
+  ASSERT_FALSE(contents.empty()) << manifest.dump();
+  run_ok({"curl", "-sf", "-X", "DELETE", "http://" + registry_->host() + "/v2/ci/cache/blobs/" + contents});
+
+  CommandResult second = build("runner2", "app/second", index.url());
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(lines_with(second.err, "(a cache miss)"), 1) << second.err;
+  json b = json::parse(second.out);
+  EXPECT_EQ(pip_layer(b).value("origin", ""), "built");
+  EXPECT_EQ(b.value("manifest_digest", ""), json::parse(first.out).value("manifest_digest", ""));
 }
 
 TEST(CacheRepoFlag, ATagOrAMissingRegistryIsAOneLineError) {
