@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/integration/test_support.h"
 
 namespace trainpack::testing {
@@ -87,5 +89,17 @@ inline int count(const std::vector<AccessLoggedRegistry::Request>& reqs, const s
 }
 
 inline std::string hex_of(const std::string& digest) { return digest.substr(digest.find(':') + 1); }
+
+// Copies the test base into `registry` as `repository:3.11`; returns its reference and fills `layers` with its layer
+// digests.
+inline std::string push_test_base(const AccessLoggedRegistry& registry, const std::string& repository,
+                                  std::vector<std::string>& layers) {
+  std::string ref = registry.host() + "/" + repository + ":3.11";
+  auto copy = run_command({"skopeo", "copy", "--dest-tls-verify=false", base_oci_ref(), "docker://" + ref});
+  EXPECT_EQ(copy.exit_code, 0) << describe({"skopeo copy"}, copy);
+  auto raw = run_command({"skopeo", "inspect", "--raw", "--tls-verify=false", "docker://" + ref});
+  for (const auto& l : nlohmann::json::parse(raw.out)["layers"]) layers.push_back(l["digest"]);
+  return ref;
+}
 
 }  // namespace trainpack::testing

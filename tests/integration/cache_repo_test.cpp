@@ -27,11 +27,8 @@ class PipCacheRepo : public ::testing::Test {
   void SetUp() override {
     dir_ = std::make_unique<TempDir>("tp-cache-repo");
     registry_ = std::make_unique<AccessLoggedRegistry>(dir_->path() / "registry");
-    base_ref_ = registry_->host() + "/base/python:3.11";
-    auto copy = run_command({"skopeo", "copy", "--dest-tls-verify=false", base_oci_ref(), "docker://" + base_ref_});
-    ASSERT_EQ(copy.exit_code, 0) << describe({"skopeo copy"}, copy);
-    auto raw = run_command({"skopeo", "inspect", "--raw", "--tls-verify=false", "docker://" + base_ref_});
-    for (const auto& l : json::parse(raw.out)["layers"]) base_layers_.push_back(l["digest"]);
+    base_ref_ = push_test_base(*registry_, "base/python", base_layers_);
+    ASSERT_FALSE(base_layers_.empty());
     pkg_ = dir_->path() / "pkg";
     fs::create_directories(pkg_);
     write_file(pkg_ / "task.py", "import tp_gamma\n");
@@ -64,6 +61,15 @@ class PipCacheRepo : public ::testing::Test {
            trainpack::image::sha256_of(bytes).str();
     run_ok({"curl", "-sf", "-X", "PUT", "-H", "Content-Type: application/octet-stream", "--data-binary",
             "@" + file.string(), url});
+  }
+
+  // The first runner's build, which stores one pip step: returns its tag.
+  std::string first_build(const OwnIndexServer& index, CommandResult& first) {
+    first = build("runner1", "app/first", index.url());
+    EXPECT_EQ(first.exit_code, 0) << first.err;
+    std::vector<std::string> tags = cache_tags("pip-");
+    EXPECT_EQ(tags.size(), 1u);
+    return tags.empty() ? std::string() : tags[0];
   }
 
   std::vector<std::string> cache_tags(const std::string& prefix) {
@@ -142,10 +148,9 @@ TEST_F(PipCacheRepo, AFreshRunnerWithAWarmCacheRepoDownloadsNoBaseLayerAndBuilds
 // from the shared scan, so still no base layer is downloaded), the image is the same, and the entry is replaced.
 TEST_F(PipCacheRepo, ACorruptEntryIsAMissSaidInOneLineAndIsReplaced) {
   OwnIndexServer index;
-  CommandResult first = build("runner1", "app/first", index.url());
-  ASSERT_EQ(first.exit_code, 0) << first.err;
-  std::vector<std::string> tags = cache_tags("pip-");
-  ASSERT_EQ(tags.size(), 1u);
+  CommandResult first{};
+  const std::string tag = first_build(index, first);
+  ASSERT_FALSE(tag.empty());
   const std::string garbage = "{not json";
   put_blob(garbage);
   json manifest{{"schemaVersion", 2},
@@ -158,13 +163,13 @@ TEST_F(PipCacheRepo, ACorruptEntryIsAMissSaidInOneLineAndIsReplaced) {
   write_file(dir_->path() / "manifest.json", manifest.dump());
   run_ok({"curl", "-sf", "-X", "PUT", "-H", "Content-Type: application/vnd.oci.image.manifest.v1+json",
           "--data-binary", "@" + (dir_->path() / "manifest.json").string(),
-          "http://" + registry_->host() + "/v2/ci/cache/manifests/" + tags[0]});
+          "http://" + registry_->host() + "/v2/ci/cache/manifests/" + tag});
 
   registry_->clear_log();
   CommandResult second = build("runner2", "app/second", index.url());
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_EQ(lines_with(second.err, "(a cache miss)"), 1) << second.err;
-  EXPECT_NE(second.err.find(tags[0]), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find(tag), std::string::npos) << second.err;
   json b = json::parse(second.out);
   EXPECT_EQ(pip_layer(b).value("origin", ""), "built");
   EXPECT_EQ(b.value("manifest_digest", ""), json::parse(first.out).value("manifest_digest", ""));
@@ -182,12 +187,11 @@ TEST_F(PipCacheRepo, ACorruptEntryIsAMissSaidInOneLineAndIsReplaced) {
 // step runs and the same image is built.
 TEST_F(PipCacheRepo, AMissingBlobIsAMissSaidInOneLine) {
   OwnIndexServer index;
-  CommandResult first = build("runner1", "app/first", index.url());
-  ASSERT_EQ(first.exit_code, 0) << first.err;
-  std::vector<std::string> tags = cache_tags("pip-");
-  ASSERT_EQ(tags.size(), 1u);
+  CommandResult first{};
+  const std::string tag = first_build(index, first);
+  ASSERT_FALSE(tag.empty());
   json manifest = json::parse(run_ok({"curl", "-sf", "-H", "Accept: application/vnd.oci.image.manifest.v1+json",
-                                      "http://" + registry_->host() + "/v2/ci/cache/manifests/" + tags[0]}));
+                                      "http://" + registry_->host() + "/v2/ci/cache/manifests/" + tag}));
   std::string contents;
   for (const auto& l : manifest.at("layers"))
     if (l.value("mediaType", "").find("contents") != std::string::npos) contents = l.value("digest", "");

@@ -25,12 +25,8 @@ class RegistryBuildTest : public ::testing::Test {
   void SetUp() override {
     dir_ = std::make_unique<TempDir>("tp-registry");
     registry_ = std::make_unique<AccessLoggedRegistry>(dir_->path() / "registry");
-    base_ref_ = registry_->host() + "/base/python:3.11";
-    auto copy = run_command({"skopeo", "copy", "--dest-tls-verify=false", base_oci_ref(), "docker://" + base_ref_});
-    ASSERT_EQ(copy.exit_code, 0) << describe({"skopeo copy"}, copy);
-    auto raw = run_command({"skopeo", "inspect", "--raw", "--tls-verify=false", "docker://" + base_ref_});
-    json manifest = json::parse(raw.out);
-    for (const auto& l : manifest["layers"]) base_layers_.push_back(l["digest"]);
+    base_ref_ = push_test_base(*registry_, "base/python", base_layers_);
+    ASSERT_FALSE(base_layers_.empty());
     pkg_ = dir_->path() / "pkg";
     fs::copy(fs::path(source_dir()) / "testdata" / "example-trainer", pkg_, fs::copy_options::recursive);
   }
