@@ -111,7 +111,12 @@ std::vector<CachedPipLayer> pip_layers_of(const json& config, const image::Manif
         throw Error("layer " + l.at("digest").get<std::string>() + " is not the artifact's");
       layer.blob = layers::LayerBlob{*diff_id, blob->digest, blob->size};
     }
-    for (const json& e : l.at("entries")) layer.entries.push_back(entry_from_listing_json(e));
+    for (const json& e : l.at("entries")) {
+      layer.entries.push_back(entry_from_listing_json(e));
+      const std::string& path = layer.entries.back().path;
+      if (path.empty() || path.front() == '/' || has_parent_reference(path))  // later steps copy entries by path
+        throw Error("entry path \"" + path + "\" leaves the image's root");
+    }
     layers.push_back(std::move(layer));
   }
   return layers;
