@@ -76,8 +76,10 @@ void add_carried(FileEntries& tar, std::set<std::string>& dirs, const std::strin
   copy.path = prefix + "/" + entry.path;
   copy.mode = 0644;
   copy.uid = copy.gid = 0;
-  for (auto slash = copy.path.find('/'); slash != std::string::npos; slash = copy.path.find('/', slash + 1))
-    if (dirs.insert(copy.path.substr(0, slash)).second) tar.push_back(FileEntry::directory(copy.path.substr(0, slash), 0755));
+  for (auto slash = copy.path.find('/'); slash != std::string::npos; slash = copy.path.find('/', slash + 1)) {
+    std::string dir = copy.path.substr(0, slash);
+    if (dirs.insert(dir).second) tar.push_back(FileEntry::directory(dir, 0755));
+  }
   tar.push_back(std::move(copy));
 }
 
@@ -316,14 +318,16 @@ bool CacheRepo::fetch_scans(const std::string& tag, const std::vector<ScanDir>& 
     json config = json::parse(artifact->raw_config());
     if (config.value("format", "") != kScansFormat) throw Error("unknown format");
     std::map<std::string, std::string> scan_of;  // base layer digest -> its scan's blob digest
-    for (const json& l : config.at("layers")) scan_of[l.at("layer").get<std::string>()] = l.at("scan").get<std::string>();
+    for (const json& l : config.at("layers"))
+      scan_of[l.at("layer").get<std::string>()] = l.at("scan").get<std::string>();
     for (const ScanDir& scan : missing) {
       auto it = scan_of.find(scan.layer.str());
       const Descriptor* blob = it == scan_of.end() ? nullptr : find_blob(manifest, it->second);
       if (blob == nullptr) throw Error("it lacks the scan of layer " + scan.layer.str());
       unpack_scan(artifact->blob_path(blob->digest), scan.dir);
     }
-    log_("base scan found in the cache repository " + repo_.name() + ": no base layer is downloaded to read its Python");
+    log_("base scan found in the cache repository " + repo_.name() +
+         ": no base layer is downloaded to read its Python");
     return true;
   } catch (const std::exception& e) {
     damaged_.insert(tag);

@@ -15,9 +15,10 @@
 //    each base layer's listing and the files the pip steps read), one tar per base layer, so that a pip step that
 //    must run reads the base's Python without downloading a base layer.
 // The pip steps after a step found there read only its entries' carried contents (metadata, /usr/app); its other
-// files are listed without their bytes. Every blob read is checked against its digest; a missing tag is a quiet miss, anything else wrong with an entry
-// (unreadable, corrupt, inconsistent) a miss said in one line. Entries are ordinary tags: expire them with the
-// registry's tag deletion or cleanup policies (prefixes `pip-`, `facts-`).
+// files are listed without their bytes. Every blob read is checked against its digest; a missing tag is a quiet
+// miss, anything else wrong with an entry (unreadable, corrupt, inconsistent) a miss said in one line, and the entry
+// is replaced after the build. Entries are ordinary tags: expire them with the registry's tag deletion or cleanup
+// policies (prefixes `pip-`, `facts-`).
 #include <filesystem>
 #include <functional>
 #include <memory>
