@@ -98,7 +98,8 @@ inline std::string push_test_base(const AccessLoggedRegistry& registry, const st
   auto copy = run_command({"skopeo", "copy", "--dest-tls-verify=false", base_oci_ref(), "docker://" + ref});
   EXPECT_EQ(copy.exit_code, 0) << describe({"skopeo copy"}, copy);
   auto raw = run_command({"skopeo", "inspect", "--raw", "--tls-verify=false", "docker://" + ref});
-  for (const auto& l : nlohmann::json::parse(raw.out)["layers"]) layers.push_back(l["digest"]);
+  nlohmann::json manifest = nlohmann::json::parse(raw.out);  // named: a temporary's member would dangle in the loop
+  for (const auto& l : manifest["layers"]) layers.push_back(l["digest"]);
   return ref;
 }
 
