@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "builder/cache_repo.h"
 #include "builder/pip_step_cache.h"
 #include "layers/appended_image.h"
 #include "layers/blob_store.h"
@@ -18,6 +19,7 @@
 #include "layers/entry_safety.h"
 #include "layers/layer_cache.h"
 #include "layers/rootfs_index.h"
+#include "layers/scanned_image.h"
 #include "registry/pusher.h"
 #include "transports/transport.h"
 #include "support/error.h"
@@ -265,7 +267,12 @@ class Build {
         store_(req.cache_dir),
         cache_(store_, req.cache_dir / "layers"),
         pip_steps_(store_, req.cache_dir / "pip-steps"),
-        blob_locations_(req.cache_dir / "blob-locations") {}
+        blob_locations_(req.cache_dir / "blob-locations") {
+    if (req.cache_repo && req.registries)
+      shared_ = std::make_unique<CacheRepo>(
+          *req.cache_repo, *req.registries, store_, &blob_locations_, [this](const std::string& l) { log(l); },
+          [this](const std::string& l) { progress_.detail(l); });
+  }
 
   void log(const std::string& line) { progress_.line(line); }
   void open_base();
@@ -274,12 +281,19 @@ class Build {
   // Assembles the image from the base and the layers made; checks the base layers passed on.
   void assemble();
   void write_outputs();
+  // --cache-repo: stores what the repository lacks, after the outputs are written (never for a failed build).
+  void share_cache();
   BuildResult result() && { return std::move(result_); }
   Timings& timings() { return timings_; }
 
  private:
   void run_pip_step(const std::string& instruction, const PipInstallStep& step);
   bool reuse_pip_step(const std::string& instruction, const std::string& key);
+  bool reuse_shared_pip_step(const std::string& instruction, const std::string& key);
+  void record_cached_pip_layers(const std::string& instruction, std::vector<CachedPipLayer> layers);
+  std::vector<layers::LayerBlob> own_layer_blobs() const;
+  std::vector<ScanDir> base_scan_dirs(bool only_missing) const;
+  void fetch_shared_scans();
   std::string pip_step_key(const std::string& instruction) const;
   void add_layer(const std::string& instruction, FileEntries entries);
   void record_layer(const std::string& instruction, const layers::LayerBlob& blob, bool from_cache, FileEntries entries);
@@ -295,6 +309,16 @@ class Build {
   layers::LayerCache cache_;
   PipStepCache pip_steps_;
   registry::BlobLocations blob_locations_;
+  // --cache-repo: the repository, the pip steps to store there (with the build's layers before each), and those
+  // found there (remembered locally once their blobs are here).
+  struct PipStepToShare {
+    std::string key;
+    std::vector<CachedPipLayer> layers;
+    std::vector<layers::LayerBlob> earlier;
+  };
+  std::unique_ptr<CacheRepo> shared_;
+  std::vector<PipStepToShare> to_share_;
+  std::vector<PipStepToShare> shared_hits_;
   std::shared_ptr<const image::Image> base_;
   image::Manifest base_manifest_;
   image::ImageConfig config_;
@@ -412,14 +436,19 @@ std::string pip_layer_instruction(const std::string& instruction, const std::str
 void Build::run_pip_step(const std::string& instruction, const PipInstallStep& step) {
   bool cacheable = !req_.dry_run;
   std::string key = cacheable ? pip_step_key(instruction) : std::string();
-  if (cacheable && !req_.refresh_pip_steps && reuse_pip_step(instruction, key)) return;
-  if (!python_)
+  std::vector<layers::LayerBlob> earlier = own_layer_blobs();
+  if (cacheable && !req_.refresh_pip_steps &&
+      (reuse_pip_step(instruction, key) || reuse_shared_pip_step(instruction, key)))
+    return;
+  if (!python_) {
+    fetch_shared_scans();
     python_ = std::make_unique<PythonInstaller>(
         base_, store_, req_.cache_dir, req_.python, req_.mtime, [this](const std::string& line) { log(line); },
         timings_, [this](const std::string& file, std::uint64_t bytes, bool finished) {
           if (finished) progress_.transfer_done("download " + file);
           else progress_.transfer("download " + file, "downloading " + file, bytes, 0);
         });
+  }
   std::vector<CachedPipLayer> made;
   for (PipLayer& layer : python_->install(step, config_, own_layers_)) {
     std::size_t layers_before = own_layers_.size();
@@ -435,6 +464,7 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
     // Only a cache: the image is right either way, the next build runs the step again.
     log(std::string("could not remember the pip step for the next build: ") + e.what());
   }
+  if (shared_) to_share_.push_back({key, std::move(made), std::move(earlier)});
 }
 
 // docker's rule for RUN: the same instruction on the same layers is not run again (see pip_step_cache.h).
@@ -443,14 +473,59 @@ bool Build::reuse_pip_step(const std::string& instruction, const std::string& ke
   if (!cached) return false;
   log("pip step unchanged since it last ran: its layers are reused without asking the index "
       "(--refresh-pip-steps resolves it again)");
-  for (CachedPipLayer& layer : *cached) {
+  if (shared_) to_share_.push_back({key, *cached, own_layer_blobs()});
+  record_cached_pip_layers(instruction, std::move(*cached));
+  return true;
+}
+
+// The same rule with what another runner stored in the cache repository; the layers' blobs stay there (the image
+// mounts, relays or downloads them from it as an output needs).
+bool Build::reuse_shared_pip_step(const std::string& instruction, const std::string& key) {
+  if (!shared_) return false;
+  std::optional<SharedPipStep> found = shared_->find_pip_step(key);
+  if (!found) return false;
+  log("pip step found in the cache repository " + shared_->repo().name() +
+      ": its layers are reused without asking the index (--refresh-pip-steps resolves it again)");
+  spec_.layer_sources.push_back(found->artifact);
+  shared_hits_.push_back({key, found->layers, {}});
+  record_cached_pip_layers(instruction, std::move(found->layers));
+  return true;
+}
+
+void Build::record_cached_pip_layers(const std::string& instruction, std::vector<CachedPipLayer> layers) {
+  for (CachedPipLayer& layer : layers) {
     std::string layer_instruction = pip_layer_instruction(instruction, layer.what);
     if (layer.blob)
       record_layer(layer_instruction, *layer.blob, true, std::move(layer.entries));
     else
       add_layer(layer_instruction, {});
   }
-  return true;
+}
+
+// The blobs of the layers this build has made so far.
+std::vector<layers::LayerBlob> Build::own_layer_blobs() const {
+  std::vector<layers::LayerBlob> blobs;
+  for (const layers::AppendStep& step : spec_.steps)
+    if (step.layer) blobs.push_back(*step.layer);
+  return blobs;
+}
+
+// Where the pip steps keep the scan of each base layer (python_steps.h); with `only_missing`, those not there yet.
+std::vector<ScanDir> Build::base_scan_dirs(bool only_missing) const {
+  std::vector<ScanDir> dirs;
+  for (const image::Descriptor& l : base_manifest_.layers) {
+    fs::path dir = layers::ScannedImage::scan_dir(req_.cache_dir, python_scan_name(), l.digest);
+    std::error_code ec;
+    if (!only_missing || !fs::exists(dir / "listing.json", ec)) dirs.push_back({l.digest, dir});
+  }
+  return dirs;
+}
+
+// Before a pip step runs: the base scans this cache lacks, from the cache repository (no base layer downloaded).
+void Build::fetch_shared_scans() {
+  if (!shared_) return;
+  std::vector<ScanDir> missing = base_scan_dirs(true);
+  if (!missing.empty()) shared_->fetch_scans(CacheRepo::facts_tag(result_.base_digest, python_scan_name()), missing);
 }
 
 std::string Build::pip_step_key(const std::string& instruction) const {
@@ -490,6 +565,27 @@ void Build::write_outputs() {
       " reused from cache");
 }
 
+void Build::share_cache() {
+  if (!shared_) return;
+  Timings::Scope output = timings_.scope(Phase::kOutput);
+  for (const PipStepToShare& step : to_share_) shared_->share_pip_step(step.key, step.layers, step.earlier, *image_);
+  if (python_) {
+    std::vector<ScanDir> scans = base_scan_dirs(false);
+    if (base_scan_dirs(true).empty())
+      shared_->share_scans(CacheRepo::facts_tag(result_.base_digest, python_scan_name()), scans);
+  }
+  // A step found there is remembered here too once its blobs are (an output that needed their bytes fetched them).
+  for (const PipStepToShare& hit : shared_hits_) {
+    bool local = true;
+    for (const CachedPipLayer& layer : hit.layers) local = local && (!layer.blob || store_.has(layer.blob->digest));
+    try {
+      if (local) pip_steps_.remember(hit.key, hit.layers);
+    } catch (const std::exception& e) {
+      log(std::string("could not remember the pip step for the next build: ") + e.what());
+    }
+  }
+}
+
 void Build::write_output(const transports::ImageLocation& out) {
   transports::WriteContext context{req_.registries, push_options(req_, progress_, blob_locations_)};
   transports::WriteReport report = transports::write_image(*image_, out, context);
@@ -525,6 +621,7 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   if (!req.dry_run) {
     build.assemble();
     build.write_outputs();
+    build.share_cache();
   }
   BuildResult result = req.dry_run ? build.finish_dry_run() : std::move(build).result();
   result.timings = build.timings().snapshot();

@@ -18,6 +18,7 @@
 #include "image/digest.h"
 #include "image/image.h"
 #include "layers/gzip_encoder.h"
+#include "registry/reference.h"
 #include "registry/remote_image.h"
 #include "transports/image_location.h"
 
@@ -46,6 +47,8 @@ struct BuildRequest {
   registry::Registries* registries = nullptr;  // needed when the base or an output is a registry
   int jobs = 4;                                // parallel blob uploads
   PythonOptions python;                        // pip steps: index overrides, --no-compile
+  // --cache-repo: pip steps and base scans shared through this repository (builder/cache_repo.h); needs registries.
+  std::optional<registry::Reference> cache_repo;
 };
 
 struct BuiltLayerInfo {

@@ -12,6 +12,7 @@
 
 #include "builder/build.h"
 #include "builder/build_plan.h"
+#include "builder/cache_repo.h"
 #include "builder/gcloud_flags.h"
 #include "builder/job_spec.h"
 #include "builder/local_run_spec.h"
@@ -66,6 +67,7 @@ struct BuildFlags {
   std::vector<std::string> outputs;
   std::string base_source;
   std::string cache_dir;
+  std::string cache_repo;  // --cache-repo=REGISTRY/REPOSITORY (builder/cache_repo.h)
   std::string platform;  // --platform; empty: linux/amd64, or whatever a single-platform base is
   std::string format = "text";
   std::string digest_file;
@@ -138,6 +140,7 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
   // Absolute from the start: parts of a build change directory (the runc unpacker) and must still find it.
   fs::path cache = bf.cache_dir.empty() ? default_cache_dir(&std::cerr) : fs::path(bf.cache_dir);
   req.cache_dir = fs::absolute(cache).lexically_normal();
+  if (!bf.cache_repo.empty()) req.cache_repo = parse_cache_repo(bf.cache_repo);
   req.platform = image::Platform::parse(bf.platform.empty() ? "linux/amd64" : bf.platform);
   req.platform_required = !bf.platform.empty();
   req.mtime = layers::default_layer_mtime();
@@ -382,6 +385,10 @@ CLI::App* add_build_command(CLI::App& app, LocalRunFlags& build_flags, BuildFlag
                     "Read the base image from docker://REF, oci:DIR[:TAG] or docker-archive:FILE[:NAME:TAG] "
                     "(default: --executor-image-uri, a registry reference or such a location)");
   build->add_option("--cache-dir", bf.cache_dir, "Blob store and layer cache (default: ~/.cache/trainpack)");
+  build->add_option("--cache-repo", bf.cache_repo,
+                    "Share the pip steps and base scans through this registry repository (REGISTRY/REPOSITORY; the "
+                    "push's credentials): a runner with an empty --cache-dir reuses what another stored there. "
+                    "Entries are tags pip-* and facts-*; delete them to expire them");
   build->add_option("--platform", bf.platform, "Platform to pick from a multi-platform base (default linux/amd64)");
   build->add_option("--format", bf.format, "Result on stdout: text (the manifest digest) or json");
   build->add_option("--digest-file", bf.digest_file, "Also write the manifest digest to this file");

@@ -197,6 +197,25 @@ std::optional<std::vector<std::string>> present_sources(const json& listed) {
 
 }  // namespace
 
+json entry_listing_json(const FileEntry& e) {
+  json j{{"p", e.path}, {"t", std::string(1, type_letter(e.type))}, {"m", e.mode}, {"u", e.uid}, {"g", e.gid}};
+  if (e.type == FileEntry::Type::kSymlink) j["l"] = e.link_target;
+  if (e.type == FileEntry::Type::kRegular) j["s"] = e.size;
+  return j;
+}
+
+FileEntry entry_from_listing_json(const json& j) {
+  FileEntry e;
+  e.path = j.at("p").get<std::string>();
+  e.type = type_of(j.at("t").get<std::string>());
+  e.mode = j.at("m").get<std::uint32_t>();
+  e.uid = j.at("u").get<std::uint32_t>();
+  e.gid = j.at("g").get<std::uint32_t>();
+  e.link_target = j.value("l", "");
+  e.size = j.value("s", std::uint64_t{0});
+  return e;
+}
+
 std::string pip_step_key(const PipStepInputs& in) {
   image::Sha256 h;
   h.update_field(kFormat);

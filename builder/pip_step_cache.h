@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "layers/blob_store.h"
 #include "layers/file_entry.h"
 #include "layers/layer_writer.h"
@@ -39,6 +41,11 @@ struct CachedPipLayer {
   std::optional<layers::LayerBlob> blob;  // none: the step changed nothing (a history entry without a layer)
   layers::FileEntries entries;
 };
+
+// An entry's listing (path, type, mode, owner, link target, size) as the cache writes it, without its contents;
+// and back (a regular file then has no contents: its `source` is empty).
+nlohmann::json entry_listing_json(const layers::FileEntry& entry);
+layers::FileEntry entry_from_listing_json(const nlohmann::json& j);
 
 class PipStepCache {
  public:

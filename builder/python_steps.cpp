@@ -54,8 +54,10 @@ constexpr std::size_t kMetadataCap = 16u << 20;
 
 // What the base scan keeps while listing each layer: everything python/base_facts.cpp reads, so facts come from
 // the cache without a second pass. Bump the name whenever this changes.
+constexpr const char* kPythonScanName = "python-facts-3";
+
 layers::ScanSelection python_selection() {
-  return {"python-facts-3", [](std::string_view path, std::uint64_t size) {
+  return {kPythonScanName, [](std::string_view path, std::uint64_t size) {
             std::string_view base = path_base(path);
             bool interpreter_or_pip = path.find("bin/") != std::string_view::npos &&
                                       (base.starts_with("python") || base.starts_with("pip"));
@@ -158,6 +160,8 @@ class SerialQueue {
 };
 
 }  // namespace
+
+std::string python_scan_name() { return kPythonScanName; }
 
 struct PythonInstaller::State {
   std::shared_ptr<const image::Image> base;

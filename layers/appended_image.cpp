@@ -32,7 +32,7 @@ std::string rfc3339_utc(std::int64_t unix_seconds) {
 }
 
 AppendedImage::AppendedImage(std::shared_ptr<const Image> base, const BlobStore& store, const AppendSpec& spec)
-    : base_(std::move(base)), store_(store) {
+    : base_(std::move(base)), layer_sources_(spec.layer_sources), store_(store) {
   Manifest base_manifest = base_->manifest();
   image::ImageConfig cfg = spec.config;
 
@@ -78,9 +78,24 @@ AppendedImage::AppendedImage(std::shared_ptr<const Image> base, const BlobStore&
   store_.put(manifest_);
 }
 
+// The layer source that holds `digest`, else the base.
+const Image* AppendedImage::source_of(const Digest& digest) const {
+  for (const auto& source : layer_sources_)
+    if (source->remote_origin(digest)) return source.get();
+  return base_.get();
+}
+
 std::filesystem::path AppendedImage::blob_path(const Digest& digest) const {
   if (store_.has(digest)) return store_.path_of(digest);
-  return base_->blob_path(digest);
+  return source_of(digest)->blob_path(digest);
+}
+
+bool AppendedImage::has_local_blob(const Digest& digest) const {
+  return store_.has(digest) || source_of(digest)->has_local_blob(digest);
+}
+
+std::optional<image::RemoteOrigin> AppendedImage::remote_origin(const Digest& digest) const {
+  return source_of(digest)->remote_origin(digest);
 }
 
 }  // namespace trainpack::layers

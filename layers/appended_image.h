@@ -26,6 +26,9 @@ struct AppendSpec {
   image::ImageConfig config;            // the base's config with this build's edits (Env, Entrypoint, ...)
   std::string created;                  // RFC 3339, for the image and each new history entry
   nlohmann::json manifest_annotations;  // object
+  // Images that hold new layers' blobs not in the store (pip-step layers found in a --cache-repo): their blobs are
+  // read, mounted or relayed from there, as the base's are.
+  std::vector<std::shared_ptr<const image::Image>> layer_sources;
 };
 
 class AppendedImage : public image::Image {
@@ -37,18 +40,18 @@ class AppendedImage : public image::Image {
   const std::string& raw_manifest() const override { return manifest_; }
   const std::string& raw_config() const override { return config_; }
   std::filesystem::path blob_path(const image::Digest& digest) const override;
-  bool has_local_blob(const image::Digest& digest) const override {
-    return store_.has(digest) || base_->has_local_blob(digest);
-  }
+  bool has_local_blob(const image::Digest& digest) const override;
   std::string describe() const override { return "the built image"; }
-  std::optional<image::RemoteOrigin> remote_origin(const image::Digest& digest) const override {
-    return base_->remote_origin(digest);  // only the base's blobs have one
-  }
+  // The base's blobs, and those of the layer sources, have one.
+  std::optional<image::RemoteOrigin> remote_origin(const image::Digest& digest) const override;
 
   const image::Image& base() const { return *base_; }
 
  private:
+  const image::Image* source_of(const image::Digest& digest) const;
+
   std::shared_ptr<const image::Image> base_;
+  std::vector<std::shared_ptr<const image::Image>> layer_sources_;
   BlobStore store_;  // a copy: the store is only a root path
   std::string manifest_;
   std::string config_;

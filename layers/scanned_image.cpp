@@ -40,6 +40,11 @@ std::string safe_name(const std::string& name) {
 
 }  // namespace
 
+fs::path ScannedImage::scan_dir(const fs::path& cache_dir, const std::string& selection_name,
+                               const image::Digest& layer) {
+  return cache_dir / "scans" / safe_name(selection_name) / layer.hex();
+}
+
 ScannedImage::ScannedImage(std::shared_ptr<const image::Image> image, fs::path cache_dir, ScanSelection selection)
     : image_(std::move(image)), cache_dir_(std::move(cache_dir)), selection_(std::move(selection)) {
   image::Manifest manifest = image_->manifest();
@@ -47,7 +52,7 @@ ScannedImage::ScannedImage(std::shared_ptr<const image::Image> image, fs::path c
   std::vector<std::optional<LayerListing>> listings(n);
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < n; ++i) {
-    fs::path dir = cache_dir_ / "scans" / safe_name(selection_.name) / manifest.layers[i].digest.hex();
+    fs::path dir = scan_dir(cache_dir_, selection_.name, manifest.layers[i].digest);
     layers_.push_back({manifest.layers[i].digest, dir});
     std::error_code ec;
     if (fs::exists(dir / "listing.json", ec)) listings[i] = parse_listing(read_file(dir / "listing.json", 1u << 30));

@@ -30,6 +30,10 @@ class ScannedImage : public ImageFilesystem {
   // Scans every layer of `image` (downloading a layer only when its scan is not cached; up to kScanWorkers at once).
   ScannedImage(std::shared_ptr<const image::Image> image, std::filesystem::path cache_dir, ScanSelection selection);
 
+  // Where the scan of `layer` under `selection_name` is kept: listing.json, files/<path>.
+  static std::filesystem::path scan_dir(const std::filesystem::path& cache_dir, const std::string& selection_name,
+                                        const image::Digest& layer);
+
   const PathInfo* find(std::string_view path) const override { return index_.find(path); }
   std::string resolve(std::string_view path) const override { return index_.resolve(path); }
   std::vector<std::string> children(std::string_view dir) const override {

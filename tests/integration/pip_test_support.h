@@ -1,6 +1,9 @@
 #pragma once
 // Helpers for the Pip* integration tests: the local package index fixture (tests/fixtures/python-index.sh), whose
 // state directory CTest passes as TRAINPACK_TEST_INDEX_STATE.
+#include <signal.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -78,5 +81,35 @@ inline std::filesystem::path trainer_package(const std::filesystem::path& work, 
                              pkg / "dist" / "tp_local-1.0-py3-none-any.whl");
   return pkg;
 }
+
+// The test index's files served by a python3 http.server of the test's own, so that the test can stop it.
+class OwnIndexServer {
+ public:
+  OwnIndexServer() : port_(free_port()) {
+    CommandResult started = run_command(
+        {"sh", "-c", "python3 -m http.server " + std::to_string(port_) + " --bind 127.0.0.1 --directory " +
+                         index_dir().string() + " >/dev/null 2>&1 & echo $!"});
+    pid_ = std::stoi(started.out);
+    for (int i = 0; i < 100; ++i) {
+      if (run_command({"python3", "-c", "import urllib.request,sys; urllib.request.urlopen(sys.argv[1])", url()})
+              .exit_code == 0)
+        return;
+      usleep(100 * 1000);
+    }
+    ADD_FAILURE() << "the index server on port " << port_ << " did not answer";
+  }
+  ~OwnIndexServer() { stop(); }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/simple/"; }
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    run_command({"sh", "-c", "while kill -0 " + std::to_string(pid_) + " 2>/dev/null; do sleep 0.05; done"});
+    pid_ = 0;
+  }
+
+ private:
+  int port_;
+  int pid_ = 0;
+};
 
 }  // namespace trainpack::testing

@@ -94,3 +94,44 @@ TEST(AppendedImage, RefusesAConfigWhoseDiffIdsDoNotMatchTheLayers) {
   LayerBlob layer = write_layer(store, {FileEntry::directory("a", 0755)}, {});
   EXPECT_THROW(AppendedImage(broken, store, two_steps(*broken, layer)), trainpack::Error);
 }
+
+namespace {
+// An image that holds one blob remotely (a --cache-repo artifact), in another store.
+class RemoteHolder : public Image {
+ public:
+  RemoteHolder(BlobStore store, Digest held) : store_(std::move(store)), held_(held) {}
+  const std::string& raw_manifest() const override { return empty_; }
+  const std::string& raw_config() const override { return empty_; }
+  std::filesystem::path blob_path(const Digest& d) const override { return store_.path_of(d); }
+  bool has_local_blob(const Digest&) const override { return false; }
+  std::optional<RemoteOrigin> remote_origin(const Digest& d) const override {
+    if (d != held_) return std::nullopt;
+    return RemoteOrigin{"127.0.0.1:5000", "ci/cache"};
+  }
+  std::string describe() const override { return "holder"; }
+
+ private:
+  BlobStore store_;
+  Digest held_;
+  std::string empty_;
+};
+}  // namespace
+
+// A layer found in a cache repository is not in the store: the image reads, mounts or relays it from its source.
+TEST(AppendedImage, ALayerSourceAnswersForTheBlobsItHolds) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "appended-"));
+  auto base = ts::make_image(dir.path() / "base", "amd64", {{"one", "1"}});
+  BlobStore elsewhere(dir.path() / "elsewhere");
+  LayerBlob layer = write_layer(elsewhere, {FileEntry::directory("a", 0755)}, {});
+  std::shared_ptr<const Image> base_image(std::move(base.image));
+  AppendSpec spec = two_steps(*base_image, layer);
+  spec.layer_sources.push_back(std::make_shared<RemoteHolder>(elsewhere, layer.digest));
+  AppendedImage image(base_image, BlobStore(dir.path() / "store"), spec);
+
+  EXPECT_EQ(image.blob_path(layer.digest), elsewhere.path_of(layer.digest));
+  EXPECT_FALSE(image.has_local_blob(layer.digest));
+  ASSERT_TRUE(image.remote_origin(layer.digest).has_value());
+  EXPECT_EQ(image.remote_origin(layer.digest)->repository, "ci/cache");
+  EXPECT_FALSE(image.remote_origin(base.layers[0].digest).has_value());
+  EXPECT_TRUE(image.has_local_blob(base.layers[0].digest));
+}
