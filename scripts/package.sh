@@ -28,16 +28,22 @@ version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build_dir/CMakeCache.tx
 arch=$(dpkg --print-architecture)
 mkdir -p "$dist"
 
-# The .deb. CPack's own staging is under the build directory; only the package lands in dist/.
-(cd "$build_dir" && cpack -G DEB -B "$build_dir/cpack" >/dev/null)
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+
+# The .deb, of what `cmake --install` puts under /usr (the DEB generator's prefix). CPack packs that staged tree
+# rather than installing the project itself, which would first build the tree's `preinstall` target (all of it):
+# with PREBUILT=1 nothing may be rebuilt. CPack's own staging is under the build directory; only the package lands
+# in dist/.
+cmake --install "$build_dir" --prefix "$stage/deb/usr" >/dev/null
+(cd "$build_dir" && cpack -G DEB -B "$build_dir/cpack" -D CPACK_INSTALL_CMAKE_PROJECTS= \
+   -D "CPACK_INSTALLED_DIRECTORIES=$stage/deb;/" >/dev/null)
 deb=$(ls -t "$build_dir"/cpack/trainpack_*.deb | head -1)
 mv -f "$deb" "$dist/"
 echo "$dist/$(basename "$deb")"
 
 # The tarball: the binary, README, and the non-glibc libraries ldd resolves (transitively) for it.
 name=trainpack-$version-linux-$arch
-stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/$name/bin" "$stage/$name/lib"
 install -m 755 "$build_dir/trainpack" "$stage/$name/bin/trainpack"
 strip --strip-debug "$stage/$name/bin/trainpack"
