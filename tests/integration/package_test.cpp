@@ -21,11 +21,7 @@ namespace {
 
 // KEY=VALUE lines of the clean-Debian fixture's env file.
 std::map<std::string, std::string> debian_env() {
-  std::ifstream f(env_or_fail("TRAINPACK_TEST_DEBIAN_STATE") + "/env");
-  std::map<std::string, std::string> out;
-  for (std::string line; std::getline(f, line);) {
-    if (auto eq = line.find('='); eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-  }
+  auto out = read_env_file(env_or_fail("TRAINPACK_TEST_DEBIAN_STATE") + "/env");
   if (out.empty()) ADD_FAILURE() << "no debian-clean fixture env: run through ctest";
   return out;
 }

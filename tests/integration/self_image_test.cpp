@@ -26,11 +26,7 @@ constexpr const char* kUser = "12345:12345";  // no such user in the image: HOME
 
 // KEY=VALUE lines of the auth servers' env file (tests/fixtures/auth-servers.sh).
 std::map<std::string, std::string> auth_env() {
-  std::ifstream f(env_or_fail("TRAINPACK_TEST_AUTH_DIR") + "/env");
-  std::map<std::string, std::string> out;
-  for (std::string line; std::getline(f, line);) {
-    if (auto eq = line.find('='); eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-  }
+  auto out = read_env_file(env_or_fail("TRAINPACK_TEST_AUTH_DIR") + "/env");
   if (out.empty()) ADD_FAILURE() << "no auth fixture env: run through ctest";
   return out;
 }
