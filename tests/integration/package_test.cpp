@@ -111,7 +111,8 @@ TEST(Packages, DebInstallsOnCleanDebian12AndTarballRunsThere) {
   // Without them the clean system cannot run the binary at all: the test would not notice a missing lib/ otherwise.
   std::vector<std::string> bare_run = docker_command(
       {"run", "--rm", "--network", "none", "-v", dist.string() + ":/dist:ro", image, "sh", "-c",
-       "cd /tmp && tar -xzf /dist/" + tarballs[0] + " && rm -r " + top + "/lib && ./" + top + "/bin/trainpack --version"});
+       "cd /tmp && tar -xzf /dist/" + tarballs[0] + " && rm -r " + top + "/lib && ./" + top +
+           "/bin/trainpack --version"});
   auto bare = run_command(bare_run);
   EXPECT_NE(bare.exit_code, 0) << describe(bare_run, bare);
 }

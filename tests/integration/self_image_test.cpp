@@ -191,7 +191,8 @@ void cloud_build_step(const StepSetup& s, const std::map<std::string, std::strin
   }
   // Another client reads it back with an access token; the test dockerd pulls that very manifest and runs it.
   const std::string copy = env_or_fail("TRAINPACK_TEST_REGISTRY") + "/trainer/cloudbuild";
-  auto copied = copy_from_google_registry(google_reg + repo + ":1", copy + ":1", metadata_access_token(standin), scratch);
+  auto copied =
+      copy_from_google_registry(google_reg + repo + ":1", copy + ":1", metadata_access_token(standin), scratch);
   ASSERT_EQ(copied.exit_code, 0) << describe({"skopeo copy", google_reg + repo + ":1", copy + ":1"}, copied);
   trainer = copy + "@" + digest;
   pull_with_config_and_run(docker_command()[4], trainer);
