@@ -7,7 +7,8 @@
 #   scripts/install-deps.sh --bench   + what scripts/bench.sh needs (dockerd, registry, pigz, pip, jq, time)
 #   scripts/install-deps.sh --package + what scripts/package.sh needs (dpkg-shlibdeps, patchelf)
 #   scripts/install-deps.sh --test    + what the test suite needs (registry, OCI tools, runtimes, dockerd, python,
-#                                     clang for the sanitizer build)
+#                                     clang for the sanitizer build, mmdebstrap, and --package's: the Packages.*
+#                                     test runs scripts/package.sh)
 #
 # Idempotent: packages are checked with dpkg-query first, so a machine that has everything runs no apt at all.
 # `apt-get update` runs only when something is missing. Needs root, or sudo when not root.
@@ -26,12 +27,12 @@ TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap 
            # scripts/sanitize.sh: clang with its ASan/UBSan/libFuzzer runtimes, llvm-symbolizer for readable stacks
            clang libclang-rt-dev llvm)
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
 
 want=("${BUILD_PKGS[@]}")
 for arg in "$@"; do
   case "$arg" in
-    --test) want+=("${TEST_PKGS[@]}") ;;
+    --test) want+=("${TEST_PKGS[@]}" "${PACKAGE_PKGS[@]}") ;;
     --demo) want+=("${DEMO_PKGS[@]}") ;;
     --bench) want+=("${BENCH_PKGS[@]}") ;;
     --package) want+=("${PACKAGE_PKGS[@]}") ;;

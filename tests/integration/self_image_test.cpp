@@ -2,7 +2,8 @@
 // docker and run the way CI runners run it: `trainpack --version` as its ENTRYPOINT; a Cloud Build step (working
 // directory /workspace, the metadata-server stand-in in GCE_METADATA_HOST); a build that pushes with a docker
 // config.json, as any user; a GitLab job (`sh -c` with trainpack on PATH, as any user). SelfImage.* tests also get
-// the auth servers (tests/CMakeLists.txt): the htpasswd registry and the Google stand-in.
+// the auth servers (tests/CMakeLists.txt): the htpasswd registry, the Google stand-in and the registry whose token
+// server it is.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "net/encoding.h"
 #include "tests/integration/test_support.h"
 
 using namespace trainpack::testing;
@@ -22,11 +26,7 @@ constexpr const char* kUser = "12345:12345";  // no such user in the image: HOME
 
 // KEY=VALUE lines of the auth servers' env file (tests/fixtures/auth-servers.sh).
 std::map<std::string, std::string> auth_env() {
-  std::ifstream f(env_or_fail("TRAINPACK_TEST_AUTH_DIR") + "/env");
-  std::map<std::string, std::string> out;
-  for (std::string line; std::getline(f, line);) {
-    if (auto eq = line.find('='); eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-  }
+  auto out = read_env_file(env_or_fail("TRAINPACK_TEST_AUTH_DIR") + "/env");
   if (out.empty()) ADD_FAILURE() << "no auth fixture env: run through ctest";
   return out;
 }
@@ -44,6 +44,21 @@ CommandResult docker_run(const std::vector<std::string>& args) {
   auto argv = docker_command({"run", "--rm"});
   argv.insert(argv.end(), args.begin(), args.end());
   return run_command(argv);
+}
+
+// What the stand-in's token endpoint was sent so far: {"users": [...], "passwords": [...]}.
+nlohmann::json standin_record(const std::string& standin) {
+  auto r = run_command({"curl", "-sf", "http://" + standin + "/_record"});
+  if (r.exit_code != 0) ADD_FAILURE() << describe({"curl", standin + "/_record"}, r);
+  return nlohmann::json::parse(r.out.empty() ? "{\"users\": [], \"passwords\": []}" : r.out);
+}
+
+// An access token from the stand-in's metadata server, as `gcloud auth print-access-token` prints one on a VM.
+std::string metadata_access_token(const std::string& standin) {
+  auto r = run_command({"curl", "-sf", "-H", "Metadata-Flavor: Google",
+                        "http://" + standin + "/computeMetadata/v1/instance/service-accounts/default/token"});
+  if (r.exit_code != 0) ADD_FAILURE() << describe({"curl", standin + " token"}, r);
+  return nlohmann::json::parse(r.out).at("access_token").get<std::string>();
 }
 
 // The example trainer in DIR/src, world-writable: the step may run as any user and writes job.json beside it.
@@ -93,61 +108,140 @@ TEST(SelfImage, BuiltByTrainpackPushedAndRunsVersion) {
   run_command(docker_command({"rmi", "-f", target}));
 }
 
-// Cloud Build: `name: IMAGE`, `args: [build, ...]`, /workspace mounted and the working directory, credentials
-// from the metadata server; the next step reads /workspace/job.json. Then, as after a `docker login` step: a
-// config.json in DOCKER_CONFIG with the htpasswd registry's credentials, the step run as another user.
+namespace {
+
+// What each CI step run shares: the step image, the workspace (the example trainer) and the build's arguments.
+struct StepSetup {
+  std::string image;
+  fs::path src;
+  std::vector<std::string> build;
+};
+
+// `docker pull REF` with the client configuration in CONFIG_DIR, then the trainer run for two epochs (as `user`
+// when not empty).
+void pull_with_config_and_run(const fs::path& config_dir, const std::string& ref, const std::string& user = {}) {
+  std::vector<std::string> pull{docker_command()[0], "-H", docker_command()[2], "--config", config_dir.string(),
+                                "pull", ref};
+  auto pulled = run_command(pull);
+  ASSERT_EQ(pulled.exit_code, 0) << describe(pull, pulled);
+  std::vector<std::string> args{"--network", "none", ref, "--epochs", "2"};
+  if (!user.empty()) args.insert(args.begin(), {"--user", user});
+  auto run = docker_run(args);
+  EXPECT_EQ(run.exit_code, 0) << describe({"docker run", ref}, run);
+  EXPECT_NE(run.out.find("epoch 2/2"), std::string::npos) << run.out;
+}
+
+// `skopeo copy` from the registry named like Artifact Registry to `dest`, with an access token as user
+// oauth2accesstoken (the credential Google documents for `docker login` to Artifact Registry). This host does not
+// resolve test-docker.pkg.dev: skopeo runs in a mount namespace of its own whose /etc/hosts maps it to 127.0.0.1, as
+// --add-host does for the step's container.
+CommandResult copy_from_google_registry(const std::string& src, const std::string& dest, const std::string& token,
+                                        const fs::path& scratch) {
+  const fs::path auth = scratch / "google-auth.json", hosts = scratch / "hosts";
+  const std::string registry = src.substr(0, src.find('/'));
+  write_file(auth, R"({"auths": {")" + registry + R"(": {"auth": ")" +
+                       trainpack::net::base64_encode("oauth2accesstoken:" + token) + R"("}}})");
+  write_file(hosts, read_file("/etc/hosts") + "\n127.0.0.1 test-docker.pkg.dev\n");
+  return run_command({"unshare", "--mount", "sh", "-c", R"(mount --bind "$0" /etc/hosts && exec "$@")",
+                      hosts.string(), "skopeo", "copy", "--quiet", "--authfile", auth.string(),
+                      "--src-tls-verify=false", "--dest-tls-verify=false", "docker://" + src, "docker://" + dest});
+}
+
+// Cloud Build: /workspace mounted and the working directory, GCE_METADATA_HOST the stand-in. The output registry
+// is named like an Artifact Registry host (test-docker.pkg.dev, with its token realm; mapped to 127.0.0.1 in the
+// container; plain http through --insecure-registry) and admits only an access token the stand-in handed out, as
+// user oauth2accesstoken: the push works only with the metadata server's credential. Sets `trainer` to the name
+// (by digest) the test dockerd pulled the pushed image by.
+void cloud_build_step(const StepSetup& s, const std::map<std::string, std::string>& fx, const fs::path& scratch,
+                      std::string& trainer) {
+  const std::string standin = fx.at("TRAINPACK_TEST_GOOGLE_STANDIN");
+  const std::string local_reg = fx.at("TRAINPACK_TEST_GOOGLE_REGISTRY");  // 127.0.0.1:PORT
+  const std::string google_reg = "test-docker.pkg.dev" + local_reg.substr(local_reg.find(':'));
+  const std::string repo = "/trainpack-test/trainers/cloudbuild";
+  const size_t recorded = standin_record(standin)["passwords"].size();
+  auto step_args = [&](const std::string& metadata_host) {
+    auto args = s.build;
+    args.insert(args.begin(), {"--network", "host", "--add-host", "test-docker.pkg.dev:127.0.0.1", "-w", "/workspace",
+                               "-v", s.src.string() + ":/workspace", "-e", "GCE_METADATA_HOST=" + metadata_host,
+                               s.image});
+    args.insert(args.end(), {"--output-image-uri=" + google_reg + repo + ":1",
+                             "--insecure-registry=test-docker.pkg.dev", "--job-spec-out=/workspace/job.json"});
+    return args;
+  };
+  // No metadata server (the token server answers, without Metadata-Flavor): no credential, and the push is refused.
+  auto args = step_args(fx.at("TRAINPACK_TEST_TOKEN_SERVER"));
+  auto step = docker_run(args);
+  EXPECT_EQ(step.exit_code, 1) << describe(args, step);
+  EXPECT_NE(step.err.find("anonymous access was refused"), std::string::npos) << step.err;
+  args = step_args(standin);
+  step = docker_run(args);
+  ASSERT_EQ(step.exit_code, 0) << describe(args, step);
+  ASSERT_TRUE(step.out.starts_with(google_reg + repo + "@sha256:")) << step.out;
+  const std::string digest = step.out.substr(step.out.find('@') + 1, 71);
+  EXPECT_NE(read_file(s.src / "job.json").find(google_reg + repo + "@" + digest), std::string::npos);
+  // The token server got the metadata server's access token, and only that; trainpack never printed it.
+  auto record = standin_record(standin);
+  ASSERT_GT(record["passwords"].size(), recorded) << record.dump();
+  for (size_t i = recorded; i < record["passwords"].size(); ++i) {
+    const std::string token = record["passwords"][i].get<std::string>();
+    EXPECT_EQ(record["users"][i], "oauth2accesstoken") << record.dump();
+    EXPECT_TRUE(token.starts_with("ya29.gce-")) << record.dump();
+    EXPECT_EQ(step.out.find(token), std::string::npos) << step.out;
+    EXPECT_EQ(step.err.find(token), std::string::npos) << step.err;
+  }
+  // Another client reads it back with an access token; the test dockerd pulls that very manifest and runs it.
+  const std::string copy = env_or_fail("TRAINPACK_TEST_REGISTRY") + "/trainer/cloudbuild";
+  auto copied =
+      copy_from_google_registry(google_reg + repo + ":1", copy + ":1", metadata_access_token(standin), scratch);
+  ASSERT_EQ(copied.exit_code, 0) << describe({"skopeo copy", google_reg + repo + ":1", copy + ":1"}, copied);
+  trainer = copy + "@" + digest;
+  pull_with_config_and_run(docker_command()[4], trainer);
+}
+
+// As after a `docker login` step: a read-only config.json in DOCKER_CONFIG with the htpasswd registry's
+// credentials, the step run as user 12345. Sets `trainer` to the pushed image's name.
+void docker_config_step(const StepSetup& s, const std::map<std::string, std::string>& fx, const fs::path& scratch,
+                        std::string& trainer) {
+  const std::string auth_reg = fx.at("TRAINPACK_TEST_HTPASSWD_REGISTRY");
+  const fs::path config = scratch / "docker";
+  write_file(config / "config.json", R"({"auths": {")" + auth_reg + R"(": {"auth": "dGVzdHVzZXI6dGVzdHBhc3M="}}})");
+  fs::permissions(config, fs::perms::all);
+  fs::permissions(config / "config.json", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  auto args = s.build;
+  args.insert(args.begin(), {"--network", "host", "--user", kUser, "-w", "/workspace", "-v",
+                             s.src.string() + ":/workspace", "-v", config.string() + ":/config:ro", "-e",
+                             "DOCKER_CONFIG=/config", s.image});
+  trainer = auth_reg + "/trainer/private:1";
+  args.push_back("--output-image-uri=" + trainer);
+  auto step = docker_run(args);
+  ASSERT_EQ(step.exit_code, 0) << describe(args, step);
+  EXPECT_TRUE(step.out.starts_with(auth_reg + "/trainer/private@sha256:")) << step.out;
+  pull_with_config_and_run(config, trainer, kUser);  // the docker CLI, with the same config.json
+}
+
+}  // namespace
+
+// The step image run as a Cloud Build step (`name: IMAGE`, `args: [build, ...]`, credentials from the metadata
+// server; the next step reads /workspace/job.json) and as a step after `docker login` (docker config.json); the
+// images they push run.
 TEST(SelfImage, RunsAsCloudBuildAndDockerConfigStepsAndItsImagesRun) {
   TempDir dir("tp-self-ci");
   auto fx = auth_env();
   const std::string reg = env_or_fail("TRAINPACK_TEST_REGISTRY");
-  const std::string image = reg + "/trainpack/self:ci";
-  auto built = build_self_image(image, dir.path() / "cache");
+  StepSetup setup{reg + "/trainpack/self:ci", {}, {}};
+  auto built = build_self_image(setup.image, dir.path() / "cache");
   ASSERT_EQ(built.exit_code, 0) << describe({"self-image.sh"}, built);
-  auto pull = run_command(docker_command({"pull", image}));
+  auto pull = run_command(docker_command({"pull", setup.image}));
   ASSERT_EQ(pull.exit_code, 0) << describe({"docker pull"}, pull);
   const std::string base = reg + "/base/python:3.11";
   auto copy = run_command({"skopeo", "copy", "--dest-tls-verify=false", base_oci_ref(), "docker://" + base});
   ASSERT_EQ(copy.exit_code, 0) << describe({"skopeo copy"}, copy);
-  fs::path src = workspace(dir);
-  const std::vector<std::string> build{"build", "--executor-image-uri=" + base, "--local-package-path=.",
-                                       "--script=trainer/task.py", "--extra-dirs=config", "-q"};
+  setup.src = workspace(dir);
+  setup.build = {"build", "--executor-image-uri=" + base, "--local-package-path=.", "--script=trainer/task.py",
+                 "--extra-dirs=config", "-q"};
 
-  auto cloud_build = build;
-  cloud_build.insert(cloud_build.begin(), {"--network", "host", "-w", "/workspace", "-v", src.string() + ":/workspace",
-                                           "-e", "GCE_METADATA_HOST=" + fx.at("TRAINPACK_TEST_GOOGLE_STANDIN"), image});
-  const std::string trainer = reg + "/trainer/cloudbuild:1";
-  cloud_build.insert(cloud_build.end(), {"--output-image-uri=" + trainer, "--job-spec-out=/workspace/job.json"});
-  auto step = docker_run(cloud_build);
-  ASSERT_EQ(step.exit_code, 0) << describe(cloud_build, step);
-  EXPECT_TRUE(step.out.starts_with(reg + "/trainer/cloudbuild@sha256:")) << step.out;
-  EXPECT_NE(read_file(src / "job.json").find(reg + "/trainer/cloudbuild@sha256:"), std::string::npos);
-  ASSERT_EQ(run_command(docker_command({"pull", trainer})).exit_code, 0);
-  auto run = docker_run({"--network", "none", trainer, "--epochs", "2"});
-  EXPECT_EQ(run.exit_code, 0) << describe({"docker run", trainer}, run);
-  EXPECT_NE(run.out.find("epoch 2/2"), std::string::npos) << run.out;
-
-  // docker config.json (what `docker login` writes), read-only, as user 12345.
-  const std::string auth_reg = fx.at("TRAINPACK_TEST_HTPASSWD_REGISTRY");
-  fs::path config = dir.path() / "docker";
-  write_file(config / "config.json", R"({"auths": {")" + auth_reg + R"(": {"auth": "dGVzdHVzZXI6dGVzdHBhc3M="}}})");
-  fs::permissions(config, fs::perms::all);
-  fs::permissions(config / "config.json", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
-  auto logged_in = build;
-  logged_in.insert(logged_in.begin(), {"--network", "host", "--user", kUser, "-w", "/workspace", "-v",
-                                       src.string() + ":/workspace", "-v", config.string() + ":/config:ro", "-e",
-                                       "DOCKER_CONFIG=/config", image});
-  const std::string private_trainer = auth_reg + "/trainer/private:1";
-  logged_in.push_back("--output-image-uri=" + private_trainer);
-  step = docker_run(logged_in);
-  ASSERT_EQ(step.exit_code, 0) << describe(logged_in, step);
-  EXPECT_TRUE(step.out.starts_with(auth_reg + "/trainer/private@sha256:")) << step.out;
-  // The docker CLI pulls it with the same config.json.
-  std::vector<std::string> pull_private{docker_command()[0], "-H", docker_command()[2], "--config", config.string(),
-                                        "pull", private_trainer};
-  auto pulled = run_command(pull_private);
-  ASSERT_EQ(pulled.exit_code, 0) << describe(pull_private, pulled);
-  run = docker_run({"--network", "none", "--user", kUser, private_trainer, "--epochs", "1"});
-  EXPECT_EQ(run.exit_code, 0) << describe({"docker run", private_trainer}, run);
-  EXPECT_NE(run.out.find("epoch 1/1"), std::string::npos) << run.out;
-  run_command(docker_command({"rmi", "-f", image, trainer, private_trainer}));
+  std::string cloud_build_trainer, private_trainer;
+  EXPECT_NO_FATAL_FAILURE(cloud_build_step(setup, fx, dir.path(), cloud_build_trainer));
+  EXPECT_NO_FATAL_FAILURE(docker_config_step(setup, fx, dir.path(), private_trainer));
+  run_command(docker_command({"rmi", "-f", setup.image, cloud_build_trainer, private_trainer}));
 }

@@ -33,6 +33,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -269,6 +270,16 @@ inline std::string read_file(const std::filesystem::path& p) {
   std::ifstream f(p, std::ios::binary);
   if (!f) throw std::runtime_error("cannot read " + p.string());
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// KEY=VALUE lines of a fixture's env file (tests/fixtures/*.sh write them); empty when it cannot be read.
+inline std::map<std::string, std::string> read_env_file(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::map<std::string, std::string> out;
+  for (std::string line; std::getline(f, line);) {
+    if (auto eq = line.find('='); eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return out;
 }
 
 inline void write_file(const std::filesystem::path& p, const std::string& content) {
