@@ -65,7 +65,7 @@ stop_services() {
 trap stop_services EXIT
 
 inputs=$bench/inputs-$extra_mb
-index_format=2  # raise when scripts/bench_inputs.py writes the index differently
+index_format=3  # raise when scripts/bench_inputs.py writes the index differently
 if [[ ! -e "$inputs/.done" ]]; then
   say "making inputs in $inputs (once)"
   rm -rf "$inputs"

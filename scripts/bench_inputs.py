@@ -41,10 +41,12 @@ def text_block(rng: random.Random, size: int) -> bytes:
     return b"".join(picked)[:size]
 
 
-def write_wheel(path: str, name: str, version: str, tag: str, purelib: bool, members, requires=()):
-    """members: (archive path, bytes) pairs; dist-info (METADATA, WHEEL, RECORD) is added last, as bdist_wheel does."""
+def write_wheel(path: str, project: str, name: str, version: str, tag: str, purelib: bool, members, requires=()):
+    """members: (archive path, bytes) pairs; dist-info (METADATA, WHEEL, RECORD) is added last, as bdist_wheel does.
+    METADATA names the project as its requirements spell it (as setuptools writes it): pip 23.0, Debian 12's, rejects
+    PEP 658 metadata whose Name differs in spelling from the requirement that led to it."""
     dist_info = f"{name}-{version}.dist-info"
-    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    metadata = f"Metadata-Version: 2.1\nName: {project}\nVersion: {version}\n"
     metadata += "".join(f"Requires-Dist: {r}\n" for r in requires)
     wheel = (f"Wheel-Version: 1.0\nGenerator: trainpack-bench\nRoot-Is-Purelib: {'true' if purelib else 'false'}\n"
              f"Tag: {tag}\n")
@@ -123,7 +125,7 @@ def make_index(out: str):
 
     def add(project, name, version, tag, purelib, members, requires=()):
         filename = f"{name}-{version}-{tag}.whl"
-        write_wheel(os.path.join(files, filename), name, version, tag, purelib, members, requires)
+        write_wheel(os.path.join(files, filename), project, name, version, tag, purelib, members, requires)
         wheels.append((project, filename))
 
     add("numpy", "numpy", "1.24.2", "cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64", False,
