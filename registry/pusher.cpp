@@ -4,15 +4,19 @@
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <semaphore>
 #include <set>
 #include <thread>
 #include <vector>
 
+#include "image/manifest.h"
 #include "net/url.h"
 #include "registry/blob_relay.h"
+#include "registry/remote_image.h"
 #include "support/error.h"
 
 namespace trainpack::registry {
@@ -29,6 +33,10 @@ std::string digest_param(const Digest& d) { return "digest=" + d.algorithm() + "
 
 // How long cancelling an upload may take: it is a courtesy to the registry, and the push has failed already.
 constexpr std::chrono::seconds kCancelTimeout{10};
+
+// A blob the registry is not known to hold and no larger than this is uploaded without asking first: sending it
+// costs no more than the HEAD would (a config, a code layer), and a registry that had it already just keeps one copy.
+constexpr std::uint64_t kUploadWithoutAskingBytes = 64u << 10;
 
 // An upload session the registry opened (the Location of a 202). Until completed(), going away cancels it, so a
 // failed or aborted push leaves no session behind (OCI distribution-spec, "Canceling an upload": DELETE
@@ -65,12 +73,33 @@ class UploadSession {
   std::string location_;
 };
 
+// A blob to push, and whether the target repository is known to hold it already (an earlier push put it there, or
+// it is the base's own repository).
+struct PlannedBlob {
+  Descriptor descriptor;
+  bool known_there = false;
+};
+
+// One of the --jobs uploads that may run at once, held while a blob's bytes are sent.
+class UploadSlot {
+ public:
+  explicit UploadSlot(std::counting_semaphore<>& slots) : slots_(slots) { slots_.acquire(); }
+  ~UploadSlot() { slots_.release(); }
+  UploadSlot(const UploadSlot&) = delete;
+  UploadSlot& operator=(const UploadSlot&) = delete;
+
+ private:
+  std::counting_semaphore<>& slots_;
+};
+
 struct BlobPusher {
   const image::Image& image;
   const Reference& target;
   const std::function<RegistryClient&(const std::string&)>& clients;
   const BlobLocations* locations;
   std::function<void(const BlobEvent&)> emit;
+  std::counting_semaphore<>& upload_slots;  // --jobs: uploads at once (the HEADs and mounts around them are not)
+  std::shared_future<std::set<Digest>> under_tag;  // blobs_under_tag(), when asked
 
   RegistryClient& dst() const { return clients(target.registry); }
   std::string blobs_url() const { return "/v2/" + target.repository + "/blobs/"; }
@@ -88,11 +117,25 @@ struct BlobPusher {
     };
   }
 
+  bool known_there(const Descriptor& d) const {
+    if (auto origin = image.remote_origin(d.digest))
+      if (origin->registry == target.registry && origin->repository == target.repository) return true;
+    if (!locations) return false;
+    for (const BlobLocation& seen : locations->known(d.digest))
+      if (seen.registry == target.registry && seen.repository == target.repository) return true;
+    return false;
+  }
+
   // Returns the event describing what was done.
-  BlobEvent push(const Descriptor& d) {
-    if (exists(d)) return {BlobEvent::Kind::kExists, d.digest, d.size, {}};
+  BlobEvent push(const PlannedBlob& planned) {
+    const Descriptor& d = planned.descriptor;
+    if (planned.known_there && under_tag.valid() && under_tag.get().count(d.digest))
+      return {BlobEvent::Kind::kExists, d.digest, d.size, {}};
+    bool ask_first = planned.known_there || d.size > kUploadWithoutAskingBytes;
+    if (ask_first && exists(d)) return {BlobEvent::Kind::kExists, d.digest, d.size, {}};
     std::optional<UploadSession> session;  // a refused mount may open one
     if (auto from = mount(d, session)) return {BlobEvent::Kind::kMounted, d.digest, d.size, *from};
+    UploadSlot slot(upload_slots);
     emit({BlobEvent::Kind::kUploading, d.digest, d.size, {}});
     std::function<void(net::HttpRequest&)> set_body = body_of(d);
     for (int attempt = 1;; ++attempt) {
@@ -240,20 +283,48 @@ struct BlobPusher {
   }
 };
 
+// The blobs named by the image manifest the target's tag points at now: the registry holds them, since it accepted
+// that manifest and keeps what a tagged manifest references. One GET instead of a HEAD for each blob an earlier push
+// of this image left there (a rebuild changes a layer or two). Empty when the tag is new or names an index.
+std::set<Digest> blobs_under_tag(RegistryClient& client, const Reference& target) {
+  std::set<Digest> present;
+  net::HttpRequest get;
+  get.url = "/v2/" + target.repository + "/manifests/" + target.tag;
+  get.headers = {{"Accept", kManifestAccept}};
+  get.max_response_bytes = 4u << 20;
+  try {
+    net::HttpResponse r = client.send(get, {push_scope(target.repository)});  // the push's token, no other
+    if (r.status != 200 || r.body.find("\"manifests\"") != std::string::npos) return present;
+    image::Manifest current = image::Manifest::parse(r.body, target.str());
+    present.insert(current.config.digest);
+    for (const Descriptor& layer : current.layers) present.insert(layer.digest);
+  } catch (const std::exception&) {
+    // Not readable: each blob is asked about on its own.
+  }
+  return present;
+}
+
+// Blobs the repository is not known to hold come first, as they need the most round trips (a mount or an upload),
+// the largest first among them; then those it should have, each a HEAD. Every blob once.
+std::vector<PlannedBlob> plan_blobs(const image::Manifest& manifest, const BlobPusher& pusher) {
+  std::vector<PlannedBlob> planned;
+  std::set<Digest> seen;
+  std::vector<Descriptor> all = manifest.layers;
+  all.push_back(manifest.config);
+  for (const Descriptor& d : all)
+    if (seen.insert(d.digest).second) planned.push_back({d, pusher.known_there(d)});
+  std::stable_sort(planned.begin(), planned.end(), [](const PlannedBlob& a, const PlannedBlob& b) {
+    if (a.known_there != b.known_there) return !a.known_there;
+    return a.descriptor.size > b.descriptor.size;
+  });
+  return planned;
+}
+
 }  // namespace
 
 PushResult push_image(const image::Image& image, const Reference& target,
                       const std::function<RegistryClient&(const std::string&)>& clients, const PushOptions& options) {
   image::Manifest manifest = image.manifest();
-  std::vector<Descriptor> blobs;
-  std::set<Digest> seen;
-  // Layers first (the big ones benefit most from starting early), the config last among the blobs.
-  std::vector<Descriptor> all = manifest.layers;
-  std::stable_sort(all.begin(), all.end(), [](const Descriptor& a, const Descriptor& b) { return a.size > b.size; });
-  all.push_back(manifest.config);
-  for (const auto& d : all)
-    if (seen.insert(d.digest).second) blobs.push_back(d);
-
   PushResult result;
   std::mutex mutex;
   std::size_t next = 0;
@@ -272,26 +343,35 @@ PushResult push_image(const image::Image& image, const Reference& target,
     }
     if (options.on_blob) options.on_blob(e);
   };
-  BlobPusher pusher{image, target, clients, options.locations, emit};
+  std::ptrdiff_t jobs = std::max(1, options.jobs);
+  std::counting_semaphore<> upload_slots(jobs);
+  BlobPusher pusher{image, target, clients, options.locations, emit, upload_slots};
+  std::vector<PlannedBlob> blobs = plan_blobs(manifest, pusher);
+  std::size_t known_there = std::count_if(blobs.begin(), blobs.end(), [](const PlannedBlob& b) { return b.known_there; });
+  std::packaged_task<std::set<Digest>()> asking_tag([&] { return blobs_under_tag(pusher.dst(), target); });
+  if (!target.tag.empty() && target.digest.empty() && known_there > 1)
+    pusher.under_tag = asking_tag.get_future().share();
   auto worker = [&] {
     for (;;) {
-      Descriptor d;
+      PlannedBlob planned;
       {
         std::lock_guard<std::mutex> lock(mutex);
         if (failure || next >= blobs.size()) return;
-        d = blobs[next++];
+        planned = blobs[next++];
       }
       try {
-        emit(pusher.push(d));
+        emit(pusher.push(planned));
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex);
         if (!failure) failure = std::current_exception();
       }
     }
   };
-  std::size_t workers = std::min<std::size_t>(std::max(1, options.jobs), blobs.size());
+  // Twice as many workers as uploads, so HEADs and mounts go on while --jobs uploads run.
+  std::size_t workers = std::min<std::size_t>(2 * static_cast<std::size_t>(jobs), blobs.size());
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < workers; ++i) threads.emplace_back(worker);
+  if (pusher.under_tag.valid()) asking_tag();  // meanwhile the workers start on the blobs not known there
   for (auto& t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
 
@@ -313,7 +393,8 @@ PushResult push_image(const image::Image& image, const Reference& target,
                 "the registry rewrote the manifest; pin the pushed image by the digest the registry reports");
   result.reference = target.with_digest(result.manifest_digest.str());
   if (options.locations)
-    for (const Descriptor& d : blobs) options.locations->remember(d.digest, {target.registry, target.repository});
+    for (const PlannedBlob& b : blobs)
+      options.locations->remember(b.descriptor.digest, {target.registry, target.repository});
   return result;
 }
 

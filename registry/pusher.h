@@ -1,13 +1,14 @@
 #pragma once
 // Pushes an image to a registry (OCI distribution-spec: pushing blobs and manifests), the way the fast builders do:
-// every blob once, in parallel with a bounded number of workers — HEAD first (present: nothing to move), then a
-// cross-repository mount from the blob's origin or from a repository of the same registry an earlier push put it in
-// (registry/blob_locations.h; between Google registries also another host, with origin=), else a monolithic upload
-// (POST, then one PUT with Content-Length streamed from the file, or, for a base blob not in the local store,
+// every blob once, in parallel with at most `jobs` uploads at a time, blobs the repository is not known to hold
+// first. HEAD first (present: nothing to move; skipped for a small blob not known there, which is simply sent), then
+// a cross-repository mount from the blob's origin or from a repository of the same registry an earlier push put it
+// in (registry/blob_locations.h; between Google registries also another host, with origin=), else a monolithic
+// upload (POST, then one PUT with Content-Length streamed from the file, or, for a base blob not in the local store,
 // relayed straight from its origin registry: registry/blob_relay.h). Registries that refuse a body on PUT get one
-// streamed PATCH and an empty PUT. The config and the manifest go last, the manifest by tag, so a tag never points
-// at a manifest whose blobs are missing. An upload session that a failed or aborted push opened is cancelled
-// (DELETE <location>, best effort), so the registry keeps no half-written upload.
+// streamed PATCH and an empty PUT. The manifest goes last, by tag, so a tag never points at a manifest whose blobs
+// are missing. An upload session that a failed or aborted push opened is cancelled (DELETE <location>, best
+// effort), so the registry keeps no half-written upload.
 #include <cstdint>
 #include <functional>
 #include <string>

@@ -96,6 +96,32 @@ TEST_F(RegistryBuildTest, PushToTheBasesRegistryMountsBaseLayersAndRebuildsMoveO
   EXPECT_EQ(count(log, "PUT", "/v2/trainer/app/manifests/v2"), 1);
 }
 
+// Rebuilding the same tag after a code change, as a developer does: one GET of the manifest the tag points at
+// vouches for every blob it names (no HEAD each), and the new code layer and config, small and never pushed there,
+// are sent without asking first. The result is complete: skopeo copies every blob of it.
+TEST_F(RegistryBuildTest, RebuildingATagAsksOnceForWhatItHoldsAndSendsSmallNewBlobsStraightAway) {
+  const std::string target = registry_->host() + "/trainer/app:v1";
+  auto first = build(target);
+  ASSERT_EQ(first.exit_code, 0) << describe({"trainpack build"}, first);
+  write_file(pkg_ / "trainer" / "task.py", read_file(pkg_ / "trainer" / "task.py") + "\n# tuned\n");
+  registry_->clear_log();
+  auto again = build(target);
+  ASSERT_EQ(again.exit_code, 0) << describe({"trainpack build"}, again);
+  json result = json::parse(again.out);
+  EXPECT_EQ(result.at("blobs").at("uploaded"), 2) << again.out;  // the changed layer and the config
+  auto log = registry_->requests();
+  EXPECT_EQ(count(log, "GET", "/v2/trainer/app/manifests/v1"), 1);
+  EXPECT_EQ(count(log, "HEAD", "/v2/trainer/app/blobs/"), 0) << "blobs the tag's manifest names were asked about";
+  EXPECT_EQ(count(log, "PUT", "/v2/trainer/app/manifests/v1"), 1);
+
+  auto copy = run_command({"skopeo", "copy", "--src-tls-verify=false", "docker://" + target,
+                           "oci:" + (dir_->path() / "copy").string() + ":v1"});
+  ASSERT_EQ(copy.exit_code, 0) << describe({"skopeo copy"}, copy);
+  auto inspect = run_command({"skopeo", "inspect", "--tls-verify=false", "docker://" + target});
+  ASSERT_EQ(inspect.exit_code, 0) << describe({"skopeo inspect"}, inspect);
+  EXPECT_EQ(json::parse(inspect.out).at("Digest"), result.at("manifest_digest"));
+}
+
 // A second repository of the same registry gets this build's own layers and config by mounts from the repository an
 // earlier push put them in (the cache remembers it: registry/blob_locations), not by uploads, as docker push does.
 TEST_F(RegistryBuildTest, ASecondRepositoryMountsWhatAnEarlierPushUploaded) {
