@@ -53,17 +53,27 @@ std::string find_program(const std::string& name) {
   return {};
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input,
-                          std::chrono::milliseconds timeout, const ProcessOptions& options) {
-  if (argv.empty()) throw Error("internal: run_process without a program");
+SigpipeGuard::SigpipeGuard() {
+  sigemptyset(&pipe_set_);
+  sigaddset(&pipe_set_, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe_set_, &old_set_);
+}
+
+SigpipeGuard::~SigpipeGuard() {
+  sigset_t pending;
+  sigpending(&pending);
+  if (sigismember(&pending, SIGPIPE)) {
+    struct timespec zero {0, 0};
+    sigtimedwait(&pipe_set_, nullptr, &zero);
+  }
+  ::pthread_sigmask(SIG_SETMASK, &old_set_, nullptr);
+}
+
+PipedChild spawn_piped(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  if (argv.empty()) throw Error("internal: spawn_piped without a program");
   // Resolved before fork(): only async-signal-safe calls may follow it in a threaded program.
   const std::string exe = find_program(argv[0]);
-  if (exe.empty()) {
-    ProcessResult missing;
-    missing.exit_code = 127;
-    missing.err = argv[0] + ": not found";
-    return missing;
-  }
+  if (exe.empty()) return {};
   int in[2], out[2], err[2];
   if (::pipe2(in, O_CLOEXEC) != 0) throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
   if (::pipe2(out, O_CLOEXEC) != 0) {
@@ -114,13 +124,22 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   ::close(in[0]);
   ::close(out[1]);
   ::close(err[1]);
-  int in_fd = in[1], out_fd = out[0], err_fd = err[0];
+  return {pid, in[1], out[0], err[0]};
+}
 
-  // Writing to a helper that exited early must not kill us: block SIGPIPE in this thread, then swallow it.
-  sigset_t pipe_set, old_set;
-  sigemptyset(&pipe_set);
-  sigaddset(&pipe_set, SIGPIPE);
-  ::pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input,
+                          std::chrono::milliseconds timeout, const ProcessOptions& options) {
+  PipedChild child = spawn_piped(argv, options);
+  if (child.pid < 0) {
+    ProcessResult missing;
+    missing.exit_code = 127;
+    missing.err = argv[0] + ": not found";
+    return missing;
+  }
+  pid_t pid = child.pid;
+  int in_fd = child.in, out_fd = child.out, err_fd = child.err;
+
+  SigpipeGuard sigpipe;
 
   ProcessResult run;
   size_t written = 0;
@@ -176,14 +195,6 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  // Swallow a SIGPIPE raised by our write, then restore the mask.
-  sigset_t pending;
-  sigpending(&pending);
-  if (sigismember(&pending, SIGPIPE)) {
-    struct timespec zero {0, 0};
-    sigtimedwait(&pipe_set, nullptr, &zero);
-  }
-  ::pthread_sigmask(SIG_SETMASK, &old_set, nullptr);
   if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
   return run;
 }

@@ -2,6 +2,9 @@
 // Running a helper program and collecting what it says: credential helpers (docker-credential-*) and the host
 // Python (PEP 517 builds, bytecode). Never a program from an image. Also running a program whose output is the
 // user's to see (a container engine or runtime), attached to our stdout and stderr.
+#include <signal.h>
+#include <sys/types.h>
+
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -32,6 +35,29 @@ struct ProcessOptions {
 // The executable `name` would run: itself when it contains a '/', else the first match in $PATH (a default PATH
 // when unset). Empty when there is none.
 std::string find_program(const std::string& name);
+
+// Writing to a child that exited early must not kill us: SIGPIPE is blocked in this thread while a guard lives, and
+// one our writes raised is swallowed when it goes.
+class SigpipeGuard {
+ public:
+  SigpipeGuard();
+  ~SigpipeGuard();
+  SigpipeGuard(const SigpipeGuard&) = delete;
+  SigpipeGuard& operator=(const SigpipeGuard&) = delete;
+
+ private:
+  sigset_t pipe_set_, old_set_;
+};
+
+// A started child and our ends of its pipes (close-on-exec); pid -1 when the program was not found.
+struct PipedChild {
+  pid_t pid = -1;
+  int in = -1, out = -1, err = -1;  // its stdin, stdout and stderr (stderr unused with merge_stderr)
+};
+
+// Starts argv[0] (a path, or a name looked up with find_program) with pipes on stdin, stdout and stderr; the caller
+// owns the descriptors and reaps the child. Throws Error only when no process can be started.
+PipedChild spawn_piped(const std::vector<std::string>& argv, const ProcessOptions& options);
 
 // Runs argv[0] (a path, or a name looked up with find_program) with `input` on stdin, waits at most `timeout`.
 // Throws Error only when the program cannot be started; a missing program gives exit_code 127.

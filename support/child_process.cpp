@@ -1,0 +1,137 @@
+#include "support/child_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "support/error.h"
+
+namespace trainpack {
+namespace {
+
+constexpr std::size_t kStderrKept = 64u << 10;
+// An answer's header: its byte count in decimal and a newline.
+constexpr std::size_t kLongestHeader = 24;
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+// The answer in `got`, once its header and all its bytes are there.
+bool answer_complete(const std::string& got, std::string& answer) {
+  std::size_t eol = got.find('\n');
+  if (eol == std::string::npos) {
+    if (got.size() > kLongestHeader) throw Error("a helper answered without announcing its size");
+    return false;
+  }
+  std::size_t size = 0;
+  for (std::size_t i = 0; i < eol; ++i) {
+    if (got[i] < '0' || got[i] > '9' || i >= kLongestHeader) throw Error("a helper announced an unreadable size");
+    size = size * 10 + static_cast<std::size_t>(got[i] - '0');
+  }
+  if (got.size() - eol - 1 < size) return false;
+  if (got.size() - eol - 1 > size) throw Error("a helper said more than it announced");
+  answer = got.substr(eol + 1);
+  return true;
+}
+
+}  // namespace
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, const ProcessOptions& options)
+    : child_(spawn_piped(argv, options)) {
+  if (child_.pid < 0) throw Error("cannot start " + argv.at(0) + ": not found");
+  for (int fd : {child_.in, child_.out, child_.err})
+    if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+ChildProcess::~ChildProcess() {
+  close_fd(child_.in);
+  close_fd(child_.out);
+  close_fd(child_.err);
+  if (child_.pid < 0) return;
+  int status = 0;
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (::waitpid(child_.pid, &status, broken_ ? 0 : WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > give_up) {
+      ::kill(child_.pid, SIGKILL);
+      ::waitpid(child_.pid, &status, 0);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+void ChildProcess::fail(const std::string& why) {
+  broken_ = true;
+  while (read_stderr()) {
+  }
+  if (child_.pid > 0) ::kill(child_.pid, SIGKILL);
+  close_fd(child_.in);
+  std::string said = stderr_.substr(0, stderr_.find('\n'));
+  throw Error(why + (said.empty() ? std::string() : ": " + said));
+}
+
+bool ChildProcess::read_stderr() {
+  if (child_.err < 0) return false;
+  char buf[4096];
+  ssize_t r = ::read(child_.err, buf, sizeof buf);
+  if (r > 0) {
+    stderr_.append(buf, static_cast<std::size_t>(r));
+    if (stderr_.size() > 2 * kStderrKept) stderr_.erase(0, stderr_.size() - kStderrKept);
+    return true;
+  }
+  if (r == 0 || (errno != EAGAIN && errno != EINTR)) close_fd(child_.err);
+  return false;
+}
+
+std::string ChildProcess::exchange(const std::string& request, std::chrono::milliseconds timeout) {
+  if (broken_) throw Error("internal: a broken helper was asked again");
+  SigpipeGuard sigpipe;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::size_t written = 0;
+  std::string got, answer;
+  char buf[65536];
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) fail("the helper did not answer in time");
+    pollfd fds[3];
+    nfds_t n = 0;
+    bool writing = written < request.size();
+    if (writing) fds[n++] = {child_.in, POLLOUT, 0};
+    else fds[n++] = {child_.out, POLLIN, 0};
+    if (child_.err >= 0) fds[n++] = {child_.err, POLLIN, 0};
+    int ready = ::poll(fds, n, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (ready < 0 && errno != EINTR) fail(std::string("poll: ") + std::strerror(errno));
+    if (ready <= 0) continue;
+    if (child_.err >= 0 && fds[n - 1].revents) read_stderr();
+    if (!fds[0].revents) continue;
+    if (writing) {
+      ssize_t w = ::write(child_.in, request.data() + written, request.size() - written);
+      if (w < 0 && errno != EAGAIN && errno != EINTR) fail("the helper stopped reading");
+      if (w > 0) written += static_cast<std::size_t>(w);
+      continue;
+    }
+    ssize_t r = ::read(child_.out, buf, sizeof buf);
+    if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
+      // What it said before it went is in the pipe until it has exited.
+      int status = 0;
+      if (::waitpid(child_.pid, &status, 0) == child_.pid) child_.pid = -1;
+      fail("the helper ended");
+    }
+    if (r > 0) got.append(buf, static_cast<std::size_t>(r));
+    try {
+      if (answer_complete(got, answer)) return answer;
+    } catch (const Error& e) {
+      fail(e.what());
+    }
+  }
+}
+
+}  // namespace trainpack

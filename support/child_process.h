@@ -1,0 +1,38 @@
+#pragma once
+// A helper kept running for a conversation, so that its start (a CPython's is tens of milliseconds) is paid once
+// rather than once per piece of work: requests go to its stdin, and each answer comes back on its stdout after a
+// line with its byte count ("1234\n" then 1234 bytes). Request and answer never overlap: the helper reads a whole
+// request before it answers, so neither side can block the other on a full pipe. What it writes to stderr is kept
+// (the last 64 KiB) to say why it ended, if it does.
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "support/process.h"
+
+namespace trainpack {
+
+class ChildProcess {
+ public:
+  // Starts argv[0] (a path, or a name looked up with find_program); throws Error when it cannot be started.
+  ChildProcess(const std::vector<std::string>& argv, const ProcessOptions& options);
+  // Closes its stdin (the helper's cue to exit), waits a moment, then kills it.
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  // Sends `request` and returns the answer. Throws Error, naming what the helper last wrote to stderr, when it ends
+  // or `timeout` passes first; the child is then unusable (broken()).
+  std::string exchange(const std::string& request, std::chrono::milliseconds timeout);
+  bool broken() const { return broken_; }
+
+ private:
+  [[noreturn]] void fail(const std::string& why);
+  bool read_stderr();  // false once nothing more is there now
+
+  PipedChild child_;
+  std::string stderr_;
+  bool broken_ = false;
+};
+
+}  // namespace trainpack

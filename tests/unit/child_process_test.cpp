@@ -1,0 +1,65 @@
+#include "support/child_process.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <string>
+
+#include "support/error.h"
+
+using trainpack::ChildProcess;
+using trainpack::Error;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A helper in the protocol: reads a line, answers it upper-cased after its byte count; "die" makes it say why on
+// stderr and exit; "hang" makes it sleep.
+const char* const kHelper = R"py(
+import sys, time
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line == b"die\n":
+        sys.stderr.write("asked to die\n"); sys.stderr.flush(); sys.exit(3)
+    if line == b"hang\n":
+        time.sleep(30)
+    answer = line.upper()
+    sys.stdout.buffer.write(b"%d\n" % len(answer) + answer)
+    sys.stdout.buffer.flush()
+)py";
+
+
+}  // namespace
+
+TEST(ChildProcess, OneProcessAnswersRequestAfterRequest) {
+  ChildProcess child({"python3", "-c", kHelper}, {});
+  EXPECT_EQ(child.exchange("hello\n", 10s), "HELLO\n");
+  EXPECT_EQ(child.exchange("again\n", 10s), "AGAIN\n");
+  // Larger than any pipe buffer both ways.
+  std::string big(1u << 20, 'x');
+  EXPECT_EQ(child.exchange(big + "\n", 10s), std::string(1u << 20, 'X') + "\n");
+  EXPECT_FALSE(child.broken());
+}
+
+TEST(ChildProcess, AHelperThatEndsIsAnErrorWithWhatItSaid) {
+  ChildProcess child({"python3", "-c", kHelper}, {});
+  try {
+    child.exchange("die\n", 10s);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("asked to die"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(child.broken());
+  EXPECT_THROW(child.exchange("hello\n", 10s), Error);
+}
+
+TEST(ChildProcess, AHelperThatDoesNotAnswerInTimeIsKilled) {
+  ChildProcess child({"python3", "-c", kHelper}, {});
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(child.exchange("hang\n", 300ms), Error);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_TRUE(child.broken());
+}
+
+TEST(ChildProcess, AMissingProgramCannotBeStarted) {
+  EXPECT_THROW(ChildProcess({"no-such-program-trainpack"}, {}), Error);
+}
