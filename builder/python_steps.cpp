@@ -236,6 +236,10 @@ class PythonInstaller::Step {
     python::InstalledWheel wheel;  // for a legacy install, the files setup.py staged (already compiled as it does)
     bool legacy = false;
   };
+  struct Prepared {
+    Installed installed;
+    std::optional<std::future<std::vector<python::Bytecode>>> bytecode;  // none: no .py, or --no-compile
+  };
   struct OwnLayer {
     std::string what;  // "torch 2.1.0"
     std::map<std::string, FileEntry> files;
@@ -250,6 +254,7 @@ class PythonInstaller::Step {
   python::Resolution resolve(IndexCandidates& source);
   void check_hashes(const python::Resolution& resolution, IndexCandidates& source);
   void install(const python::Resolution& resolution, IndexCandidates& source);
+  Prepared prepare(const python::ResolvedDist& d, IndexCandidates& source);
   std::optional<std::future<std::vector<python::Bytecode>>> start_bytecode(const Installed& installed);
   void add_bytecode(Installed& installed, std::vector<python::Bytecode> compiled);
   void uninstall(const python::SiteDistribution& old);
@@ -298,6 +303,7 @@ class PythonInstaller::Step {
   std::set<std::string> removed_dirs_;
   std::set<std::string> removed_files_;
   std::vector<OwnLayer> own_layers_out_;
+  std::unique_ptr<python::BytecodeCompiler> compiler_;  // made by the first wheel with modules
   SerialQueue compiling_;  // bytecode of the installed wheels, one wheel after another; last: joined first
 };
 
@@ -689,44 +695,56 @@ void PythonInstaller::Step::uninstall(const python::SiteDistribution& old) {
   }
 }
 
-// Wheels are installed in resolution order as their downloads (prefetch) arrive; each one's bytecode compiles in the
-// background meanwhile.
-void PythonInstaller::Step::install(const python::Resolution& resolution, IndexCandidates& source) {
-  std::vector<Installed> installed;
-  std::vector<std::optional<std::future<std::vector<python::Bytecode>>>> bytecode;
-  for (const python::ResolvedDist& d : resolution.dists) {
-    if (!d.file) continue;
-    const BuiltDistribution& built = source.built(d.file->handle);
-    const LocalDistribution* local = source.local(d.file->handle);
+// A distribution made ready to install: its files as entries (install_wheel, or what setup.py install staged), its
+// bytecode compiling in the background.
+PythonInstaller::Step::Prepared PythonInstaller::Step::prepare(const python::ResolvedDist& d, IndexCandidates& source) {
+  const BuiltDistribution& built = source.built(d.file->handle);
+  // operations/install/legacy.py: what setup.py install staged, no INSTALLER or RECORD; its --compile did (or
+  // skipped) the bytecode.
+  if (built.legacy) return {{&d, staged_files(*built.legacy), true}, std::nullopt};
+  const LocalDistribution* local = source.local(d.file->handle);
+  python::WheelInstallRequest req;
+  req.wheel = built.wheel;
+  req.name = built.name;
+  req.version = d.version.str();
+  req.scheme = facts_.scheme_for(built.name);
+  req.sys_executable = facts_.executable;
+  req.pip_version = behaviour_.version();
+  req.python_version = facts_.python_version;
+  req.requested = d.user_requested;
+  if (local) req.direct_url = local->direct_url;
+  Prepared prepared{{&d, python::install_wheel(req)}, std::nullopt};
+  for (const auto& w : prepared.installed.wheel.warnings) st_.log(built.wheel.filename().string() + ": " + w);
+  prepared.bytecode = start_bytecode(prepared.installed);
+  return prepared;
+}
 
+// Distributions are installed in resolution order as their downloads (prefetch) arrive. A wheel that arrives out of
+// turn is prepared as soon as it is seen, so its bytecode compiles while an earlier, larger download goes on;
+// uninstalling and merging files keep pip's order.
+void PythonInstaller::Step::install(const python::Resolution& resolution, IndexCandidates& source) {
+  std::vector<const python::ResolvedDist*> dists;
+  for (const python::ResolvedDist& d : resolution.dists)
+    if (d.file) dists.push_back(&d);
+  std::vector<std::optional<Prepared>> prepared(dists.size());
+  for (std::size_t i = 0; i < dists.size(); ++i) {
+    const python::ResolvedDist& d = *dists[i];
     if (auto replaced = installed_sites_.find(d.name); replaced != installed_sites_.end() && d.replaces_installed) {
       // req_uninstall.py from_dist: a distribution outside pip's environment stays (shadowed by the new one).
       if (behaviour_.is_local(replaced->second.site_dir, facts_)) uninstall(replaced->second);
       else st_.log("Not uninstalling " + d.name + " at " + replaced->second.site_dir + ", outside environment " +
                    facts_.prefix);
     }
-
-    if (built.legacy) {  // operations/install/legacy.py: what setup.py install staged, no INSTALLER or RECORD
-      installed.push_back({&d, staged_files(*built.legacy), true});
-      bytecode.emplace_back();  // setup.py install --compile did (or skipped) its own
-      continue;
-    }
-    python::WheelInstallRequest req;
-    req.wheel = built.wheel;
-    req.name = built.name;
-    req.version = d.version.str();
-    req.scheme = facts_.scheme_for(built.name);
-    req.sys_executable = facts_.executable;
-    req.pip_version = behaviour_.version();
-    req.python_version = facts_.python_version;
-    req.requested = d.user_requested;
-    if (local) req.direct_url = local->direct_url;
-    installed.push_back({&d, python::install_wheel(req)});
-    for (const auto& w : installed.back().wheel.warnings) st_.log(built.wheel.filename().string() + ": " + w);
-    bytecode.push_back(start_bytecode(installed.back()));
+    for (std::size_t later = i + 1; later < dists.size(); ++later)
+      if (!prepared[later] && source.wheel_at_hand(dists[later]->file->handle))
+        prepared[later] = prepare(*dists[later], source);
+    if (!prepared[i]) prepared[i] = prepare(d, source);
   }
-  for (std::size_t k = 0; k < installed.size(); ++k)
-    if (bytecode[k]) add_bytecode(installed[k], bytecode[k]->get());
+  std::vector<Installed> installed;
+  for (std::optional<Prepared>& p : prepared) {
+    if (p->bytecode) add_bytecode(p->installed, p->bytecode->get());
+    installed.push_back(std::move(p->installed));
+  }
 
   for (Installed& i : installed) {
     // A very large distribution (torch-sized) gets a layer of its own after the step's layer, so changing another
@@ -797,21 +815,24 @@ std::optional<std::future<std::vector<python::Bytecode>>> PythonInstaller::Step:
   options.optimization = std::min(2, std::max(0, leading_int(facts_.env_value("PYTHONOPTIMIZE"))));
   if (!facts_.env_value("PYTHONOPTIMIZE").empty() && options.optimization == 0) options.optimization = 1;
   options.invalidation = python::default_invalidation(facts_.env_value("SOURCE_DATE_EPOCH"));
-  const python::Interpreter* compiler = nullptr;
-  try {
-    compiler = &st_.builder.interpreter(facts_, "compiling the .pyc files pip writes");
-  } catch (const Error& e) {
-    if (e.hint().find("--no-compile") != std::string::npos) throw;
-    throw Error(e.what(), "pass --no-compile to install without .pyc files" +
-                              (e.hint().empty() ? std::string() : "; or " + e.hint()));
+  if (!compiler_) {
+    try {
+      compiler_ = std::make_unique<python::BytecodeCompiler>(
+          st_.builder.interpreter(facts_, "compiling the .pyc files pip writes"));
+    } catch (const Error& e) {
+      if (e.hint().find("--no-compile") != std::string::npos) throw;
+      throw Error(e.what(), "pass --no-compile to install without .pyc files" +
+                                (e.hint().empty() ? std::string() : "; or " + e.hint()));
+    }
   }
+  python::BytecodeCompiler* compiler = compiler_.get();
   return compiling_.post([compiler, options, modules = std::move(modules), compiled_as = std::move(compiled_as)] {
     layers::EntryContentReader reader;
     std::vector<python::BytecodeSource> sources;
     for (std::size_t i = 0; i < modules.size(); ++i)
       sources.push_back({modules[i].path, compiled_as[i], modules[i].size,
                          [&reader, &e = modules[i]] { return reader.read(e, 1u << 30); }});
-    return python::compile_bytecode(*compiler, sources, options);
+    return compiler->compile(sources, options);
   });
 }
 

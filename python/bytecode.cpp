@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -9,7 +10,7 @@
 
 #include "support/error.h"
 #include "support/paths.h"
-#include "support/process.h"
+#include "support/child_process.h"
 
 namespace trainpack::python {
 using nlohmann::json;
@@ -17,9 +18,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// stdin: a JSON line {"mtime", "optimize", "invalidation"}, then per source a JSON line [image, compiled_as, size]
-// and its bytes. stdout: per source a JSON line [pyc, size] and the .pyc bytes, or [null, 0] when it does not
-// compile. What py_compile.compile(file, cfile, dfile=compiled_as, optimize) does between reading the file and
+// Requests on stdin, one after another until it closes: a JSON line {"mtime", "optimize", "invalidation", "count"},
+// then per source a JSON line [image, compiled_as, size] and its bytes. Each answer on stdout, once the whole request
+// is read (support/child_process.h): its byte count on a line, then per source a JSON line [pyc, size] and the .pyc
+// bytes, or [null, 0] when it does not compile. What py_compile.compile(file, cfile, dfile=compiled_as, optimize) does between reading the file and
 // writing the .pyc (Lib/py_compile.py): compile as SourceLoader.source_to_code does, then the PEP 552 header with the
 // source's size and the mtime the layer gives it. Before 3.7 there is only the timestamp form (_code_to_bytecode);
 // an interpreter without these helpers gets py_compile itself over a temporary copy.
@@ -30,9 +32,6 @@ try:
 except ImportError:
     bx = None
 inp, out = sys.stdin.buffer, sys.stdout.buffer
-req = json.loads(inp.readline().decode())
-opt, mtime = req["optimize"], req["mtime"]
-checked = req["invalidation"] == "CHECKED_HASH" and hasattr(py_compile, "PycInvalidationMode")
 def via_py_compile(source, compiled_as):
     import tempfile
     mode = {}
@@ -57,18 +56,24 @@ def pyc_bytes(source, compiled_as):
         code = compile(source, compiled_as, "exec", dont_inherit=True, optimize=opt)
         return bx._code_to_bytecode(code, mtime, len(source))
     return via_py_compile(source, compiled_as)
-for line in iter(inp.readline, b""):
-    image, compiled_as, size = json.loads(line.decode())
-    source = inp.read(size)
+def frame(image, compiled_as, source):
     try:
         data = pyc_bytes(source, compiled_as)
     except Exception:
-        out.write(b"[null, 0]\n")
-        continue
+        return b"[null, 0]\n"
     pyc = importlib.util.cache_from_source(image, optimization="" if opt == 0 else opt)
-    out.write(json.dumps([pyc, len(data)]).encode() + b"\n")
-    out.write(data)
-out.flush()
+    return json.dumps([pyc, len(data)]).encode() + b"\n" + data
+for line in iter(inp.readline, b""):
+    req = json.loads(line.decode())
+    opt, mtime = req["optimize"], req["mtime"]
+    checked = req["invalidation"] == "CHECKED_HASH" and hasattr(py_compile, "PycInvalidationMode")
+    sources = []
+    for _ in range(req["count"]):
+        image, compiled_as, size = json.loads(inp.readline().decode())
+        sources.append((image, compiled_as, inp.read(size)))
+    answer = b"".join(frame(*s) for s in sources)
+    out.write(b"%d\n" % len(answer) + answer)
+    out.flush()
 )py";
 
 // Source bytes per interpreter run: bounds what is held in memory at once; and files per run at least, below which
@@ -106,7 +111,8 @@ std::string compile_request(const std::vector<BytecodeSource>& sources, Batch ba
                             std::mutex& reading) {
   json header = {{"mtime", opts.mtime},
                  {"optimize", opts.optimization},
-                 {"invalidation", opts.invalidation == PycInvalidation::kCheckedHash ? "CHECKED_HASH" : "TIMESTAMP"}};
+                 {"invalidation", opts.invalidation == PycInvalidation::kCheckedHash ? "CHECKED_HASH" : "TIMESTAMP"},
+                 {"count", batch.end - batch.first}};
   std::string request = header.dump() + "\n";
   for (std::size_t i = batch.first; i < batch.end; ++i) {
     const BytecodeSource& s = sources[i];
@@ -148,27 +154,48 @@ std::vector<Bytecode> parse_answer(const std::string& answer, const std::vector<
   return out;
 }
 
-std::vector<Bytecode> compile_batch(const Interpreter& python, const std::vector<BytecodeSource>& sources, Batch batch,
-                                    const BytecodeOptions& opts, std::mutex& reading) {
-  std::string request = compile_request(sources, batch, opts, reading);
-  ProcessOptions options = python.process_options();
-  options.output_cap = std::max<std::size_t>(64u << 20, request.size() * 4);
-  ProcessResult r = run_process(python.stdlib_command({"-B", "-c", kCompileScript}), request, 30min, options);
-  if (r.exit_code != 0 || r.timed_out)
-    throw Error("compiling bytecode with " + python.description + " failed" +
-                    (r.err.empty() ? std::string() : ": " + r.err.substr(0, r.err.find('\n'))),
-                "pass --no-compile to skip bytecode");
-  return parse_answer(r.out, sources, batch, python.description);
-}
-
 }  // namespace
 
 PycInvalidation default_invalidation(std::string_view source_date_epoch) {
   return source_date_epoch.empty() ? PycInvalidation::kTimestamp : PycInvalidation::kCheckedHash;
 }
 
-std::vector<Bytecode> compile_bytecode(const Interpreter& python, const std::vector<BytecodeSource>& sources,
-                                       const BytecodeOptions& opts) {
+BytecodeCompiler::BytecodeCompiler(const Interpreter& python) : python_(python) {}
+BytecodeCompiler::~BytecodeCompiler() = default;
+
+// An idle interpreter, or a new one.
+std::unique_ptr<ChildProcess> BytecodeCompiler::take() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!idle_.empty()) {
+      std::unique_ptr<ChildProcess> child = std::move(idle_.back());
+      idle_.pop_back();
+      return child;
+    }
+  }
+  return std::make_unique<ChildProcess>(python_.stdlib_command({"-B", "-c", kCompileScript}),
+                                        python_.process_options());
+}
+
+void BytecodeCompiler::give_back(std::unique_ptr<ChildProcess> child) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  idle_.push_back(std::move(child));
+}
+
+std::string BytecodeCompiler::answer(const std::string& request) {
+  try {
+    std::unique_ptr<ChildProcess> child = take();
+    std::string answer = child->exchange(request, 30min);
+    give_back(std::move(child));
+    return answer;
+  } catch (const Error& e) {
+    throw Error("compiling bytecode with " + python_.description + " failed: " + e.what(),
+                "pass --no-compile to skip bytecode");
+  }
+}
+
+std::vector<Bytecode> BytecodeCompiler::compile(const std::vector<BytecodeSource>& sources,
+                                                const BytecodeOptions& opts) {
   if (sources.empty()) return {};
   if (opts.optimization < 0 || opts.optimization > 2)
     throw Error("internal: optimization level " + std::to_string(opts.optimization));
@@ -185,7 +212,8 @@ std::vector<Bytecode> compile_bytecode(const Interpreter& python, const std::vec
   auto work = [&] {
     for (std::size_t b; (b = next++) < batches.size();) {
       try {
-        done[b] = compile_batch(python, sources, batches[b], opts, reading);
+        std::string request = compile_request(sources, batches[b], opts, reading);
+        done[b] = parse_answer(answer(request), sources, batches[b], python_.description);
       } catch (...) {
         failed[b] = std::current_exception();
       }
@@ -201,6 +229,11 @@ std::vector<Bytecode> compile_bytecode(const Interpreter& python, const std::vec
   for (std::vector<Bytecode>& batch : done)
     for (Bytecode& b : batch) out.push_back(std::move(b));
   return out;
+}
+
+std::vector<Bytecode> compile_bytecode(const Interpreter& python, const std::vector<BytecodeSource>& sources,
+                                       const BytecodeOptions& opts) {
+  return BytecodeCompiler(python).compile(sources, opts);
 }
 
 }  // namespace trainpack::python

@@ -9,11 +9,14 @@
 // compileall records it, never the copy's.
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "python/interpreter.h"
+#include "support/child_process.h"
 
 namespace trainpack::python {
 
@@ -46,9 +49,31 @@ struct BytecodeOptions {
   PycInvalidation invalidation = PycInvalidation::kTimestamp;
 };
 
-// Compiles `sources` with `python`, in batches of a few MiB run on every core; the result is in the order of
-// `sources`. Sources that do not compile are left out, as pip leaves them. Throws Error when the interpreter itself
-// fails.
+// Compiles with interpreters kept for as long as the compiler lives: at most one per core, each started once and
+// given batch after batch (support/child_process.h), so a step installing many wheels pays for a few interpreter
+// starts, not one per wheel and core. Thread-safe.
+class BytecodeCompiler {
+ public:
+  explicit BytecodeCompiler(const Interpreter& python);
+  ~BytecodeCompiler();
+  BytecodeCompiler(const BytecodeCompiler&) = delete;
+  BytecodeCompiler& operator=(const BytecodeCompiler&) = delete;
+
+  // Compiles `sources` in batches of a few MiB run on every core; the result is in the order of `sources`. Sources
+  // that do not compile are left out, as pip leaves them. Throws Error when the interpreter itself fails.
+  std::vector<Bytecode> compile(const std::vector<BytecodeSource>& sources, const BytecodeOptions& options);
+
+ private:
+  std::unique_ptr<ChildProcess> take();
+  void give_back(std::unique_ptr<ChildProcess> child);
+  std::string answer(const std::string& request);
+
+  const Interpreter& python_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<ChildProcess>> idle_;
+};
+
+// BytecodeCompiler(python).compile(sources, options): interpreters for this call only.
 std::vector<Bytecode> compile_bytecode(const Interpreter& python, const std::vector<BytecodeSource>& sources,
                                        const BytecodeOptions& options);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <memory>
 
 #include "python/filenames.h"
@@ -137,6 +139,16 @@ fs::path IndexCandidates::archive(std::size_t handle) {
 }
 
 std::string IndexCandidates::filename(std::size_t handle) const { return files_.at(handle).index.filename; }
+
+bool IndexCandidates::wheel_at_hand(std::size_t handle) const {
+  const File& file = files_.at(handle);
+  if (file.local) return !file.local->built.legacy;
+  if (!file.index.filename.ends_with(".whl")) return false;
+  if (file.blob) return true;
+  auto pending = downloading_.find(handle);
+  return pending != downloading_.end() &&
+         pending->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
 
 void IndexCandidates::prefetch(const std::vector<std::size_t>& handles, int jobs) {
   struct Queue {

@@ -72,6 +72,8 @@ class IndexCandidates : public CandidateSource {
   std::filesystem::path archive(std::size_t handle);
   std::string filename(std::size_t handle) const;
   const LocalDistribution* local(std::size_t handle) const { return files_.at(handle).local; }
+  // Whether built() would return a wheel at once: one given, or one from the index whose download has finished.
+  bool wheel_at_hand(std::size_t handle) const;
   // Starts downloading the files of these candidates, up to `jobs` at once, and returns: archive() or built() of one
   // of them waits for that file only, so the first can be installed while the others arrive. A failed download is
   // reported there; it stops the queue (downloads under way finish).

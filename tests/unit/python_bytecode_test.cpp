@@ -158,3 +158,30 @@ TEST(PythonBytecode, InMemoryCompilationGivesPyCompilesCode) {
     EXPECT_EQ(r.out, "") << "at -O" << opts.optimization;
   }
 }
+
+// One compiler serves every wheel of a step: its interpreters start once (at most one per core), not once per call.
+TEST(PythonBytecode, ACompilerStartsItsInterpretersOnceForManyCalls) {
+  trainpack::ScopedDir work(trainpack::make_temp_dir("", "tp-pyc-"));
+  auto python = find_host_python("3.11", "", work.path() / "scratch");
+  if (!python) GTEST_SKIP() << "no host python3.11 (Debian 12 has it as /usr/bin/python3.11)";
+  Interpreter counted = *python;
+  const fs::path starts = work.path() / "starts";
+  counted.argv = {"/bin/sh", "-c", "echo started >> '" + starts.string() + "'; exec \"$0\" \"$@\"",
+                  python->argv.at(0)};
+  BytecodeCompiler compiler(counted);
+  BytecodeOptions options{1234, 0, PycInvalidation::kTimestamp};
+  for (int call = 0; call < 5; ++call) {
+    std::string text = "X = " + std::to_string(call) + "\n";
+    auto out = compiler.compile({source("usr/lib/python3/dist-packages/m" + std::to_string(call) + ".py", text)},
+                                options);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].pyc, compile_bytecode(*python, {source("usr/lib/python3/dist-packages/m" +
+                                                                std::to_string(call) + ".py", text)},
+                                           options)
+                              .at(0)
+                              .pyc);
+  }
+  std::string log = trainpack::read_file(starts);
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << "one-file calls run one after another on one interpreter";
+}
+
