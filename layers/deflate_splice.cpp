@@ -27,6 +27,7 @@ class DeflateSplicer::Impl {
 
   void write(const char* data, std::size_t size) {
     if (ended_ && size > 0) throw Error("compressed data goes on after the end of its deflate stream");
+    drop_passed();
     held_.append(data, size);
     z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data));
     z_.avail_in = static_cast<uInt>(size);
@@ -51,6 +52,7 @@ class DeflateSplicer::Impl {
 
   void finish() {
     if (!ended_ || !end_bit_) throw Error("the deflate stream ends before its last block does");
+    drop_passed();
     // Drop anything past the end bit, then an empty stored block (3 header bits, padding, LEN 0, NLEN 0xffff).
     std::uint64_t end_bit = *end_bit_;
     std::uint64_t aligned_end = (end_bit + 3 + 7) / 8;
@@ -61,6 +63,7 @@ class DeflateSplicer::Impl {
     held_.append("\0\0\xff\xff", 4);
     spliceable_(held_.data(), held_.size());
     held_start_ += held_.size();
+    passed_ = held_start_;
     held_.clear();
   }
 
@@ -100,12 +103,17 @@ class DeflateSplicer::Impl {
     }
     if (end_bit_) return;  // finish() writes the tail
     std::uint64_t safe_end = open_header_ ? *open_header_ / 8 : decoded_bit() / 8;
-    if (safe_end > held_start_) {
-      std::size_t count = static_cast<std::size_t>(safe_end - held_start_);
-      spliceable_(held_.data(), count);
-      held_.erase(0, count);
-      held_start_ = safe_end;
+    if (safe_end > passed_) {
+      spliceable_(held_.data() + (passed_ - held_start_), static_cast<std::size_t>(safe_end - passed_));
+      passed_ = safe_end;
     }
+  }
+
+  // Forgets the bytes passed on, once per write: erasing them at every block boundary would move the rest of the
+  // buffer each time.
+  void drop_passed() {
+    held_.erase(0, static_cast<std::size_t>(passed_ - held_start_));
+    held_start_ = passed_;
   }
 
   Sink plain_;
@@ -114,6 +122,7 @@ class DeflateSplicer::Impl {
   std::string buffer_;
   std::string held_;                       // compressed bytes not passed on yet, from held_start_
   std::uint64_t held_start_ = 0;
+  std::uint64_t passed_ = 0;                // compressed bytes passed on so far (held_ keeps them until drop_passed)
   std::optional<std::uint64_t> open_header_ = 0;  // bit where a header whose BFINAL is unknown starts
   std::optional<std::uint64_t> end_bit_;          // bit after the last block's end-of-block code
   bool ended_ = false;
