@@ -216,12 +216,14 @@ std::string short_hex(const image::Digest& d) { return d.hex().substr(0, 12); }
 
 std::string short_digest(const image::Digest& d) { return d.algorithm() + ":" + d.hex().substr(0, 12); }
 
-// One progress row per blob of a push; blobs are mounted from where earlier pushes put them (`locations`).
+// One progress row per blob of a push; blobs are mounted from where earlier pushes put them (`locations`), and the
+// manifests this cache made (`store`) vouch for the blobs of a tag they are under.
 registry::PushOptions push_options(const BuildRequest& req, Progress& progress,
-                                   const registry::BlobLocations& locations) {
+                                   const registry::BlobLocations& locations, const layers::BlobStore& store) {
   registry::PushOptions options;
   options.jobs = req.jobs;
   options.locations = &locations;
+  options.store = &store;
   options.on_blob = [&progress](const registry::BlobEvent& e) {
     using K = registry::BlobEvent::Kind;
     std::string key = e.digest.str();
@@ -587,7 +589,7 @@ void Build::share_cache() {
 }
 
 void Build::write_output(const transports::ImageLocation& out) {
-  transports::WriteContext context{req_.registries, push_options(req_, progress_, blob_locations_)};
+  transports::WriteContext context{req_.registries, push_options(req_, progress_, blob_locations_, store_)};
   transports::WriteReport report = transports::write_image(*image_, out, context);
   if (report.push) {
     progress_.finish();

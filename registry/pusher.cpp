@@ -18,6 +18,7 @@
 #include "registry/blob_relay.h"
 #include "registry/remote_image.h"
 #include "support/error.h"
+#include "support/fs.h"
 
 namespace trainpack::registry {
 using image::Descriptor;
@@ -283,19 +284,23 @@ struct BlobPusher {
   }
 };
 
-// The blobs named by the image manifest the target's tag points at now: the registry holds them, since it accepted
-// that manifest and keeps what a tagged manifest references. One GET instead of a HEAD for each blob an earlier push
-// of this image left there (a rebuild changes a layer or two). Empty when the tag is new or names an index.
-std::set<Digest> blobs_under_tag(RegistryClient& client, const Reference& target) {
+// The blobs named by the image manifest the target's tag points at now, when that manifest is one this cache made
+// (an earlier push of this image): the registry holds them, since it accepted that manifest and keeps what a tagged
+// manifest references. One HEAD of the tag (no GET, which Docker Hub counts as a pull) instead of a HEAD for each
+// blob an earlier push left there. Empty when the tag is new, or names a manifest made elsewhere or an index.
+std::set<Digest> blobs_under_tag(RegistryClient& client, const Reference& target, const layers::BlobStore& store) {
   std::set<Digest> present;
-  net::HttpRequest get;
-  get.url = "/v2/" + target.repository + "/manifests/" + target.tag;
-  get.headers = {{"Accept", kManifestAccept}};
-  get.max_response_bytes = 4u << 20;
+  net::HttpRequest head;
+  head.method = "HEAD";
+  head.url = "/v2/" + target.repository + "/manifests/" + target.tag;
+  head.headers = {{"Accept", kManifestAccept}};
   try {
-    net::HttpResponse r = client.send(get, {push_scope(target.repository)});  // the push's token, no other
-    if (r.status != 200 || r.body.find("\"manifests\"") != std::string::npos) return present;
-    image::Manifest current = image::Manifest::parse(r.body, target.str());
+    net::HttpResponse r = client.send(head, {push_scope(target.repository)});  // the push's token, no other
+    std::optional<Digest> digest = Digest::parse(r.header("docker-content-digest"));
+    if (r.status != 200 || !digest || !store.has(*digest)) return present;
+    std::string body = read_file(store.path_of(*digest), 4u << 20);
+    if (image::sha256_of(body) != *digest || body.find("\"manifests\"") != std::string::npos) return present;
+    image::Manifest current = image::Manifest::parse(body, target.str());
     present.insert(current.config.digest);
     for (const Descriptor& layer : current.layers) present.insert(layer.digest);
   } catch (const std::exception&) {
@@ -345,11 +350,11 @@ PushResult push_image(const image::Image& image, const Reference& target,
   };
   std::ptrdiff_t jobs = std::max(1, options.jobs);
   std::counting_semaphore<> upload_slots(jobs);
-  BlobPusher pusher{image, target, clients, options.locations, emit, upload_slots};
+  BlobPusher pusher{image, target, clients, options.locations, emit, upload_slots, {}};
   std::vector<PlannedBlob> blobs = plan_blobs(manifest, pusher);
   std::size_t known_there = std::count_if(blobs.begin(), blobs.end(), [](const PlannedBlob& b) { return b.known_there; });
-  std::packaged_task<std::set<Digest>()> asking_tag([&] { return blobs_under_tag(pusher.dst(), target); });
-  if (!target.tag.empty() && target.digest.empty() && known_there > 1)
+  std::packaged_task<std::set<Digest>()> asking_tag([&] { return blobs_under_tag(pusher.dst(), target, *options.store); });
+  if (options.store && !target.tag.empty() && target.digest.empty() && known_there > 1)
     pusher.under_tag = asking_tag.get_future().share();
   auto worker = [&] {
     for (;;) {

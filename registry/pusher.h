@@ -1,7 +1,8 @@
 #pragma once
 // Pushes an image to a registry (OCI distribution-spec: pushing blobs and manifests), the way the fast builders do:
 // every blob once, in parallel with at most `jobs` uploads at a time, blobs the repository is not known to hold
-// first. HEAD first (present: nothing to move; skipped for a small blob not known there, which is simply sent), then
+// first. HEAD first (present: nothing to move; skipped for a small blob not known there, which is simply sent, and
+// for the blobs of the manifest a rebuilt tag points at, when this cache made it: one HEAD of the tag), then
 // a cross-repository mount from the blob's origin or from a repository of the same registry an earlier push put it
 // in (registry/blob_locations.h; between Google registries also another host, with origin=), else a monolithic
 // upload (POST, then one PUT with Content-Length streamed from the file, or, for a base blob not in the local store,
@@ -15,6 +16,7 @@
 
 #include "image/digest.h"
 #include "image/image.h"
+#include "layers/blob_store.h"
 #include "registry/blob_locations.h"
 #include "registry/reference.h"
 #include "registry/registry_client.h"
@@ -34,6 +36,8 @@ struct PushOptions {
   int jobs = 4;
   // Where blobs were pushed before: mount sources, and told of this push's blobs once it succeeded. Optional.
   const BlobLocations* locations = nullptr;
+  // Where this cache keeps the manifests it made: a tag that points at one of them vouches for its blobs. Optional.
+  const layers::BlobStore* store = nullptr;
   std::function<void(const BlobEvent&)> on_blob;  // called from worker threads, serialised by the pusher
 };
 
