@@ -414,7 +414,12 @@ LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOp
   archive_write_set_bytes_per_block(a.get(), 0);
   check(a.get(), archive_write_open2(a.get(), &sink, nullptr, sink_write, nullptr, nullptr), "(open)");
 
-  std::vector<char> buf(kChunk);
+  // Sized to the largest content read through it: a code layer's few hundred bytes need no zeroed MiB.
+  std::uint64_t largest = 0;
+  for (const FileEntry& e : entries)
+    if (e.type == FileEntry::Type::kRegular && !e.source.empty()) largest = std::max(largest, e.size);
+  std::uint64_t buffer_bytes = std::min<std::uint64_t>(kChunk, std::max<std::uint64_t>(largest, 4096));
+  std::vector<char> buf(static_cast<std::size_t>(buffer_bytes));
   ZipArchives zips;
   ContentProgress progress{options};
   for (const FileEntry& e : entries) progress.total += e.type == FileEntry::Type::kRegular ? e.size : 0;

@@ -21,10 +21,11 @@ namespace {
 // Requests on stdin, one after another until it closes: a JSON line {"mtime", "optimize", "invalidation", "count"},
 // then per source a JSON line [image, compiled_as, size] and its bytes. Each answer on stdout, once the whole request
 // is read (support/child_process.h): its byte count on a line, then per source a JSON line [pyc, size] and the .pyc
-// bytes, or [null, 0] when it does not compile. What py_compile.compile(file, cfile, dfile=compiled_as, optimize) does between reading the file and
-// writing the .pyc (Lib/py_compile.py): compile as SourceLoader.source_to_code does, then the PEP 552 header with the
-// source's size and the mtime the layer gives it. Before 3.7 there is only the timestamp form (_code_to_bytecode);
-// an interpreter without these helpers gets py_compile itself over a temporary copy.
+// bytes, or [null, 0] when it does not compile. What py_compile.compile(file, cfile, dfile=compiled_as, optimize)
+// does between reading the file and writing the .pyc (Lib/py_compile.py): compile as SourceLoader.source_to_code
+// does, then the PEP 552 header with the source's size and the mtime the layer gives it. Before 3.7 there is only
+// the timestamp form (_code_to_bytecode); an interpreter without these helpers gets py_compile itself over a
+// temporary copy.
 constexpr const char* kCompileScript = R"py(
 import importlib.util, json, os, py_compile, sys
 try:

@@ -352,8 +352,10 @@ PushResult push_image(const image::Image& image, const Reference& target,
   std::counting_semaphore<> upload_slots(jobs);
   BlobPusher pusher{image, target, clients, options.locations, emit, upload_slots, {}};
   std::vector<PlannedBlob> blobs = plan_blobs(manifest, pusher);
-  std::size_t known_there = std::count_if(blobs.begin(), blobs.end(), [](const PlannedBlob& b) { return b.known_there; });
-  std::packaged_task<std::set<Digest>()> asking_tag([&] { return blobs_under_tag(pusher.dst(), target, *options.store); });
+  auto is_known_there = [](const PlannedBlob& b) { return b.known_there; };
+  std::size_t known_there = std::count_if(blobs.begin(), blobs.end(), is_known_there);
+  std::packaged_task<std::set<Digest>()> asking_tag(
+      [&] { return blobs_under_tag(pusher.dst(), target, *options.store); });
   if (options.store && !target.tag.empty() && target.digest.empty() && known_there > 1)
     pusher.under_tag = asking_tag.get_future().share();
   auto worker = [&] {

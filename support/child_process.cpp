@@ -24,6 +24,15 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
+// The last line with something on it: where a Python traceback says what went wrong.
+std::string last_line(const std::string& text) {
+  std::size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return {};
+  std::size_t newline = text.rfind('\n', end);
+  std::size_t start = newline == std::string::npos ? 0 : newline + 1;
+  return text.substr(start, end + 1 - start);
+}
+
 // The answer in `got`, once its header and all its bytes are there.
 bool answer_complete(const std::string& got, std::string& answer) {
   std::size_t eol = got.find('\n');
@@ -74,8 +83,7 @@ void ChildProcess::fail(const std::string& why) {
   }
   if (child_.pid > 0) ::kill(child_.pid, SIGKILL);
   close_fd(child_.in);
-  std::string said = stderr_.substr(0, stderr_.find('\n'));
-  throw Error(why + (said.empty() ? std::string() : ": " + said));
+  throw Error(why + (last_line(stderr_).empty() ? std::string() : ": " + last_line(stderr_)));
 }
 
 bool ChildProcess::read_stderr() {

@@ -3,7 +3,7 @@
 // rather than once per piece of work: requests go to its stdin, and each answer comes back on its stdout after a
 // line with its byte count ("1234\n" then 1234 bytes). Request and answer never overlap: the helper reads a whole
 // request before it answers, so neither side can block the other on a full pipe. What it writes to stderr is kept
-// (the last 64 KiB) to say why it ended, if it does.
+// (the last 64 KiB); its last line says why it ended, if it does.
 #include <chrono>
 #include <string>
 #include <vector>
@@ -21,8 +21,8 @@ class ChildProcess {
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
-  // Sends `request` and returns the answer. Throws Error, naming what the helper last wrote to stderr, when it ends
-  // or `timeout` passes first; the child is then unusable (broken()).
+  // Sends `request` and returns the answer. Throws Error, with the last line the helper wrote to stderr, when it
+  // ends or `timeout` passes first; the child is then unusable (broken()).
   std::string exchange(const std::string& request, std::chrono::milliseconds timeout);
   bool broken() const { return broken_; }
 
