@@ -102,6 +102,10 @@ DOCKER_BUILDKIT=1 "$docker" build -q -t "$base" "$bench/base-ctx" >/dev/null
 # --- measuring -------------------------------------------------------------------------------------------------------
 median() { sort -n | awk '{v[NR] = $1} END {if (NR == 0) print ""; else if (NR % 2) print v[(NR + 1) / 2];
                                            else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# Before a measured command that follows a heavy one (a cold build, an install, a 1 GiB layer) the machine settles, so
+# that no tool pays for the writeback, or the daemon's work, that the one before it left behind. Warm runs follow
+# light ones and go at once: idling first would add a wake-up to both tools' few milliseconds.
+settle() { sync; sleep 0.5; }
 elapsed() {  # LOG CMD... -> seconds on stdout; the command's output goes to LOG
   local log=$1 start end
   shift
@@ -144,8 +148,10 @@ measure_workload() {  # WORKLOAD
   edit_trainer "$w" 0
   for i in $(seq "$runs"); do
     say "$w cold, run $i/$runs"
+    settle
     gcloud_cold+=("$(gcloud_path "$w" "bench/gcloud-cold-$w-$i" --no-cache)")
     rm -rf "$bench/cache-cold"
+    settle
     tp_cold+=("$(trainpack_build "$bench/logs/tp-cold-$w-$i.log" "$w" "bench/tp-cold-$w-$i" "$bench/cache-cold")")
   done
   # Warm: each tool's first build fills its cache (BuildKit's, trainpack's), then every run changes one line.
@@ -182,6 +188,7 @@ measure_pip() {
   for i in $(seq "$runs"); do
     say "host pip install --target, run $i/$runs"
     rm -rf "$target"
+    settle
     pip_runs+=("$(elapsed "$bench/logs/pip-$i.log" python3 -m pip install --no-cache-dir --break-system-packages \
       --disable-pip-version-check --target "$target" --index-url "$index_url" -r "$inputs/projects/pip/requirements.txt")")
   done
@@ -197,6 +204,7 @@ measure_layer() {
   local pigz_runs=() i
   for i in $(seq "$runs"); do
     say "tar | pigz -6 | sha256sum, run $i/$runs"
+    settle
     pigz_runs+=("$(elapsed "$bench/logs/pigz-$i.log" bash -c \
       'tar -C "$0" -cf - . | pigz -6 | tee >(wc -c > "$1") | sha256sum' \
       "$inputs/projects/extra/data" "$bench/pigz-size")")
@@ -231,6 +239,7 @@ measure_cache_repo() {
     say "pip, empty cache, warm --cache-repo, run $i/$runs"
     edit_trainer pip "$i"
     rm -rf "$bench/cache-fresh"
+    settle
     runs_s+=("$(elapsed "$bench/logs/tp-cache-repo-$i.log" "$tp" build "${flags[@]}" --cache-dir="$bench/cache-fresh" \
       --output-image-uri="$registry/bench/tp-cache-repo-$i:v1")")
   done
