@@ -99,45 +99,61 @@ bool ChildProcess::read_stderr() {
   return false;
 }
 
+// Sends more of `request` from `written` on.
+void ChildProcess::write_some(const std::string& request, std::size_t& written) {
+  ssize_t w = ::write(child_.in, request.data() + written, request.size() - written);
+  if (w < 0 && errno != EAGAIN && errno != EINTR) fail("the helper stopped reading");
+  if (w > 0) written += static_cast<std::size_t>(w);
+}
+
+// Appends what the helper wrote to `got`; at its end, fails with what it said on stderr.
+void ChildProcess::read_some(std::string& got) {
+  char buf[65536];
+  ssize_t r = ::read(child_.out, buf, sizeof buf);
+  if (r > 0) got.append(buf, static_cast<std::size_t>(r));
+  if (r > 0 || (r < 0 && (errno == EAGAIN || errno == EINTR))) return;
+  // What it said before it went is in the stderr pipe once it has exited: wait a moment for that.
+  int status = 0;
+  for (int i = 0; i < 500 && child_.pid > 0; ++i) {
+    if (::waitpid(child_.pid, &status, WNOHANG) == child_.pid) child_.pid = -1;
+    else std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  fail("the helper ended");
+}
+
 std::string ChildProcess::exchange(const std::string& request, std::chrono::milliseconds timeout) {
   if (broken_) throw Error("internal: a broken helper was asked again");
   SigpipeGuard sigpipe;
   auto deadline = std::chrono::steady_clock::now() + timeout;
   std::size_t written = 0;
   std::string got, answer;
-  char buf[65536];
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) fail("the helper did not answer in time");
+    // Its stdout is read even while the request is still going in, so a helper that answers early cannot stall us.
     pollfd fds[3];
     nfds_t n = 0;
-    bool writing = written < request.size();
-    if (writing) fds[n++] = {child_.in, POLLOUT, 0};
-    else fds[n++] = {child_.out, POLLIN, 0};
+    if (written < request.size()) fds[n++] = {child_.in, POLLOUT, 0};
+    fds[n++] = {child_.out, POLLIN, 0};
     if (child_.err >= 0) fds[n++] = {child_.err, POLLIN, 0};
     int ready = ::poll(fds, n, static_cast<int>(std::min<long long>(left.count(), 1000)));
     if (ready < 0 && errno != EINTR) fail(std::string("poll: ") + std::strerror(errno));
-    if (ready <= 0) continue;
-    if (child_.err >= 0 && fds[n - 1].revents) read_stderr();
-    if (!fds[0].revents) continue;
-    if (writing) {
-      ssize_t w = ::write(child_.in, request.data() + written, request.size() - written);
-      if (w < 0 && errno != EAGAIN && errno != EINTR) fail("the helper stopped reading");
-      if (w > 0) written += static_cast<std::size_t>(w);
-      continue;
-    }
-    ssize_t r = ::read(child_.out, buf, sizeof buf);
-    if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
-      // What it said before it went is in the pipe until it has exited.
-      int status = 0;
-      if (::waitpid(child_.pid, &status, 0) == child_.pid) child_.pid = -1;
-      fail("the helper ended");
-    }
-    if (r > 0) got.append(buf, static_cast<std::size_t>(r));
-    try {
-      if (answer_complete(got, answer)) return answer;
-    } catch (const Error& e) {
-      fail(e.what());
+    for (nfds_t i = 0; ready > 0 && i < n; ++i) {
+      if (!fds[i].revents) continue;
+      if (fds[i].fd == child_.err) {
+        read_stderr();
+      } else if (fds[i].fd == child_.in) {
+        write_some(request, written);
+      } else {
+        read_some(got);
+        try {
+          if (!answer_complete(got, answer)) continue;
+          if (written < request.size()) fail("the helper answered before it had read the request");
+          return answer;
+        } catch (const Error& e) {
+          fail(e.what());
+        }
+      }
     }
   }
 }

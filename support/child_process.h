@@ -1,9 +1,9 @@
 #pragma once
 // A helper kept running for a conversation, so that its start (a CPython's is tens of milliseconds) is paid once
 // rather than once per piece of work: requests go to its stdin, and each answer comes back on its stdout after a
-// line with its byte count ("1234\n" then 1234 bytes). Request and answer never overlap: the helper reads a whole
-// request before it answers, so neither side can block the other on a full pipe. What it writes to stderr is kept
-// (the last 64 KiB); its last line says why it ended, if it does.
+// line with its byte count ("1234\n" then 1234 bytes), once it has read the whole request. Its stdout and stderr are
+// read while the request goes in, so a full pipe stalls neither side. What it writes to stderr is kept (the last
+// 64 KiB); its last line says why it ended, if it does.
 #include <chrono>
 #include <string>
 #include <vector>
@@ -29,6 +29,8 @@ class ChildProcess {
  private:
   [[noreturn]] void fail(const std::string& why);
   bool read_stderr();  // false once nothing more is there now
+  void write_some(const std::string& request, std::size_t& written);
+  void read_some(std::string& got);
 
   PipedChild child_;
   std::string stderr_;

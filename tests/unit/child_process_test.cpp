@@ -63,3 +63,17 @@ TEST(ChildProcess, AHelperThatDoesNotAnswerInTimeIsKilled) {
 TEST(ChildProcess, AMissingProgramCannotBeStarted) {
   EXPECT_THROW(ChildProcess({"no-such-program-trainpack"}, {}), Error);
 }
+
+TEST(ChildProcess, AnAnswerBeforeTheRequestIsReadIsAnError) {
+  // Answers at once and never reads: the request, larger than a pipe holds, cannot all go in.
+  ChildProcess child({"python3", "-c",
+                      "import sys, time\nsys.stdout.buffer.write(b'2\\nok'); sys.stdout.flush(); time.sleep(30)"},
+                     {});
+  try {
+    child.exchange(std::string(1u << 20, 'x'), 10s);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("before it had read the request"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(child.broken());
+}
