@@ -79,7 +79,7 @@ ChildProcess::~ChildProcess() {
 
 void ChildProcess::fail(const std::string& why) {
   broken_ = true;
-  while (read_stderr()) {
+  for (int reads = 0; reads < 64 && read_stderr(); ++reads) {  // what is there now, bounded
   }
   if (child_.pid > 0) ::kill(child_.pid, SIGKILL);
   close_fd(child_.in);
