@@ -12,7 +12,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <memory>
 #include <vector>
 
 #include "support/error.h"

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/child_process.h"
 #include "support/error.h"
 #include "support/paths.h"
-#include "support/child_process.h"
 
 namespace trainpack::python {
 using nlohmann::json;

@@ -16,7 +16,10 @@
 #include <vector>
 
 #include "python/interpreter.h"
-#include "support/child_process.h"
+
+namespace trainpack {
+class ChildProcess;
+}
 
 namespace trainpack::python {
 

@@ -1,7 +1,6 @@
 #include "support/child_process.h"
 
 #include <gtest/gtest.h>
-#include <signal.h>
 
 #include <string>
 
@@ -26,7 +25,6 @@ for line in iter(sys.stdin.buffer.readline, b""):
     sys.stdout.buffer.write(b"%d\n" % len(answer) + answer)
     sys.stdout.buffer.flush()
 )py";
-
 
 }  // namespace
 

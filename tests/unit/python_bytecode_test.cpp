@@ -171,17 +171,12 @@ TEST(PythonBytecode, ACompilerStartsItsInterpretersOnceForManyCalls) {
   BytecodeCompiler compiler(counted);
   BytecodeOptions options{1234, 0, PycInvalidation::kTimestamp};
   for (int call = 0; call < 5; ++call) {
-    std::string text = "X = " + std::to_string(call) + "\n";
-    auto out = compiler.compile({source("usr/lib/python3/dist-packages/m" + std::to_string(call) + ".py", text)},
-                                options);
+    BytecodeSource module = source("usr/lib/python3/dist-packages/m" + std::to_string(call) + ".py",
+                                   "X = " + std::to_string(call) + "\n");
+    auto out = compiler.compile({module}, options);
     ASSERT_EQ(out.size(), 1u);
-    EXPECT_EQ(out[0].pyc, compile_bytecode(*python, {source("usr/lib/python3/dist-packages/m" +
-                                                                std::to_string(call) + ".py", text)},
-                                           options)
-                              .at(0)
-                              .pyc);
+    EXPECT_EQ(out[0].pyc, compile_bytecode(*python, {module}, options).at(0).pyc);
   }
   std::string log = trainpack::read_file(starts);
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << "one-file calls run one after another on one interpreter";
 }
-
