@@ -12,6 +12,7 @@
 
 #include "builder/cache_repo.h"
 #include "builder/pip_step_cache.h"
+#include "image/media_types.h"
 #include "layers/appended_image.h"
 #include "layers/blob_store.h"
 #include "layers/context_copy.h"
@@ -20,7 +21,9 @@
 #include "layers/layer_cache.h"
 #include "layers/rootfs_index.h"
 #include "layers/scanned_image.h"
+#include "registry/push_ahead.h"
 #include "registry/pusher.h"
+#include "registry/registries.h"
 #include "transports/transport.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -277,6 +280,7 @@ class Build {
   }
 
   void log(const std::string& line) { progress_.line(line); }
+  void begin_pushes();
   void open_base();
   void run_step(const BuildStep& step);
   BuildResult finish_dry_run();
@@ -299,6 +303,7 @@ class Build {
   std::string pip_step_key(const std::string& instruction) const;
   void add_layer(const std::string& instruction, FileEntries entries);
   void record_layer(const std::string& instruction, const layers::LayerBlob& blob, bool from_cache, FileEntries entries);
+  void offer_to_pushes(const layers::LayerBlob& blob);
   void plan_layer(const std::string& instruction, FileEntries entries);
   layers::LayerOptions layer_options(const std::string& instruction, const FileEntries& entries);
   void write_output(const transports::ImageLocation& out);
@@ -334,7 +339,33 @@ class Build {
   layers::AppendSpec spec_;
   std::shared_ptr<const layers::AppendedImage> image_;
   BuildResult result_;
+  // Pushes begun with the build, by output (registry/push_ahead.h); last, so they end before what they use.
+  std::map<std::string, std::unique_ptr<registry::PushAhead>> ahead_;
 };
+
+// Each registry output's push starts now: its token, its tag, upload sessions; then every layer as it is made.
+void Build::begin_pushes() {
+  if (req_.dry_run || !req_.registries) return;
+  for (const transports::ImageLocation& out : req_.outputs) {
+    if (!out.is_registry() || ahead_.count(out.str())) continue;
+    registry::Reference target = registry::Reference::parse(out.ref);
+    registry::PushAheadOptions options;
+    options.jobs = req_.jobs;
+    options.locations = &blob_locations_;
+    options.store = &store_;
+    options.on_blob = push_options(req_, progress_, blob_locations_, store_).on_blob;
+    ahead_[out.str()] = std::make_unique<registry::PushAhead>(req_.registries->client(target.registry), target,
+                                                              std::move(options));
+  }
+}
+
+// A layer goes to the pushes begun as soon as it is made. Not with --cache-repo: a later pip step found there may
+// hold this layer too (the layers before it), and the push then mounts it from there rather than upload it.
+void Build::offer_to_pushes(const layers::LayerBlob& blob) {
+  if (shared_) return;
+  image::Descriptor layer{std::string(image::media::kOciLayerGzip), blob.digest, blob.size, {}, {}, {}};
+  for (auto& [output, push] : ahead_) push->offer(layer);
+}
 
 void Build::open_base() {
   Timings::Scope opening = timings_.scope(Phase::kBase);
@@ -373,11 +404,12 @@ void Build::add_layer(const std::string& instruction, FileEntries entries) {
 // A layer made (or found in a cache) for an instruction: into the image, the listing and the result.
 void Build::record_layer(const std::string& instruction, const layers::LayerBlob& blob, bool from_cache,
                          FileEntries entries) {
+  offer_to_pushes(blob);
   index_.apply(entries);
   spec_.steps.push_back({instruction, blob});
   (from_cache ? result_.layers_cached : result_.layers_built)++;
   result_.layers.push_back({instruction, from_cache ? "cached" : "built", blob.digest, blob.diff_id, blob.size,
-                            "application/vnd.oci.image.layer.v1.tar+gzip", entries.size()});
+                            std::string(image::media::kOciLayerGzip), entries.size()});
   log(std::string(from_cache ? "reused " : "built  ") + short_digest(blob.digest) + " " + std::to_string(blob.size) +
       " B  " + instruction);
   own_layers_.push_back(std::move(entries));
@@ -590,6 +622,7 @@ void Build::share_cache() {
 
 void Build::write_output(const transports::ImageLocation& out) {
   transports::WriteContext context{req_.registries, push_options(req_, progress_, blob_locations_, store_)};
+  if (auto ahead = ahead_.find(out.str()); ahead != ahead_.end()) context.push.ahead = ahead->second.get();
   transports::WriteReport report = transports::write_image(*image_, out, context);
   if (report.push) {
     progress_.finish();
@@ -619,6 +652,7 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   if (int removed = sweep_leftovers(req))
     build.log("removed " + std::to_string(removed) + " leftovers of killed builds");
   build.open_base();
+  build.begin_pushes();
   for (const BuildStep& step : req.steps) build.run_step(step);
   if (!req.dry_run) {
     build.assemble();

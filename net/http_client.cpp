@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <array>
 #include <cctype>
 #include <cerrno>
@@ -170,6 +171,8 @@ struct Transfer {
   std::uint64_t sent = 0, received = 0;
   bool body_done = false;
   bool stalled = false;  // aborted by the deadline
+  const std::atomic<bool>* stop = nullptr;  // the request's stop flag
+  bool stopped = false;                     // aborted because it was set
 };
 
 std::size_t read_cb(char* buffer, std::size_t size, std::size_t nitems, void* userdata) {
@@ -215,6 +218,10 @@ int progress_cb(void* userdata, curl_off_t, curl_off_t dlnow, curl_off_t, curl_o
     t->deadline->body_sent(sent);
   }
   if (t->upload_progress != nullptr && *t->upload_progress && sent > 0) (*t->upload_progress)(sent);
+  if (t->stop && t->stop->load()) {
+    t->stopped = true;
+    return 1;  // abort: CURLE_ABORTED_BY_CALLBACK
+  }
   if (!t->deadline->attempt_stalled(now)) return 0;
   t->stalled = true;
   return 1;  // abort: CURLE_ABORTED_BY_CALLBACK
@@ -645,6 +652,7 @@ HopResult hop_result(CURL* h, CURLcode code, Transfer& t, const char* errbuf, co
                      const std::string& method, const std::string& url) {
   if (t.sink_error) std::rethrow_exception(t.sink_error);
   if (t.stream_error) std::rethrow_exception(t.stream_error);
+  if (t.stopped) throw Error(method + " " + redact(url) + ": stopped before it was done");
   if (t.over_cap) {
     throw Error(method + " " + redact(url) + ": response body exceeds " + std::to_string(req.max_response_bytes) +
                     " bytes",
@@ -733,6 +741,7 @@ HopResult HttpClient::Impl::perform(const HttpRequest& req, const std::string& u
   set_connection(h, url, *origin, req, http1, deadline, errbuf);
   set_method(h, method, send_body, t, headers, has_content_type);
   if (send_body) t.upload_progress = &req.on_upload_progress;
+  t.stop = req.stop;
   set_callbacks(h, t);
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.list);
   CURLcode code = curl_easy_perform(h);
@@ -981,6 +990,8 @@ HttpResponse HttpClient::send(const HttpRequest& request) {
                            options_.min_bytes_per_second, start);
   bool http1 = options_.http1_only;
   for (int attempt = 1;; ++attempt) {
+    if (request.stop && request.stop->load())
+      throw Error(method + " " + redact(request.url) + ": stopped before it was done");
     deadline.start_attempt(Clock::now(), attempt >= max_attempts || !request.idempotent);
     Attempt last = impl_->attempt(request, method, origin, http1, deadline, attempt);
     if (last.hop.stalled) deadline.abandoned_stalled_attempt();

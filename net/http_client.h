@@ -35,6 +35,7 @@
 // non-idempotent request): "<METHOD> <url> failed after N attempts: <cause>".
 // Secrets never appear in errors or logs: no header values, no query strings. TRAINPACK_DEBUG_HTTP=1 prints one
 // line per request and retry to stderr (method, URL without query, status).
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -90,6 +91,9 @@ struct HttpRequest {
   std::function<void(std::uint64_t sent)> on_upload_progress;
   std::optional<std::chrono::seconds> total_timeout;  // a cap per attempt: Google's OAuth and metadata calls only
   std::optional<std::chrono::seconds> timeout;        // a shorter deadline than the client's (best-effort calls)
+  // When this becomes true the request is abandoned (within about a second, between two reads or writes) and send()
+  // throws Error, without a retry: a build that failed stops the uploads it began.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct HttpResponse {

@@ -9,7 +9,8 @@
 // relayed straight from its origin registry: registry/blob_relay.h). Registries that refuse a body on PUT get one
 // streamed PATCH and an empty PUT. The manifest goes last, by tag, so a tag never points at a manifest whose blobs
 // are missing. An upload session that a failed or aborted push opened is cancelled (DELETE <location>, best
-// effort), so the registry keeps no half-written upload.
+// effort), so the registry keeps no half-written upload. A build may begin the push while it runs
+// (registry/push_ahead.h); this then finishes it.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -22,6 +23,8 @@
 #include "registry/registry_client.h"
 
 namespace trainpack::registry {
+
+class PushAhead;
 
 struct BlobEvent {
   enum class Kind { kExists, kMounted, kUploading, kUploadProgress, kUploaded };
@@ -39,6 +42,9 @@ struct PushOptions {
   // Where this cache keeps the manifests it made: a tag that points at one of them vouches for its blobs. Optional.
   const layers::BlobStore* store = nullptr;
   std::function<void(const BlobEvent&)> on_blob;  // called from worker threads, serialised by the pusher
+  // The push begun during the build (registry/push_ahead.h), if its target is this one: its sessions, its answer
+  // about the tag and the blobs it pushed already are used, and its on_blob takes the events. Optional.
+  PushAhead* ahead = nullptr;
 };
 
 struct PushResult {

@@ -74,6 +74,18 @@ class AccessLoggedRegistry {
     return out;
   }
   void clear_log() { log_offset_ = read_file(dir_ / "registry.log").size(); }
+  // Upload sessions the registry holds open in `repository`: distribution's filesystem layout keeps a directory
+  // under _uploads for each, with its `startedat` until the upload is completed or cancelled (a cancelled one may
+  // leave an empty hashstates tree behind).
+  int open_uploads(const std::string& repository) const {
+    std::filesystem::path uploads = dir_ / "data" / "docker" / "registry" / "v2" / "repositories" / repository / "_uploads";
+    std::error_code ec;
+    int n = 0;
+    for (auto it = std::filesystem::directory_iterator(uploads, ec); !ec && it != std::filesystem::directory_iterator();
+         it.increment(ec))
+      n += std::filesystem::exists(it->path() / "startedat");
+    return n;
+  }
 
  private:
   std::filesystem::path dir_;

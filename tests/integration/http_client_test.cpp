@@ -325,6 +325,37 @@ TEST_F(HttpClientFaults, StalledTransferIsAbandonedAndRetried) {
   EXPECT_EQ(server.requests("GET", "/blobs/").size(), 2u);
 }
 
+// A request whose stop flag is set is abandoned mid-transfer with an Error and not retried (a failed build stops
+// the uploads it began ahead of its push).
+TEST_F(HttpClientFaults, AStoppedRequestIsAbandonedWithAnErrorAndNotRetried) {
+  auto blob = server.seed_random_blob("test/app", 100000, 9);
+  server.fault({{"path", "/blobs/"}, {"action", "stall"}, {"bytes", 100}, {"seconds", 20}, {"times", -1}});
+  HttpClient c(fast_options());
+  std::atomic<bool> stop{false};
+  HttpRequest req = make("GET", server.url(blob_path("test/app", blob["digest"])));
+  req.stop = &stop;
+  std::thread stopper([&stop] {
+    std::this_thread::sleep_for(300ms);
+    stop = true;
+  });
+  auto start = std::chrono::steady_clock::now();
+  try {
+    c.send(req);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("stopped before it was done"), std::string::npos) << e.what();
+  }
+  stopper.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s) << "the stop took effect late";
+  EXPECT_EQ(server.requests("GET", "/blobs/").size(), 1u) << "a stopped request was retried";
+  try {
+    c.send(req);  // still set: nothing is sent
+    ADD_FAILURE() << "no error";
+  } catch (const Error&) {
+  }
+  EXPECT_EQ(server.requests("GET", "/blobs/").size(), 1u);
+}
+
 TEST_F(HttpClientFaults, StallBeforeHeadersIsDetectedToo) {
   server.fault({{"path", "^/v2/$"}, {"action", "delay"}, {"seconds", 20}, {"times", -1}});
   auto o = fast_options();

@@ -124,6 +124,57 @@ TEST_F(RegistryBuildTest, RebuildingATagAsksOnceForWhatItHoldsAndSendsSmallNewBl
   EXPECT_EQ(json::parse(inspect.out).at("Digest"), result.at("manifest_digest"));
 }
 
+// The push begins with the build (registry/push_ahead.h): the tag is asked for and two upload sessions are opened
+// while the steps run, and the new code layer goes up as soon as it is made. A code-only rebuild uses both sessions
+// (the code layer, the config), opens no other; an unchanged rebuild cancels them. No session is ever left open.
+TEST_F(RegistryBuildTest, APushBegunWithTheBuildUsesTheSessionsItOpenedAndLeavesNoneOpen) {
+  const std::string target = registry_->host() + "/trainer/app:v1";
+  auto first = build(target);
+  ASSERT_EQ(first.exit_code, 0) << describe({"trainpack build"}, first);
+  EXPECT_EQ(registry_->open_uploads("trainer/app"), 0);
+
+  auto uploads_started = [](const std::vector<AccessLoggedRegistry::Request>& log) {
+    int n = 0;
+    for (const auto& r : log) n += r.method == "POST" && r.path.find("mount=") == std::string::npos;
+    return n;
+  };
+  write_file(pkg_ / "trainer" / "task.py", read_file(pkg_ / "trainer" / "task.py") + "\n# tuned\n");
+  registry_->clear_log();
+  auto edited = build(target);
+  ASSERT_EQ(edited.exit_code, 0) << describe({"trainpack build"}, edited);
+  EXPECT_EQ(json::parse(edited.out).at("blobs").at("uploaded"), 2) << edited.out;
+  auto log = registry_->requests();
+  EXPECT_EQ(uploads_started(log), 2) << "the push opened sessions of its own";
+  EXPECT_EQ(count(log, "DELETE", "/blobs/uploads/"), 0);
+  EXPECT_EQ(registry_->open_uploads("trainer/app"), 0);
+
+  registry_->clear_log();
+  auto unchanged = build(target);
+  ASSERT_EQ(unchanged.exit_code, 0) << describe({"trainpack build"}, unchanged);
+  EXPECT_EQ(json::parse(unchanged.out).at("blobs").at("uploaded"), 0) << unchanged.out;
+  log = registry_->requests();
+  EXPECT_EQ(uploads_started(log), 2);
+  EXPECT_EQ(count(log, "DELETE", "/blobs/uploads/"), 2) << "the unused sessions were not cancelled";
+  EXPECT_EQ(registry_->open_uploads("trainer/app"), 0);
+  EXPECT_EQ(json::parse(unchanged.out).at("manifest_digest"), json::parse(edited.out).at("manifest_digest"));
+}
+
+// A build that fails after its first layers were pushed ahead stops there: no tag, no upload session left open.
+TEST_F(RegistryBuildTest, ABuildThatFailsAfterItsPushBeganLeavesNoTagAndNoSessionOpen) {
+  fs::path index = dir_->path() / "empty-index" / "simple";
+  fs::create_directories(index);
+  const std::string target = registry_->host() + "/trainer/failed:v1";
+  auto r = build(target, {"--requirements=no-such-project", "--index-url=file://" + index.string()});
+  ASSERT_NE(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.err.find("no-such-project"), std::string::npos) << r.err;
+  auto log = registry_->requests();
+  EXPECT_GE(count(log, "PUT", "/v2/trainer/failed/blobs/uploads/"), 1) << "no layer was pushed ahead";
+  EXPECT_EQ(count(log, "PUT", "/v2/trainer/failed/manifests/"), 0);
+  EXPECT_EQ(registry_->open_uploads("trainer/failed"), 0);
+  auto inspect = run_command({"skopeo", "inspect", "--tls-verify=false", "docker://" + target});
+  EXPECT_NE(inspect.exit_code, 0) << "the failed build's tag exists";
+}
+
 // A second repository of the same registry gets this build's own layers and config by mounts from the repository an
 // earlier push put them in (the cache remembers it: registry/blob_locations), not by uploads, as docker push does.
 TEST_F(RegistryBuildTest, ASecondRepositoryMountsWhatAnEarlierPushUploaded) {

@@ -1,0 +1,121 @@
+#include "registry/push_ahead.h"
+
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+namespace trainpack::registry {
+
+PushAhead::PushAhead(RegistryClient& client, Reference target, PushAheadOptions options)
+    : client_(client), target_(std::move(target)), options_(std::move(options)),
+      upload_slots_(std::max(1, options_.jobs)) {
+  if (!options_.store) throw Error("internal: PushAhead needs the blob store");
+  auto tag = std::make_shared<std::promise<std::set<image::Digest>>>();
+  under_tag_ = tag->get_future().share();
+  asking_tag_ = std::async(std::launch::async, [this, tag] {
+    std::set<image::Digest> present;
+    if (!target_.tag.empty() && target_.digest.empty()) present = blobs_under_tag(client_, target_, *options_.store);
+    tag->set_value(std::move(present));
+  });
+  open_sessions();
+}
+
+// Everything begun is waited for here, while the members the background work uses are still there.
+PushAhead::~PushAhead() {
+  abandon();
+  if (asking_tag_.valid()) asking_tag_.wait();
+  std::deque<std::future<std::optional<UploadSession>>> unused;
+  std::map<image::Digest, std::shared_future<BlobEvent>> offered;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    unused.swap(sessions_);
+    offered = offered_;
+  }
+  for (auto& session : unused) session.get();  // no POST after abandon(); one sent is cancelled
+  for (auto& [digest, result] : offered) result.wait();
+  if (releasing_.valid()) releasing_.wait();
+}
+
+// Each POST waits for the tag's HEAD, which fetched the push token they then reuse (one token request, not one per
+// request); a push that took a session meanwhile waits for its POST.
+void PushAhead::open_sessions() {
+  for (std::size_t i = 0; i < options_.sessions; ++i)
+    sessions_.push_back(std::async(std::launch::async, [this]() -> std::optional<UploadSession> {
+      under_tag_.wait();
+      if (abandoned_) return std::nullopt;
+      try {
+        return open_upload_session(client_, target_);
+      } catch (const std::exception&) {
+        return std::nullopt;  // the push opens its own, and reports what goes wrong then
+      }
+    }));
+}
+
+BlobPusher PushAhead::pusher() {
+  BlobPusher p{nullptr,
+               options_.store,
+               target_,
+               [this](const std::string&) -> RegistryClient& { return client_; },
+               options_.locations,
+               [this](const BlobEvent& e) { report(e); },
+               upload_slots_,
+               under_tag_,
+               [this] { return take_session(); },
+               &abandoned_};
+  return p;
+}
+
+void PushAhead::offer(const image::Descriptor& blob) {
+  if (!options_.store->has(blob.digest)) return;  // elsewhere (a cache repository's): the push mounts or relays it
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (abandoned_ || offered_.count(blob.digest)) return;
+  offered_[blob.digest] = std::async(std::launch::async, [this, blob] {
+    BlobPusher p = pusher();
+    return p.push({blob, p.known_there(blob)});
+  }).share();
+}
+
+void PushAhead::abandon() { abandoned_ = true; }
+
+void PushAhead::report(const BlobEvent& event) {
+  std::lock_guard<std::mutex> lock(reporting_);
+  if (options_.on_blob) options_.on_blob(event);
+}
+
+std::optional<BlobEvent> PushAhead::offered_result(const image::Digest& digest) {
+  std::shared_future<BlobEvent> result;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = offered_.find(digest);
+    if (it == offered_.end()) return std::nullopt;
+    result = it->second;
+  }
+  return result.get();
+}
+
+// The oldest session asked for, waiting for its POST if need be (never slower than a POST of the push's own);
+// nullopt when none was asked for or it could not be opened (the push then opens its own).
+std::optional<UploadSession> PushAhead::take_session() {
+  std::future<std::optional<UploadSession>> next;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (sessions_.empty()) return std::nullopt;
+    next = std::move(sessions_.front());
+    sessions_.pop_front();
+  }
+  return next.get();
+}
+
+void PushAhead::release_sessions() {
+  std::deque<std::future<std::optional<UploadSession>>> unused;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    unused.swap(sessions_);
+  }
+  if (unused.empty()) return;
+  releasing_ = std::async(std::launch::async, [unused = std::move(unused)]() mutable {
+    for (auto& session : unused) session.get();  // each cancelled as it goes
+  });
+}
+
+}  // namespace trainpack::registry
