@@ -9,6 +9,7 @@
 #include <iterator>
 #include <thread>
 
+#include "image/digest.h"
 #include "net/encoding.h"
 #include "net/url.h"
 #include "python/names.h"
@@ -199,7 +200,7 @@ std::map<std::string, NetrcEntry> parse_netrc(std::string_view text) {
 // ---- IndexClient -------------------------------------------------------------------------------------------------
 
 IndexClient::IndexClient(net::HttpClient& http, const layers::BlobStore& store, IndexClientOptions options)
-    : http_(http), store_(store), options_(std::move(options)) {
+    : http_(http), store_(store), options_(std::move(options)), pages_(store.root() / "index-pages") {
   for (std::string& url : options_.index_urls) {
     if (path_from_file_url(url)) continue;
     Endpoint e = parse_endpoint(url);
@@ -241,23 +242,38 @@ std::optional<IndexPage> IndexClient::fetch_page(const std::string& page_url, bo
     }
     page = parse_html_page(read_file(file, options_.max_page_bytes), base);
   } else {
-    net::HttpRequest req = request_for(page_url);
-    req.headers.emplace_back("Accept", kAccept);
-    req.headers.emplace_back("Cache-Control", "max-age=0");  // as pip: the index decides freshness
-    req.max_response_bytes = options_.max_page_bytes;
-    net::HttpResponse resp = http_.send(req);
-    if ((resp.status == 404 || resp.status == 410) && missing_ok) return std::nullopt;
-    if (!is_ok(resp.status)) {
-      throw Error("GET " + display(page_url) + " returned HTTP " + std::to_string(resp.status),
-                  http_failure_hint(resp.status));
-    }
-    page = parse_index_page(resp.body, resp.header("content-type"), resp.url.empty() ? req.url : resp.url);
+    std::optional<CachedPage> answer = fetch_page_over_http(page_url, missing_ok);
+    if (!answer) return std::nullopt;
+    page = parse_index_page(answer->body, answer->content_type, answer->url);
   }
   if (!page.warnings.empty()) {
     std::lock_guard lock(mutex_);
     warnings_.insert(warnings_.end(), page.warnings.begin(), page.warnings.end());
   }
   return page;
+}
+
+// A page's body, type and final URL; a kept copy when the index answers 304 to the validators it was kept with
+// (python/index_page_cache.h). nullopt for a missing page when `missing_ok`.
+std::optional<CachedPage> IndexClient::fetch_page_over_http(const std::string& page_url, bool missing_ok) {
+  net::HttpRequest req = request_for(page_url);
+  req.headers.emplace_back("Accept", kAccept);
+  req.headers.emplace_back("Cache-Control", "max-age=0");  // as pip: the index decides freshness
+  req.max_response_bytes = options_.max_page_bytes;
+  std::optional<CachedPage> kept = pages_.lookup(req.url);
+  if (kept && !kept->etag.empty()) req.headers.emplace_back("If-None-Match", kept->etag);
+  if (kept && !kept->last_modified.empty()) req.headers.emplace_back("If-Modified-Since", kept->last_modified);
+  net::HttpResponse resp = http_.send(req);
+  if (resp.status == 304 && kept) return kept;
+  if ((resp.status == 404 || resp.status == 410) && missing_ok) return std::nullopt;
+  if (!is_ok(resp.status)) {
+    throw Error("GET " + display(page_url) + " returned HTTP " + std::to_string(resp.status),
+                http_failure_hint(resp.status));
+  }
+  CachedPage fresh{std::move(resp.body), resp.header("content-type"), resp.url.empty() ? req.url : resp.url,
+                   resp.header("etag"), resp.header("last-modified")};
+  if (resp.header("cache-control").find("no-store") == std::string::npos) pages_.remember(req.url, fresh);
+  return fresh;
 }
 
 IndexPage IndexClient::fetch_project_page(const std::string& index_url, std::string_view project) {
@@ -326,6 +342,11 @@ std::optional<std::string> IndexClient::fetch_metadata(const IndexFile& file) {
   if (!file.metadata.available) return std::nullopt;
   std::string url = file.url + ".metadata";
   std::string body;
+  // Metadata named by its sha256 is the same bytes wherever it comes from: kept in the blob store, asked for once.
+  std::optional<image::Digest> known;
+  if (auto sha = file.metadata.hashes.find("sha256"); sha != file.metadata.hashes.end())
+    known = image::Digest::parse("sha256:" + sha->second);
+  if (known && store_.has(*known)) return read_file(store_.path_of(*known), options_.max_page_bytes);
   if (std::optional<fs::path> local = path_from_file_url(url)) {
     std::error_code ec;
     if (!fs::is_regular_file(*local, ec)) return std::nullopt;
@@ -348,6 +369,13 @@ std::optional<std::string> IndexClient::fetch_metadata(const IndexFile& file) {
       throw Error("metadata of " + file.filename + " from " + display(url) + " has " + algo + " " + got +
                       ", but the index lists " + want,
                   "the index or a proxy served corrupted metadata; try again or report it to the index");
+    }
+  }
+  if (known) {
+    try {
+      store_.put(body);
+    } catch (const std::exception&) {
+      // Only a cache.
     }
   }
   return body;

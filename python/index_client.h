@@ -12,7 +12,9 @@
 //    from a caller-supplied token source. Userinfo is always stripped from request URLs, so neither the HTTP
 //    client's debug lines nor any Error carries it; the Authorization header never crosses hosts (HttpClient);
 //  - downloads stream into BlobStore::Writer while hashed; a mismatch with the page's hash is an Error naming the
-//    file and both digests and leaves nothing in the store; a sha256 already in the store is not fetched again.
+//    file and both digests and leaves nothing in the store; a sha256 already in the store is not fetched again,
+//    nor is PEP 658 metadata with a sha256; pages are revalidated with the validators they were kept with
+//    (python/index_page_cache.h).
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -28,6 +30,7 @@
 #include "net/google_credentials.h"
 #include "net/http_client.h"
 #include "python/index_page.h"
+#include "python/index_page_cache.h"
 
 
 namespace trainpack::python {
@@ -100,6 +103,7 @@ class IndexClient {
   // A GET of `url` (userinfo and fragment stripped) with its credentials.
   net::HttpRequest request_for(const std::string& url) const;
   std::optional<IndexPage> fetch_page(const std::string& page_url, bool missing_ok);
+  std::optional<CachedPage> fetch_page_over_http(const std::string& page_url, bool missing_ok);
   // download()'s transfer: into the store, checked against `expected` (algorithm, hex); counts `received`.
   layers::StoredBlob download_to_store(const IndexFile& file,
                                        const std::optional<std::pair<std::string, std::string>>& expected,
@@ -114,6 +118,7 @@ class IndexClient {
   mutable std::mutex mutex_;
   std::vector<std::string> warnings_;
   std::map<std::string, std::vector<IndexFile>> find_links_cache_;  // find-links listings serve every project
+  IndexPageCache pages_;
 };
 
 }  // namespace trainpack::python

@@ -332,6 +332,47 @@ TEST_F(IndexClientTest, CoreMetadataFetchedAndVerified) {
   EXPECT_EQ(c.fetch_metadata(announced_but_missing), std::nullopt);  // 404
 }
 
+// A page is kept with its validators: the next client (the next build) asks with If-Modified-Since (HTML, from
+// http.server's Last-Modified) or If-None-Match (JSON, its ETag) and reads the kept page on a 304; a page that
+// changed comes whole again. PEP 658 metadata named by its sha256 is asked for once.
+TEST_F(IndexClientTest, PagesAreRevalidatedAndMetadataIsAskedForOnce) {
+  std::vector<std::string> filenames;
+  {
+    IndexClient c(*http_, *store_, options({server_->url() + "/simple/"}));
+    std::vector<IndexFile> files = c.project_files("demo");
+    for (const IndexFile& f : files) filenames.push_back(f.filename);
+    ASSERT_EQ(c.project_files("jsonpkg").size(), 1u);
+    EXPECT_EQ(c.fetch_metadata(file_named(files, "demo-1.0-py3-none-any.whl")), std::optional<std::string>(metadata_));
+  }
+  EXPECT_EQ(count_lines(log(), "GET /simple/demo/ auth=no host=127.0.0.1:" + std::to_string(server_->port()) +
+                                   " if-none-match=- if-modified-since=-"), 1u);
+  IndexClient again(*http_, *store_, options({server_->url() + "/simple/"}));
+  std::vector<std::string> kept;
+  for (const IndexFile& f : again.project_files("demo")) kept.push_back(f.filename);
+  EXPECT_EQ(kept, filenames);
+  EXPECT_EQ(count_lines(log(), "GET /simple/demo/ "), 2u);
+  EXPECT_EQ(count_lines(log(), "GET /simple/demo/ auth=no host=127.0.0.1:" + std::to_string(server_->port()) +
+                                   " if-none-match=- if-modified-since=-"), 1u)
+      << "the second client asked without If-Modified-Since";
+  std::vector<IndexFile> json_files = again.project_files("jsonpkg");
+  ASSERT_EQ(json_files.size(), 1u);
+  EXPECT_EQ(json_files[0].filename, "jsonpkg-1.0.tar.gz");
+  EXPECT_EQ(count_lines(log(), "GET /simple/jsonpkg/ auth=no host=127.0.0.1:" + std::to_string(server_->port()) +
+                                   " if-none-match=\""), 1u) << "no If-None-Match with the JSON page's ETag";
+  std::vector<IndexFile> files = again.project_files("demo");
+  EXPECT_EQ(again.fetch_metadata(file_named(files, "demo-1.0-py3-none-any.whl")), std::optional<std::string>(metadata_));
+  EXPECT_EQ(count_lines(log(), "GET /files/demo-1.0-py3-none-any.whl.metadata "), 1u) << "metadata asked for again";
+
+  // The page changes (a later modification time, as a new upload gives it): it is read afresh.
+  fs::path page = root_ / "simple" / "demo" / "index.html";
+  write(page, "<a href=\"/files/demo-5.0-py3-none-any.whl\">5</a>");
+  fs::last_write_time(page, fs::last_write_time(page) + std::chrono::hours(1));
+  IndexClient third(*http_, *store_, options({server_->url() + "/simple/"}));
+  std::vector<IndexFile> changed = third.project_files("demo");
+  ASSERT_EQ(changed.size(), 1u);
+  EXPECT_EQ(changed[0].filename, "demo-5.0-py3-none-any.whl");
+}
+
 TEST_F(IndexClientTest, ParallelDownloads) {
   IndexClient c(*http_, *store_, options({server_->url() + "/extra/", server_->url() + "/simple/"}));
   std::vector<IndexFile> all = c.project_files("demo");

@@ -6,9 +6,13 @@ Serves ROOT on 127.0.0.1 at a free port and prints the port on the first line of
  - a directory is served as its index.html (text/html), or as its index.json
    (application/vnd.pypi.simple.v1+json) when that exists and the Accept header asks for the JSON API;
  - paths under /private/ need Basic credentials equal to the contents of ROOT/auth.txt (else 401);
- - every request is appended to ROOT/requests.log as "METHOD PATH auth=<yes|no> host=<Host header>".
+ - a JSON page carries an ETag (its sha256) and answers 304 to an If-None-Match naming it; files and HTML pages
+   get http.server's Last-Modified and 304 for an If-Modified-Since not older than the file;
+ - every request is appended to ROOT/requests.log as
+   "METHOD PATH auth=<yes|no> host=<Host header> if-none-match=<value|-> if-modified-since=<value|->".
 """
 import base64
+import hashlib
 import os
 import sys
 import threading
@@ -30,7 +34,9 @@ class Handler(SimpleHTTPRequestHandler):
     def _record(self):
         auth = "yes" if self.headers.get("Authorization") else "no"
         with LOG_LOCK, open(os.path.join(ROOT, "requests.log"), "a") as f:
-            f.write(f"{self.command} {self.path} auth={auth} host={self.headers.get('Host')}\n")
+            f.write(f"{self.command} {self.path} auth={auth} host={self.headers.get('Host')} "
+                    f"if-none-match={self.headers.get('If-None-Match', '-')} "
+                    f"if-modified-since={self.headers.get('If-Modified-Since', '-')}\n")
 
     def _authorized(self):
         if not self.path.startswith("/private/"):
@@ -54,7 +60,15 @@ class Handler(SimpleHTTPRequestHandler):
                 and os.path.isfile(json_page):
             with open(json_page, "rb") as f:
                 body = f.read()
+            etag = '"' + hashlib.sha256(body).hexdigest() + '"'
+            if self.headers.get("If-None-Match") == etag:
+                self.send_response(304)
+                self.send_header("ETag", etag)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             self.send_response(200)
+            self.send_header("ETag", etag)
             self.send_header("Content-Type", "application/vnd.pypi.simple.v1+json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
