@@ -12,7 +12,6 @@
 
 #include "builder/cache_repo.h"
 #include "builder/pip_step_cache.h"
-#include "image/media_types.h"
 #include "layers/appended_image.h"
 #include "layers/blob_store.h"
 #include "layers/context_copy.h"
@@ -305,6 +304,7 @@ class Build {
   void record_layer(const std::string& instruction, const layers::LayerBlob& blob, bool from_cache, FileEntries entries);
   void offer_to_pushes(const layers::LayerBlob& blob);
   void plan_layer(const std::string& instruction, FileEntries entries);
+  layers::LayerOptions layer_format() const;
   layers::LayerOptions layer_options(const std::string& instruction, const FileEntries& entries);
   void write_output(const transports::ImageLocation& out);
   void record_push(const registry::PushResult& pushed);
@@ -363,7 +363,7 @@ void Build::begin_pushes() {
 // hold this layer too (the layers before it), and the push then mounts it from there rather than upload it.
 void Build::offer_to_pushes(const layers::LayerBlob& blob) {
   if (shared_) return;
-  image::Descriptor layer{std::string(image::media::kOciLayerGzip), blob.digest, blob.size, {}, {}, {}};
+  image::Descriptor layer{std::string(layers::layer_media_type(req_.compression)), blob.digest, blob.size, {}, {}, {}};
   for (auto& [output, push] : ahead_) push->offer(layer);
 }
 
@@ -385,6 +385,7 @@ void Build::open_base() {
     result_.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type, 0});
   ignore_ = layers::DockerIgnore::load(req_.package_dir);
   spec_.created = layers::rfc3339_utc(req_.mtime);
+  spec_.layer_media_type = std::string(layers::layer_media_type(req_.compression));
 }
 
 // One layer (or a config-only history entry when `entries` is empty) for an instruction.
@@ -409,15 +410,25 @@ void Build::record_layer(const std::string& instruction, const layers::LayerBlob
   spec_.steps.push_back({instruction, blob});
   (from_cache ? result_.layers_cached : result_.layers_built)++;
   result_.layers.push_back({instruction, from_cache ? "cached" : "built", blob.digest, blob.diff_id, blob.size,
-                            std::string(image::media::kOciLayerGzip), entries.size()});
+                            std::string(layers::layer_media_type(req_.compression)), entries.size()});
   log(std::string(from_cache ? "reused " : "built  ") + short_digest(blob.digest) + " " + std::to_string(blob.size) +
       " B  " + instruction);
   own_layers_.push_back(std::move(entries));
 }
 
+// The mtime and compression of new layers, which decide their bytes.
+layers::LayerOptions Build::layer_format() const {
+  layers::LayerOptions options;
+  options.mtime = req_.mtime;
+  options.compression = req_.compression;
+  options.gzip = req_.gzip;
+  options.zstd = req_.zstd;
+  return options;
+}
+
 // How new layers are written; a large one shows its progress (the layer cache may spare writing it).
 layers::LayerOptions Build::layer_options(const std::string& instruction, const FileEntries& entries) {
-  layers::LayerOptions options{req_.mtime, req_.gzip, nullptr};
+  layers::LayerOptions options = layer_format();
   std::uint64_t bytes = 0;
   for (const FileEntry& e : entries) bytes += e.size;
   if (bytes < kLargeLayerBytes) return options;
@@ -563,7 +574,7 @@ void Build::fetch_shared_scans() {
 }
 
 std::string Build::pip_step_key(const std::string& instruction) const {
-  PipStepInputs inputs{result_.base_digest, {}, instruction, &req_.python, layers::LayerOptions{req_.mtime, req_.gzip}};
+  PipStepInputs inputs{result_.base_digest, {}, instruction, &req_.python, layer_format()};
   for (const layers::AppendStep& step : spec_.steps)
     inputs.earlier_steps.push_back(step.created_by + (step.layer ? " " + step.layer->diff_id.str() : ""));
   return builder::pip_step_key(inputs);

@@ -18,6 +18,7 @@
 #include "image/digest.h"
 #include "image/image.h"
 #include "layers/gzip_encoder.h"
+#include "layers/layer_writer.h"
 #include "registry/reference.h"
 #include "registry/remote_image.h"
 #include "transports/image_location.h"
@@ -41,7 +42,10 @@ struct BuildRequest {
   image::Platform platform;
   bool platform_required = false;  // --platform was given: a single-platform base must be for it
   std::int64_t mtime = 0;
-  layers::GzipOptions gzip;  // engine and level of new layers (part of the layer cache key)
+  // How new layers are compressed (part of the layer cache key): gzip's engine and level, or zstd's level.
+  layers::LayerCompression compression = layers::LayerCompression::kGzip;
+  layers::GzipOptions gzip;
+  layers::ZstdOptions zstd;
   bool dry_run = false;  // plan every layer and list .dockerignore exclusions, write nothing
   bool refresh_pip_steps = false;  // resolve every pip step again, even an unchanged one (pip_step_cache.h)
   registry::Registries* registries = nullptr;  // needed when the base or an output is a registry

@@ -268,6 +268,13 @@ void CacheRepo::share_pip_step(const std::string& key, const std::vector<CachedP
   try {
     if (!lacks(tag)) return;
     json config{{"format", kPipStepFormat}, {"layers", json::array()}};
+    // Each layer as the image lists it (gzip or zstd: the step's key includes the compression).
+    image::Manifest listed = image.manifest();
+    auto layer_descriptor = [&listed](const layers::LayerBlob& blob) {
+      for (const Descriptor& d : listed.layers)
+        if (d.digest == blob.digest) return d;
+      return Descriptor{std::string(image::media::kOciLayerGzip), blob.digest, blob.size, {}, {}, {}};
+    };
     std::vector<Descriptor> blobs;
     FileEntries contents;
     std::set<std::string> dirs;
@@ -275,7 +282,7 @@ void CacheRepo::share_pip_step(const std::string& key, const std::vector<CachedP
       json l{{"what", layers[i].what}, {"entries", json::array()}};
       if (const auto& blob = layers[i].blob) {
         l.update({{"diff_id", blob->diff_id.str()}, {"digest", blob->digest.str()}, {"size", blob->size}});
-        blobs.push_back({std::string(image::media::kOciLayerGzip), blob->digest, blob->size, {}, {}, {}});
+        blobs.push_back(layer_descriptor(*blob));
       }
       for (const FileEntry& e : layers[i].entries) {
         json entry = entry_listing_json(e);
@@ -288,8 +295,7 @@ void CacheRepo::share_pip_step(const std::string& key, const std::vector<CachedP
       config["layers"].push_back(std::move(l));
     }
     // The build's earlier layers too: a runner that finds this entry mounts them instead of uploading them.
-    for (const layers::LayerBlob& blob : earlier)
-      blobs.push_back({std::string(image::media::kOciLayerGzip), blob.digest, blob.size, {}, {}, {}});
+    for (const layers::LayerBlob& blob : earlier) blobs.push_back(layer_descriptor(blob));
     if (!contents.empty()) {
       layers::LayerBlob tar = layers::write_layer(store_, std::move(contents), layers::LayerOptions{});
       blobs.push_back({kContentsType, tar.digest, tar.size, {}, {}, {}});

@@ -225,8 +225,7 @@ std::string pip_step_key(const PipStepInputs& in) {
   h.update_field(in.instruction);
   if (in.python) add_python_options(h, *in.python);
   h.update_field(std::to_string(in.layer_options.mtime));
-  h.update_field(layers::engine_name(in.layer_options.gzip.engine));
-  h.update_field(std::to_string(in.layer_options.gzip.level) + "/" + std::to_string(in.layer_options.gzip.block_size));
+  layers::add_compression_to_key(h, in.layer_options);
   return h.finish().hex();
 }
 

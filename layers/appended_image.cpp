@@ -59,7 +59,7 @@ AppendedImage::AppendedImage(std::shared_ptr<const Image> base, const BlobStore&
     if (step.layer) {
       cfg.append_history(std::move(h), step.layer->diff_id.str());
       Descriptor d;
-      d.media_type = std::string(media::kOciLayerGzip);
+      d.media_type = spec.layer_media_type;
       d.digest = step.layer->digest;
       d.size = step.layer->size;
       out.layers.push_back(d);

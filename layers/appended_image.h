@@ -11,6 +11,7 @@
 
 #include "layers/blob_store.h"
 #include "image/image.h"
+#include "image/media_types.h"
 #include "layers/layer_writer.h"
 
 namespace trainpack::layers {
@@ -26,6 +27,8 @@ struct AppendSpec {
   image::ImageConfig config;            // the base's config with this build's edits (Env, Entrypoint, ...)
   std::string created;                  // RFC 3339, for the image and each new history entry
   nlohmann::json manifest_annotations;  // object
+  // The media type of the new layers (layer_media_type(): gzip unless --compression=zstd).
+  std::string layer_media_type = std::string(image::media::kOciLayerGzip);
   // Images that hold new layers' blobs not in the store (pip-step layers found in a --cache-repo): their blobs are
   // read, mounted or relayed from there, as the base's are.
   std::vector<std::shared_ptr<const image::Image>> layer_sources;

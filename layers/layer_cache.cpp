@@ -27,9 +27,7 @@ std::string LayerCache::fingerprint(const FileEntries& entries, const LayerOptio
   image::Sha256 h;
   h.update_field(kFormatVersion);
   h.update_field(std::to_string(options.mtime));
-  h.update_field(engine_name(options.gzip.engine));
-  h.update_field(std::to_string(options.gzip.level));
-  h.update_field(std::to_string(options.gzip.block_size));
+  add_compression_to_key(h, options);
   std::map<std::string, std::string> archive_hashes;  // zip archives without a stamp: hash each once
   for (const FileEntry& e : entries) {
     h.update_field(e.path);

@@ -18,6 +18,7 @@
 #include <set>
 #include <vector>
 
+#include "image/media_types.h"
 #include "layers/deflate_splice.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -32,33 +33,43 @@ constexpr std::size_t kChunk = 1 << 20;
 // Receives the tar stream from libarchive: hashes it (diff_id), gzips it, hashes and stores the gzip output. While a
 // member is spliced, the tar bytes that libarchive passes on are only hashed: their compressed form comes from the
 // wheel through write_deflated().
+// The tar stream's way out: hashed for the diff_id, then compressed (gzip, with wheel members spliced in, or zstd).
 class TarSink {
  public:
-  TarSink(BlobStore::Writer& out, const GzipOptions& options)
-      : gzip_(options, [&out](const char* data, std::size_t size) { out.write(data, size); }) {}
+  TarSink(BlobStore::Writer& out, const LayerOptions& options) {
+    ByteSink to_store = [&out](const char* data, std::size_t size) { out.write(data, size); };
+    if (options.compression == LayerCompression::kZstd) zstd_.emplace(options.zstd, to_store);
+    else gzip_.emplace(options.gzip, to_store);
+  }
+
+  bool can_splice() const { return gzip_.has_value(); }
 
   void write(const void* data, std::size_t size) {
     tar_hash_.update(data, size);
-    if (!splicing_) gzip_.write(data, size);
+    if (splicing_) return;
+    if (gzip_) gzip_->write(data, size);
+    else zstd_->write(data, size);
   }
 
   void begin_splice() {
-    gzip_.begin_deflated();
+    gzip_->begin_deflated();
     splicing_ = true;
   }
-  void write_deflated(const char* data, std::size_t size) { gzip_.write_deflated(data, size); }
+  void write_deflated(const char* data, std::size_t size) { gzip_->write_deflated(data, size); }
   void end_splice(std::uint64_t plain_size, std::uint32_t plain_crc, std::string_view plain_tail) {
-    gzip_.end_deflated(plain_size, plain_crc, plain_tail);
+    gzip_->end_deflated(plain_size, plain_crc, plain_tail);
     splicing_ = false;
   }
 
   image::Digest finish() {
-    gzip_.finish();
+    if (gzip_) gzip_->finish();
+    else zstd_->finish();
     return tar_hash_.finish();
   }
 
  private:
-  GzipEncoder gzip_;
+  std::optional<GzipEncoder> gzip_;
+  std::optional<ZstdEncoder> zstd_;
   image::Sha256 tar_hash_;
   bool splicing_ = false;
 };
@@ -388,7 +399,7 @@ void write_content(struct archive* a, const FileEntry& e, std::vector<char>& buf
     return;
   }
   if (!e.zip_member.empty()) {
-    if (std::optional<std::uint32_t> crc = zips.spliceable_crc(e))
+    if (std::optional<std::uint32_t> crc = sink.can_splice() ? zips.spliceable_crc(e) : std::nullopt)
       return splice_member(a, e, *crc, buf, zips, sink, progress);
     zips.stream(e, buf, [&](const char* data, std::size_t n) {
       if (archive_write_data(a, data, n) < 0) check(a, ARCHIVE_FATAL, e.path);
@@ -401,12 +412,27 @@ void write_content(struct archive* a, const FileEntry& e, std::vector<char>& buf
 
 }  // namespace
 
+std::string_view layer_media_type(LayerCompression compression) {
+  return compression == LayerCompression::kZstd ? image::media::kOciLayerZstd : image::media::kOciLayerGzip;
+}
+
+void add_compression_to_key(image::Sha256& key, const LayerOptions& options) {
+  if (options.compression == LayerCompression::kZstd) {
+    key.update_field("zstd");
+    key.update_field(std::to_string(options.zstd.level));
+    return;
+  }
+  key.update_field(engine_name(options.gzip.engine));
+  key.update_field(std::to_string(options.gzip.level));
+  key.update_field(std::to_string(options.gzip.block_size));
+}
+
 LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOptions& options) {
   sort_and_check_entries(entries);
   Utf8ThreadLocale utf8_paths;
 
   BlobStore::Writer out = store.begin_write();
-  TarSink sink(out, options.gzip);
+  TarSink sink(out, options);
   std::unique_ptr<struct archive, ArchiveDeleter> a(archive_write_new());
   archive_write_set_format_pax_restricted(a.get());
   // Unblocked: every header and data write reaches the sink at once (splicing switches the sink between entries),

@@ -1,8 +1,9 @@
 #pragma once
 // Writes a layer in one streaming pass: entries → tar (libarchive, PAX restricted) → sha256 (diff_id) →
-// gzip (layers/gzip_encoder: parallel blocks, ISA-L or zlib) → sha256 + byte count (digest, size) → blob store
-// (atomic rename). A wheel member that is already deflated and large enough is not compressed again: its deflate
-// stream is spliced into the layer's (layers/deflate_splice) and only inflated for the diff_id. Memory stays bounded
+// gzip (layers/gzip_encoder: parallel blocks, ISA-L or zlib; or, asked for, zstd: layers/zstd_encoder) → sha256 +
+// byte count (digest, size) → blob store (atomic rename). In a gzip layer, a wheel member that is already deflated
+// and large enough is not compressed again: its deflate stream is spliced into the layer's (layers/deflate_splice)
+// and only inflated for the diff_id. Memory stays bounded
 // by the copy buffers and the encoder's blocks in flight, whatever the layer's size.
 //
 // Reproducibility rules (changing any of them changes every diff_id, so they are fixed):
@@ -11,35 +12,49 @@
 //  - uid/gid numeric, user and group names empty, one mtime for every entry (0 or SOURCE_DATE_EPOCH),
 //    no atime/ctime;
 //  - mode = permission bits plus setuid/setgid/sticky (file-type bits only in the typeflag);
-//  - gzip without a timestamp or file name; engine, level and block size are part of the layer cache key, the
-//    number of threads is not (the encoder's output does not depend on it);
+//  - gzip without a timestamp or file name; method, engine, level and block size are part of the layer cache key,
+//    the number of threads is not (neither encoder's output depends on it);
 //  - wheel members deflated in the wheel and at least kSpliceMinimum bytes long are spliced, the rest compressed.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "layers/blob_store.h"
 #include "image/digest.h"
 #include "layers/file_entry.h"
 #include "layers/gzip_encoder.h"
+#include "layers/zstd_encoder.h"
 
 namespace trainpack::layers {
 
 struct LayerBlob {
   image::Digest diff_id;     // sha256 of the uncompressed tar
-  image::Digest digest;      // sha256 of the gzip stream (the blob)
-  std::uint64_t size = 0;  // gzip byte count
+  image::Digest digest;      // sha256 of the compressed stream (the blob)
+  std::uint64_t size = 0;  // compressed byte count
 };
+
+// How new layers are compressed: gzip (the default, which every client reads) or zstd (OCI image-spec 1.1; docker
+// 23+, containerd 1.5+, podman read it).
+enum class LayerCompression { kGzip, kZstd };
 
 struct LayerOptions {
   std::int64_t mtime = 0;
-  GzipOptions gzip;
+  GzipOptions gzip = {};
+  LayerCompression compression = LayerCompression::kGzip;
+  ZstdOptions zstd = {};
   // Called as file contents go into the layer (about once per copy buffer): bytes of content written so far, of
   // the sum of the entries' sizes. For a progress display; not part of the layer's cache key.
   std::function<void(std::uint64_t done, std::uint64_t total)> on_progress = nullptr;
 };
+
+// The layer media type for a compression (application/vnd.oci.image.layer.v1.tar+gzip, ...+zstd).
+std::string_view layer_media_type(LayerCompression compression);
+
+// Adds what decides a layer's compressed bytes (method, engine, level, block size) to a cache key.
+void add_compression_to_key(image::Sha256& key, const LayerOptions& options);
 
 // Deflated wheel members smaller than this are inflated and compressed with their neighbours: splicing ends the
 // encoder's block, which costs more than it saves for small files.

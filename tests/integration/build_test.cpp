@@ -108,6 +108,57 @@ TEST_F(BuildTest, OciLayoutPassesValidatorsAndRunsUnderRunc) {
   EXPECT_EQ(manifest["annotations"]["org.opencontainers.image.base.digest"], result.at("base").at("digest"));
 }
 
+// --compression=zstd: the new layers are tar+zstd with the same tars (diff_ids) as the gzip build's; the zstd tool
+// reads each back to its diff_id, and skopeo (containers/image's zstd) converts the image to gzip, which umoci
+// unpacks and runc runs. (Debian 12's docker 20.10 and umoci 0.4.7 cannot read zstd layers; docker 23+ can.)
+TEST_F(BuildTest, ZstdLayersHoldTheSameTarsAndTheImageRuns) {
+  auto gz = build(pkg_, "oci:" + (dir_ / "gz").string() + ":v1", dir_ / "cache");
+  ASSERT_EQ(gz.exit_code, 0) << joined(gz);
+  auto zs = build(pkg_, "oci:" + (dir_ / "zs").string() + ":v1", dir_ / "cache", {"--compression=zstd"});
+  ASSERT_EQ(zs.exit_code, 0) << joined(zs);
+  json gzip_result = json::parse(gz.out), zstd_result = json::parse(zs.out);
+  EXPECT_EQ(zstd_result.at("layers_built"), gzip_result.at("layers_built")) << "a gzip layer was reused for zstd";
+
+  auto config_of = [&](const std::string& layout) {
+    return json::parse(run_command({"skopeo", "inspect", "--config", "--raw", "oci:" + (dir_ / layout).string() + ":v1"}).out);
+  };
+  EXPECT_EQ(config_of("zs").at("rootfs").at("diff_ids"), config_of("gz").at("rootfs").at("diff_ids"));
+  json manifest = json::parse(run_command({"skopeo", "inspect", "--raw", "oci:" + (dir_ / "zs").string() + ":v1"}).out);
+  json diff_ids = config_of("zs").at("rootfs").at("diff_ids");
+  std::size_t base_layers = json::parse(run_command({"skopeo", "inspect", "--raw", base_oci()}).out).at("layers").size();
+  std::size_t zstd_layers = 0;
+  for (std::size_t i = base_layers; i < manifest.at("layers").size(); ++i) {
+    const json& layer = manifest["layers"][i];
+    EXPECT_EQ(layer.at("mediaType"), "application/vnd.oci.image.layer.v1.tar+zstd");
+    std::string blob = (dir_ / "zs" / "blobs" / "sha256" / layer.at("digest").get<std::string>().substr(7)).string();
+    auto tar_sha = run_command({"sh", "-c", "zstd -dc \"$0\" | sha256sum", blob});
+    ASSERT_EQ(tar_sha.exit_code, 0) << joined(tar_sha);
+    EXPECT_EQ("sha256:" + tar_sha.out.substr(0, 64), diff_ids[i].get<std::string>());
+    ++zstd_layers;
+  }
+  EXPECT_GE(zstd_layers, 3u);
+
+  auto convert = run_command({"skopeo", "copy", "--dest-compress", "--dest-compress-format=gzip",
+                              "oci:" + (dir_ / "zs").string() + ":v1", "oci:" + (dir_ / "converted").string() + ":v1"});
+  ASSERT_EQ(convert.exit_code, 0) << joined(convert);
+  fs::path bundle = dir_ / "bundle";
+  auto unpack = run_command({"umoci", "unpack", "--image", (dir_ / "converted").string() + ":v1", bundle.string()});
+  ASSERT_EQ(unpack.exit_code, 0) << joined(unpack);
+  json spec = json::parse(trainpack::read_file(bundle / "config.json"));
+  spec["process"]["terminal"] = false;
+  spec["process"]["args"].push_back("--epochs");
+  spec["process"]["args"].push_back("1");
+  trainpack::write_file_atomic(bundle / "config.json", spec.dump());
+  auto run = run_command({"runc", "run", "-b", bundle.string(), "tp-zstd-" + std::to_string(::getpid())});
+  ASSERT_EQ(run.exit_code, 0) << joined(run);
+  EXPECT_NE(run.out.find("epoch 1/1"), std::string::npos) << run.out;
+
+  auto bad = build(pkg_, "oci:" + (dir_ / "bad").string() + ":v1", dir_ / "cache", {"--compression=xz"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--compression must be gzip or zstd"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir_ / "bad"));
+}
+
 TEST_F(BuildTest, DockerArchiveLoadsAndRunsInDocker) {
   fs::path archive = dir_ / "trainer.tar";
   auto r = build(pkg_, "docker-archive:" + archive.string() + ":trainpack-test/trainer:archive", dir_ / "cache");

@@ -247,6 +247,52 @@ TEST_F(LayerWriterTest, SplicedWheelMembersGiveTheSameTarAsPlainBytes) {
   }
 }
 
+// A zstd layer holds the same tar (same diff_id) as a gzip one, wheel members inflated and compressed again, and its
+// bytes do not depend on the number of threads.
+TEST_F(LayerWriterTest, AZstdLayerHoldsTheSameTarAsAGzipOne) {
+  std::vector<ZipMember> members{{"pkg/big.py", mixed_bytes(300 * 1024, 1)}, {"pkg/small.py", mixed_bytes(3000, 2)}};
+  fs::path wheel = dir_ / "pkg-1.0-py3-none-any.whl";
+  write_zip(wheel, members);
+  FileEntries entries{FileEntry::directory("pkg", 0755)};
+  for (std::size_t i = 0; i < members.size(); ++i)
+    entries.push_back(FileEntry::zip_file(members[i].name, wheel, members[i].name, i, members[i].bytes.size()));
+
+  LayerBlob gzip = write_layer(*store_, entries, {});
+  LayerBlob zstd = write_layer(*store_, entries, {.compression = LayerCompression::kZstd, .zstd = {.threads = 1}});
+  EXPECT_EQ(zstd.diff_id, gzip.diff_id);
+  std::string frame = trainpack::read_file(store_->path_of(zstd.digest));
+  ASSERT_GE(frame.size(), 4u);
+  EXPECT_EQ(frame.substr(0, 4), std::string("\x28\xb5\x2f\xfd", 4)) << "not a zstd frame";
+  EXPECT_EQ(zstd.size, frame.size());
+
+  // libarchive (as containerd and umoci read layers) finds the entries in it.
+  archive* a = archive_read_new();
+  archive_read_support_filter_zstd(a);
+  archive_read_support_format_tar(a);
+  ASSERT_EQ(archive_read_open_memory(a, frame.data(), frame.size()), ARCHIVE_OK) << archive_error_string(a);
+  archive_entry* e;
+  std::vector<std::string> paths;
+  std::string big;
+  while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+    paths.push_back(archive_entry_pathname(e));
+    char buf[8192];
+    la_ssize_t n;
+    std::string data;
+    while ((n = archive_read_data(a, buf, sizeof buf)) > 0) data.append(buf, static_cast<std::size_t>(n));
+    if (paths.back() == "pkg/big.py") big = data;
+  }
+  archive_read_free(a);
+  EXPECT_EQ(paths, (std::vector<std::string>{"pkg/", "pkg/big.py", "pkg/small.py"}));
+  EXPECT_EQ(big, members[0].bytes);
+
+  LayerBlob again = write_layer(*store_, entries, {.compression = LayerCompression::kZstd, .zstd = {.threads = 3}});
+  EXPECT_EQ(again.digest, zstd.digest);
+  EXPECT_EQ(layer_media_type(LayerCompression::kZstd), "application/vnd.oci.image.layer.v1.tar+zstd");
+  EXPECT_NE(LayerCache::fingerprint(entries, {}),
+            LayerCache::fingerprint(entries, {.compression = LayerCompression::kZstd}))
+      << "the compression is not part of the layer cache key";
+}
+
 TEST_F(LayerWriterTest, ACorruptDeflatedMemberFailsAndStoresNothing) {
   fs::path wheel = dir_ / "bad-1.0-py3-none-any.whl";
   std::string bytes = mixed_bytes(200 * 1024, 5);
