@@ -162,7 +162,10 @@ PycInvalidation default_invalidation(std::string_view source_date_epoch) {
 }
 
 BytecodeCompiler::BytecodeCompiler(const Interpreter& python) : python_(python) {}
-BytecodeCompiler::~BytecodeCompiler() = default;
+// Every interpreter is told to exit before any is waited for, so they end together, not one after another.
+BytecodeCompiler::~BytecodeCompiler() {
+  for (auto& child : idle_) child->close_input();
+}
 
 // An idle interpreter, or a new one.
 std::unique_ptr<ChildProcess> BytecodeCompiler::take() {

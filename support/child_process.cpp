@@ -77,6 +77,8 @@ ChildProcess::~ChildProcess() {
   }
 }
 
+void ChildProcess::close_input() { close_fd(child_.in); }
+
 void ChildProcess::fail(const std::string& why) {
   broken_ = true;
   for (int reads = 0; reads < 64 && read_stderr(); ++reads) {  // what is there now, bounded

@@ -25,6 +25,8 @@ class ChildProcess {
   // ends or `timeout` passes first; the child is then unusable (broken()).
   std::string exchange(const std::string& request, std::chrono::milliseconds timeout);
   bool broken() const { return broken_; }
+  // Closes its stdin now, the cue to exit, so that several helpers end at once before their destructors wait.
+  void close_input();
 
  private:
   [[noreturn]] void fail(const std::string& why);

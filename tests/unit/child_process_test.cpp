@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <string>
+#include <thread>
 
 #include "support/error.h"
 
@@ -74,4 +78,17 @@ TEST(ChildProcess, AnAnswerBeforeTheRequestIsReadIsAnError) {
     EXPECT_NE(std::string(e.what()).find("before it had read the request"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(child.broken());
+}
+
+// close_input() ends the helper's stdin while the object lives on: the helper sees the end of its requests and exits
+// (so that several helpers can be told at once, then waited for).
+TEST(ChildProcess, ClosingTheInputLetsTheHelperEndBeforeItIsWaitedFor) {
+  std::filesystem::path mark = std::filesystem::temp_directory_path() /
+                               ("tp-child-closed-" + std::to_string(::getpid()));
+  std::filesystem::remove(mark);
+  ChildProcess child({"sh", "-c", "cat >/dev/null; : > \"$0\"", mark.string()}, {});
+  child.close_input();
+  for (int i = 0; i < 500 && !std::filesystem::exists(mark); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(std::filesystem::exists(mark)) << "the helper did not see the end of its input";
+  std::filesystem::remove(mark);
 }
