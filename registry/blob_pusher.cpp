@@ -4,6 +4,8 @@
 #include <chrono>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "image/manifest.h"
 #include "net/url.h"
 #include "registry/blob_relay.h"
@@ -74,7 +76,9 @@ std::set<Digest> blobs_under_tag(RegistryClient& client, const Reference& target
     std::optional<Digest> digest = Digest::parse(r.header("docker-content-digest"));
     if (r.status != 200 || !digest || !store.has(*digest)) return present;
     std::string body = read_file(store.path_of(*digest), 4u << 20);
-    if (image::sha256_of(body) != *digest || body.find("\"manifests\"") != std::string::npos) return present;
+    if (image::sha256_of(body) != *digest) return present;
+    nlohmann::json document = nlohmann::json::parse(body, nullptr, false);
+    if (!document.is_object() || document.contains("manifests")) return present;  // an index names no layers
     image::Manifest current = image::Manifest::parse(body, target.str());
     present.insert(current.config.digest);
     for (const Descriptor& layer : current.layers) present.insert(layer.digest);
