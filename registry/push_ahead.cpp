@@ -71,7 +71,9 @@ void PushAhead::offer(const image::Descriptor& blob) {
   if (abandoned_ || offered_.count(blob.digest)) return;
   offered_[blob.digest] = std::async(std::launch::async, [this, blob] {
     BlobPusher p = pusher();
-    return p.push({blob, p.known_there(blob)});
+    BlobEvent done = p.push({blob, p.known_there(blob)});
+    report(done);
+    return done;
   }).share();
 }
 

@@ -143,6 +143,9 @@ TEST_F(RegistryBuildTest, APushBegunWithTheBuildUsesTheSessionsItOpenedAndLeaves
   auto edited = build(target);
   ASSERT_EQ(edited.exit_code, 0) << describe({"trainpack build"}, edited);
   EXPECT_EQ(json::parse(edited.out).at("blobs").at("uploaded"), 2) << edited.out;
+  std::string code_layer = json::parse(edited.out).at("layers").back().at("digest");
+  EXPECT_NE(edited.err.find("uploaded  " + code_layer.substr(7, 12)), std::string::npos)
+      << "the code layer pushed ahead has no progress row: " << edited.err;
   auto log = registry_->requests();
   EXPECT_EQ(uploads_started(log), 2) << "the push opened sessions of its own";
   EXPECT_EQ(count(log, "DELETE", "/blobs/uploads/"), 0);
