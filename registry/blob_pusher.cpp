@@ -71,8 +71,8 @@ std::set<Digest> blobs_under_tag(RegistryClient& client, const Reference& target
   head.method = "HEAD";
   head.url = "/v2/" + target.repository + "/manifests/" + target.tag;
   head.headers = {{"Accept", kManifestAccept}};
+  net::HttpResponse r = client.send(head, {push_scope(target.repository)});  // the push's token, no other
   try {
-    net::HttpResponse r = client.send(head, {push_scope(target.repository)});  // the push's token, no other
     std::optional<Digest> digest = Digest::parse(r.header("docker-content-digest"));
     if (r.status != 200 || !digest || !store.has(*digest)) return present;
     std::string body = read_file(store.path_of(*digest), 4u << 20);

@@ -60,7 +60,8 @@ struct PlannedBlob {
 // The blobs named by the image manifest the target's tag points at now, when that manifest is one this cache made
 // (an earlier push of this image): the registry holds them, since it accepted that manifest and keeps what a tagged
 // manifest references. One HEAD of the tag (no GET, which Docker Hub counts as a pull) instead of a HEAD for each
-// blob an earlier push left there. Empty when the tag is new, or names a manifest made elsewhere or an index.
+// blob an earlier push left there. Empty when the tag is new, or names a manifest made elsewhere or an index; an
+// Error when the registry cannot be reached (the push would fail on its next request anyway).
 std::set<image::Digest> blobs_under_tag(RegistryClient& client, const Reference& target,
                                         const layers::BlobStore& store);
 

@@ -13,9 +13,13 @@ PushAhead::PushAhead(RegistryClient& client, Reference target, PushAheadOptions 
   auto tag = std::make_shared<std::promise<std::set<image::Digest>>>();
   under_tag_ = tag->get_future().share();
   asking_tag_ = std::async(std::launch::async, [this, tag] {
-    std::set<image::Digest> present;
-    if (!target_.tag.empty() && target_.digest.empty()) present = blobs_under_tag(client_, target_, *options_.store);
-    tag->set_value(std::move(present));
+    try {
+      std::set<image::Digest> present;
+      if (!target_.tag.empty() && target_.digest.empty()) present = blobs_under_tag(client_, target_, *options_.store);
+      tag->set_value(std::move(present));
+    } catch (...) {
+      tag->set_exception(std::current_exception());  // the registry cannot be reached: every user of this fails so
+    }
   });
   open_sessions();
 }
@@ -31,24 +35,29 @@ PushAhead::~PushAhead() {
     unused.swap(sessions_);
     offered = offered_;
   }
-  for (auto& session : unused) session.get();  // no POST after abandon(); one sent is cancelled
+  for (auto& session : unused) forget(session);  // no POST after abandon(); one sent is cancelled
   for (auto& [digest, result] : offered) result.wait();
   if (releasing_.valid()) releasing_.wait();
 }
 
 // Each POST waits for the tag's HEAD, which fetched the push token they then reuse (one token request, not one per
-// request); a push that took a session meanwhile waits for its POST.
+// request); a push that took a session meanwhile waits for its POST. The HEAD's failure (a registry that does not
+// answer) is each session's, so that the push fails with it at once instead of trying again.
 void PushAhead::open_sessions() {
   for (std::size_t i = 0; i < options_.sessions; ++i)
     sessions_.push_back(std::async(std::launch::async, [this]() -> std::optional<UploadSession> {
-      under_tag_.wait();
+      under_tag_.get();
       if (abandoned_) return std::nullopt;
-      try {
-        return open_upload_session(client_, target_);
-      } catch (const std::exception&) {
-        return std::nullopt;  // the push opens its own, and reports what goes wrong then
-      }
+      return open_upload_session(client_, target_);
     }));
+}
+
+// A session never used: cancelled once its POST is answered; what went wrong with it no longer matters.
+void PushAhead::forget(std::future<std::optional<UploadSession>>& session) {
+  try {
+    session.get();
+  } catch (const std::exception&) {
+  }
 }
 
 BlobPusher PushAhead::pusher() {
@@ -96,7 +105,7 @@ std::optional<BlobEvent> PushAhead::offered_result(const image::Digest& digest) 
 }
 
 // The oldest session asked for, waiting for its POST if need be (never slower than a POST of the push's own);
-// nullopt when none was asked for or it could not be opened (the push then opens its own).
+// nullopt when none is left (the push then opens its own). The POST's failure is thrown: it is the push's.
 std::optional<UploadSession> PushAhead::take_session() {
   std::future<std::optional<UploadSession>> next;
   {
@@ -116,7 +125,7 @@ void PushAhead::release_sessions() {
   }
   if (unused.empty()) return;
   releasing_ = std::async(std::launch::async, [unused = std::move(unused)]() mutable {
-    for (auto& session : unused) session.get();  // each cancelled as it goes
+    for (auto& session : unused) forget(session);
   });
 }
 

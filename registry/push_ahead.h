@@ -1,6 +1,6 @@
 #pragma once
 // A push begun while its image is still being built. docker and BuildKit push only once the build is done; here,
-// from the build's first step, the target's push token is fetched, its tag asked for (the manifest there may vouch
+// as soon as the base is read, the target's push token is fetched, its tag asked for (the manifest there may vouch
 // for the blobs: registry/blob_pusher.h), a couple of upload sessions opened (POST), and every layer the build
 // finishes is pushed at once, while later layers are still being written. push_image() (registry/pusher.h) then
 // waits for these and does only the rest: the config, what was not offered, the manifest, last.
@@ -66,6 +66,7 @@ class PushAhead {
 
  private:
   void open_sessions();
+  static void forget(std::future<std::optional<UploadSession>>& session);
   BlobPusher pusher();
 
   RegistryClient& client_;

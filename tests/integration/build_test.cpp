@@ -49,6 +49,17 @@ class BuildTest : public ::testing::Test {
     args.insert(args.end(), extra.begin(), extra.end());
     return trainpack(args);
   }
+  // umoci unpacks the layout's :v1 into `bundle`; runc runs the trainer there for `epochs` epochs.
+  CommandResult unpack_and_run(const fs::path& layout, const fs::path& bundle, const std::string& epochs) {
+    auto unpack = run_command({"umoci", "unpack", "--image", layout.string() + ":v1", bundle.string()});
+    if (unpack.exit_code != 0) return unpack;
+    json spec = json::parse(trainpack::read_file(bundle / "config.json"));
+    spec["process"]["terminal"] = false;
+    spec["process"]["args"].push_back("--epochs");
+    spec["process"]["args"].push_back(epochs);
+    trainpack::write_file_atomic(bundle / "config.json", spec.dump());
+    return run_command({"runc", "run", "-b", bundle.string(), "tp-" + std::to_string(::getpid())});
+  }
   fs::path dir_, pkg_;
 };
 
@@ -82,14 +93,7 @@ TEST_F(BuildTest, OciLayoutPassesValidatorsAndRunsUnderRunc) {
   EXPECT_EQ(copy.exit_code, 0) << joined(copy);
 
   fs::path bundle = dir_ / "bundle";
-  auto unpack = run_command({"umoci", "unpack", "--image", (dir_ / "out").string() + ":v1", bundle.string()});
-  ASSERT_EQ(unpack.exit_code, 0) << joined(unpack);
-  json spec = json::parse(trainpack::read_file(bundle / "config.json"));
-  spec["process"]["terminal"] = false;
-  spec["process"]["args"].push_back("--epochs");
-  spec["process"]["args"].push_back("2");
-  trainpack::write_file_atomic(bundle / "config.json", spec.dump());
-  auto run = run_command({"runc", "run", "-b", bundle.string(), "tp-" + std::to_string(::getpid())});
+  auto run = unpack_and_run(dir_ / "out", bundle, "2");
   ASSERT_EQ(run.exit_code, 0) << joined(run);
   EXPECT_NE(run.out.find("loaded config/params.json"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("epoch 2/2"), std::string::npos) << run.out;
@@ -141,15 +145,7 @@ TEST_F(BuildTest, ZstdLayersHoldTheSameTarsAndTheImageRuns) {
   auto convert = run_command({"skopeo", "copy", "--dest-compress", "--dest-compress-format=gzip",
                               "oci:" + (dir_ / "zs").string() + ":v1", "oci:" + (dir_ / "converted").string() + ":v1"});
   ASSERT_EQ(convert.exit_code, 0) << joined(convert);
-  fs::path bundle = dir_ / "bundle";
-  auto unpack = run_command({"umoci", "unpack", "--image", (dir_ / "converted").string() + ":v1", bundle.string()});
-  ASSERT_EQ(unpack.exit_code, 0) << joined(unpack);
-  json spec = json::parse(trainpack::read_file(bundle / "config.json"));
-  spec["process"]["terminal"] = false;
-  spec["process"]["args"].push_back("--epochs");
-  spec["process"]["args"].push_back("1");
-  trainpack::write_file_atomic(bundle / "config.json", spec.dump());
-  auto run = run_command({"runc", "run", "-b", bundle.string(), "tp-zstd-" + std::to_string(::getpid())});
+  auto run = unpack_and_run(dir_ / "converted", dir_ / "bundle", "1");
   ASSERT_EQ(run.exit_code, 0) << joined(run);
   EXPECT_NE(run.out.find("epoch 1/1"), std::string::npos) << run.out;
 
