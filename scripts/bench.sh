@@ -21,6 +21,7 @@
 # `tar | pigz -6 | sha256sum` of the extra dir vs trainpack writing its layer (time and compressed size), and
 # trainpack's peak RSS over every run. The last table checks the targets of the project's performance issue.
 set -euo pipefail
+export LC_NUMERIC=C  # EPOCHREALTIME and awk with a "." decimal point
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
 runs=${BENCH_RUNS:-3}
@@ -109,9 +110,9 @@ settle() { sync; sleep 0.5; }
 elapsed() {  # LOG CMD... -> seconds on stdout; the command's output goes to LOG
   local log=$1 start end
   shift
-  start=$(date +%s.%N)
+  start=$EPOCHREALTIME
   "$@" >"$log" 2>&1 || { say "failed: $* (log: $log)"; tail -5 "$log" >&2; exit 1; }
-  end=$(date +%s.%N)
+  end=$EPOCHREALTIME
   awk -v s="$start" -v e="$end" 'BEGIN {printf "%.3f\n", e - s}'
 }
 trainpack_build() {  # LOG WORKLOAD REPOSITORY CACHE -> seconds; JSON result in LOG.json
@@ -120,12 +121,13 @@ trainpack_build() {  # LOG WORKLOAD REPOSITORY CACHE -> seconds; JSON result in 
                --script=trainer/task.py --output-image-uri="$registry/$repository:v1" --insecure-registry="$registry"
                --cache-dir="$cache" --format=json -q)
   [[ "$workload" == extra ]] && flags+=(--extra-dirs=data)
-  # Wall time from date (GNU time's %e has 10 ms steps, too coarse for a warm build); peak RSS from GNU time.
+  # Wall time from bash's EPOCHREALTIME (GNU time's %e has 10 ms steps, too coarse for a warm build; `date` would
+  # add a fork to what is measured); peak RSS from GNU time.
   local start end
-  start=$(date +%s.%N)
+  start=$EPOCHREALTIME
   /usr/bin/time -f '%M' -o "$stats" "$tp" build "${flags[@]}" >"$log.json" 2>"$log" ||
     { say "failed: trainpack build of $workload (log: $log)"; tail -5 "$log" >&2; exit 1; }
-  end=$(date +%s.%N)
+  end=$EPOCHREALTIME
   awk -v s="$start" -v e="$end" 'BEGIN {printf "%.3f\n", e - s}'
 }
 gcloud_path() {  # WORKLOAD REPOSITORY [--no-cache] -> seconds of docker build + docker push
