@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -11,6 +12,7 @@
 #include "support/child_process.h"
 #include "support/error.h"
 #include "support/paths.h"
+#include "support/process.h"
 
 namespace trainpack::python {
 using nlohmann::json;
@@ -186,15 +188,26 @@ void BytecodeCompiler::give_back(std::unique_ptr<ChildProcess> child) {
   idle_.push_back(std::move(child));
 }
 
-std::string BytecodeCompiler::answer(const std::string& request) {
+// The interpreter is taken (or started) before the request is made, so a new one starts up while the sources are
+// read out of their wheel.
+std::string BytecodeCompiler::answer(const std::function<std::string()>& make_request) {
+  auto failed = [this](const Error& e) {
+    return Error("compiling bytecode with " + python_.description + " failed: " + e.what(),
+                 "pass --no-compile to skip bytecode");
+  };
+  std::unique_ptr<ChildProcess> child;
   try {
-    std::unique_ptr<ChildProcess> child = take();
+    child = take();
+  } catch (const Error& e) {
+    throw failed(e);
+  }
+  std::string request = make_request();
+  try {
     std::string answer = child->exchange(request, 30min);
     give_back(std::move(child));
     return answer;
   } catch (const Error& e) {
-    throw Error("compiling bytecode with " + python_.description + " failed: " + e.what(),
-                "pass --no-compile to skip bytecode");
+    throw failed(e);
   }
 }
 
@@ -216,16 +229,21 @@ std::vector<Bytecode> BytecodeCompiler::compile(const std::vector<BytecodeSource
   auto work = [&] {
     for (std::size_t b; (b = next++) < batches.size();) {
       try {
-        std::string request = compile_request(sources, batches[b], opts, reading);
-        done[b] = parse_answer(answer(request), sources, batches[b], python_.description);
+        std::string got = answer([&] { return compile_request(sources, batches[b], opts, reading); });
+        done[b] = parse_answer(got, sources, batches[b], python_.description);
       } catch (...) {
         failed[b] = std::current_exception();
       }
     }
   };
+  // Bytecode is background work, on threads (and interpreters) of its own at a lower CPU priority: where the CPU
+  // is short (downloads from a nearby index), the downloads still being awaited go first.
   std::vector<std::thread> workers;
-  for (std::size_t w = 1; w < std::min(cores, batches.size()); ++w) workers.emplace_back(work);
-  work();
+  for (std::size_t w = 0; w < std::min(cores, batches.size()); ++w)
+    workers.emplace_back([&work] {
+      lower_this_thread_priority();
+      work();
+    });
   for (std::thread& t : workers) t.join();
   for (const std::exception_ptr& e : failed)
     if (e) std::rethrow_exception(e);

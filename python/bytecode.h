@@ -69,7 +69,7 @@ class BytecodeCompiler {
  private:
   std::unique_ptr<ChildProcess> take();
   void give_back(std::unique_ptr<ChildProcess> child);
-  std::string answer(const std::string& request);
+  std::string answer(const std::function<std::string()>& make_request);
 
   const Interpreter& python_;
   std::mutex mutex_;

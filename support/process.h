@@ -36,6 +36,11 @@ struct ProcessOptions {
 // when unset). Empty when there is none.
 std::string find_program(const std::string& name);
 
+// Lowers the calling thread's CPU priority for good (niceness +10: Linux keeps it per thread, and the processes the
+// thread starts inherit it), for background work that should only take the CPU the rest leaves over. Call it on a
+// thread of the work's own: an unprivileged process cannot raise a priority again.
+void lower_this_thread_priority();
+
 // Writing to a child that exited early must not kill us: SIGPIPE is blocked in this thread while a guard lives, and
 // one our writes raised is swallowed when it goes.
 class SigpipeGuard {

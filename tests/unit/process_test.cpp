@@ -1,10 +1,15 @@
 #include "support/process.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <thread>
 
 using trainpack::find_program;
+using trainpack::lower_this_thread_priority;
 using trainpack::ProcessOptions;
 using trainpack::run_process;
 using namespace std::chrono_literals;
@@ -46,4 +51,21 @@ TEST(Process, RunAttachedReturnsTheExitStatus) {
   EXPECT_EQ(run_attached({"no-such-program-trainpack"}, ChildOutput::kDiscard), 127);
   // stdin is /dev/null: a reader sees end of file at once.
   EXPECT_EQ(run_attached({"sh", "-c", "read x"}, ChildOutput::kDiscard, 10s), 1);
+}
+
+// lower_this_thread_priority(): that thread's niceness goes up by 10 (at most 19), the rest of the process keeps its
+// own, and a program the thread starts inherits it.
+TEST(Process, ALoweredThreadPriorityIsThatThreadsAndItsChildrens) {
+  int before = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
+  int in_thread = 0;
+  std::string child_niceness;
+  std::thread background([&] {
+    lower_this_thread_priority();
+    in_thread = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
+    child_niceness = run_process({"nice"}, "", 10s).out;
+  });
+  background.join();
+  EXPECT_EQ(in_thread, std::min(before + 10, 19));
+  EXPECT_EQ(child_niceness, std::to_string(std::min(before + 10, 19)) + "\n");
+  EXPECT_EQ(::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid())), before) << "the calling thread was lowered";
 }
