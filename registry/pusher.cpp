@@ -40,6 +40,20 @@ std::vector<PlannedBlob> plan_blobs(const image::Manifest& manifest, const BlobP
   return planned;
 }
 
+// A blob's outcome in the push's totals.
+void count(PushResult& result, const BlobEvent& e) {
+  switch (e.kind) {
+    case BlobEvent::Kind::kExists: result.blobs_existing++; break;
+    case BlobEvent::Kind::kMounted: result.blobs_mounted++; break;
+    case BlobEvent::Kind::kUploaded:
+      result.blobs_uploaded++;
+      result.bytes_uploaded += e.size;
+      break;
+    case BlobEvent::Kind::kUploading:
+    case BlobEvent::Kind::kUploadProgress: break;
+  }
+}
+
 }  // namespace
 
 PushResult push_image(const image::Image& image, const Reference& target,
@@ -50,21 +64,9 @@ PushResult push_image(const image::Image& image, const Reference& target,
   std::mutex mutex;
   std::size_t next = 0;
   std::exception_ptr failure;
-  auto count = [&](const BlobEvent& e) {
-    switch (e.kind) {
-      case BlobEvent::Kind::kExists: result.blobs_existing++; break;
-      case BlobEvent::Kind::kMounted: result.blobs_mounted++; break;
-      case BlobEvent::Kind::kUploaded:
-        result.blobs_uploaded++;
-        result.bytes_uploaded += e.size;
-        break;
-      case BlobEvent::Kind::kUploading:
-      case BlobEvent::Kind::kUploadProgress: break;
-    }
-  };
   auto emit = [&](const BlobEvent& e) {
     std::lock_guard<std::mutex> lock(mutex);
-    count(e);
+    count(result, e);
     if (ahead) ahead->report(e);
     else if (options.on_blob) options.on_blob(e);
   };
@@ -95,7 +97,7 @@ PushResult push_image(const image::Image& image, const Reference& target,
         // A blob offered ahead was pushed (or is being pushed) already: its outcome is counted, not reported again.
         if (std::optional<BlobEvent> done = ahead ? ahead->offered_result(planned.descriptor.digest) : std::nullopt) {
           std::lock_guard<std::mutex> lock(mutex);
-          count(*done);
+          count(result, *done);
         } else {
           emit(pusher.push(planned));
         }
