@@ -30,10 +30,9 @@ namespace {
 
 constexpr std::size_t kChunk = 1 << 20;
 
-// Receives the tar stream from libarchive: hashes it (diff_id), gzips it, hashes and stores the gzip output. While a
-// member is spliced, the tar bytes that libarchive passes on are only hashed: their compressed form comes from the
-// wheel through write_deflated().
-// The tar stream's way out: hashed for the diff_id, then compressed (gzip, with wheel members spliced in, or zstd).
+// Receives the tar stream from libarchive: hashes it (diff_id), compresses it (gzip, or zstd when asked for), and the
+// store hashes and keeps the output. While a member is spliced (gzip only), the tar bytes that libarchive passes on
+// are only hashed: their compressed form comes from the wheel through write_deflated().
 class TarSink {
  public:
   TarSink(BlobStore::Writer& out, const LayerOptions& options) {
