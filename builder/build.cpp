@@ -218,15 +218,9 @@ std::string short_hex(const image::Digest& d) { return d.hex().substr(0, 12); }
 
 std::string short_digest(const image::Digest& d) { return d.algorithm() + ":" + d.hex().substr(0, 12); }
 
-// One progress row per blob of a push; blobs are mounted from where earlier pushes put them (`locations`), and the
-// manifests this cache made (`store`) vouch for the blobs of a tag they are under.
-registry::PushOptions push_options(const BuildRequest& req, Progress& progress,
-                                   const registry::BlobLocations& locations, const layers::BlobStore& store) {
-  registry::PushOptions options;
-  options.jobs = req.jobs;
-  options.locations = &locations;
-  options.store = &store;
-  options.on_blob = [&progress](const registry::BlobEvent& e) {
+// One progress row per blob of a push (or of a push begun during the build).
+std::function<void(const registry::BlobEvent&)> blob_rows(Progress& progress) {
+  return [&progress](const registry::BlobEvent& e) {
     using K = registry::BlobEvent::Kind;
     std::string key = e.digest.str();
     std::string size = human_bytes(e.size);
@@ -242,6 +236,17 @@ registry::PushOptions push_options(const BuildRequest& req, Progress& progress,
       case K::kUploaded: progress.row(key, "uploaded  " + short_hex(e.digest) + "  " + size, true); break;
     }
   };
+}
+
+// Blobs are mounted from where earlier pushes put them (`locations`), and the manifests this cache made (`store`)
+// vouch for the blobs of a tag they are under.
+registry::PushOptions push_options(const BuildRequest& req, Progress& progress,
+                                   const registry::BlobLocations& locations, const layers::BlobStore& store) {
+  registry::PushOptions options;
+  options.jobs = req.jobs;
+  options.locations = &locations;
+  options.store = &store;
+  options.on_blob = blob_rows(progress);
   return options;
 }
 
@@ -353,7 +358,7 @@ void Build::begin_pushes() {
     options.jobs = req_.jobs;
     options.locations = &blob_locations_;
     options.store = &store_;
-    options.on_blob = push_options(req_, progress_, blob_locations_, store_).on_blob;
+    options.on_blob = blob_rows(progress_);
     ahead_[out.str()] = std::make_unique<registry::PushAhead>(req_.registries->client(target.registry), target,
                                                               std::move(options));
   }

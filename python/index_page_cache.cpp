@@ -21,22 +21,39 @@ fs::path IndexPageCache::entry_path(const std::string& url) const {
 
 fs::path IndexPageCache::body_path(const image::Digest& body) const { return dir_ / ("body-" + body.hex()); }
 
+// The entry for `url`, if there is a readable one.
+std::optional<nlohmann::json> IndexPageCache::entry(const std::string& url) const {
+  fs::path path = entry_path(url);
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  json parsed = json::parse(read_file(path, kMaxEntryBytes), nullptr, false);
+  if (!parsed.is_object() || parsed.value("url", "") != url) return std::nullopt;
+  return parsed;
+}
+
+std::optional<image::Digest> IndexPageCache::kept_body(const std::string& url) const {
+  try {
+    std::optional<json> kept = entry(url);
+    return kept ? image::Digest::parse(kept->value("body", "")) : std::nullopt;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 std::optional<CachedPage> IndexPageCache::lookup(const std::string& url) const {
   try {
-    fs::path path = entry_path(url);
+    std::optional<json> kept = entry(url);
+    if (!kept) return std::nullopt;
+    std::optional<image::Digest> body = image::Digest::parse(kept->value("body", ""));
     std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) return std::nullopt;
-    json entry = json::parse(read_file(path, kMaxEntryBytes), nullptr, false);
-    if (!entry.is_object() || entry.value("url", "") != url) return std::nullopt;
-    std::optional<image::Digest> body = image::Digest::parse(entry.value("body", ""));
     if (!body || !fs::is_regular_file(body_path(*body), ec)) return std::nullopt;
     CachedPage page;
     page.body = read_file(body_path(*body), 1ull << 30);
     if (image::sha256_of(page.body) != *body) return std::nullopt;  // damaged: ask for the page afresh
-    page.content_type = entry.value("content_type", "");
-    page.url = entry.value("final_url", url);
-    page.etag = entry.value("etag", "");
-    page.last_modified = entry.value("last_modified", "");
+    page.content_type = kept->value("content_type", "");
+    page.url = kept->value("final_url", url);
+    page.etag = kept->value("etag", "");
+    page.last_modified = kept->value("last_modified", "");
     if (page.etag.empty() && page.last_modified.empty()) return std::nullopt;
     return page;
   } catch (const std::exception&) {
@@ -51,8 +68,7 @@ void IndexPageCache::remember(const std::string& url, const CachedPage& page) co
   try {
     fs::create_directories(dir_);
     image::Digest body = image::sha256_of(page.body);
-    std::optional<image::Digest> replaced;
-    if (std::optional<CachedPage> old = lookup(url)) replaced = image::sha256_of(old->body);
+    std::optional<image::Digest> replaced = kept_body(url);
     write_file_atomic(body_path(body), page.body);
     json entry{{"url", url},
                {"body", body.str()},

@@ -13,6 +13,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "image/digest.h"
 
 namespace trainpack::python {
@@ -35,6 +37,8 @@ class IndexPageCache {
   void remember(const std::string& url, const CachedPage& page) const;
 
  private:
+  std::optional<nlohmann::json> entry(const std::string& url) const;
+  std::optional<image::Digest> kept_body(const std::string& url) const;  // what remember() replaces
   std::filesystem::path entry_path(const std::string& url) const;
   std::filesystem::path body_path(const image::Digest& body) const;
 

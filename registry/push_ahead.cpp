@@ -61,16 +61,16 @@ void PushAhead::forget(std::future<std::optional<UploadSession>>& session) {
 }
 
 BlobPusher PushAhead::pusher() {
-  BlobPusher p{nullptr,
-               options_.store,
-               target_,
-               [this](const std::string&) -> RegistryClient& { return client_; },
-               options_.locations,
-               [this](const BlobEvent& e) { report(e); },
-               upload_slots_,
-               under_tag_,
-               [this] { return take_session(); },
-               &abandoned_};
+  BlobPusher p{.image = nullptr,
+               .store = options_.store,
+               .target = target_,
+               .clients = [this](const std::string&) -> RegistryClient& { return client_; },
+               .locations = options_.locations,
+               .emit = [this](const BlobEvent& e) { report(e); },
+               .upload_slots = upload_slots_,
+               .under_tag = under_tag_,
+               .opened_session = [this] { return take_session(); },
+               .stop = &abandoned_};
   return p;
 }
 

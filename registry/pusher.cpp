@@ -72,8 +72,13 @@ PushResult push_image(const image::Image& image, const Reference& target,
   };
   std::ptrdiff_t jobs = std::max(1, options.jobs);
   std::counting_semaphore<> own_slots(jobs);
-  BlobPusher pusher{&image, options.store, target, clients, options.locations, emit,
-                    ahead ? ahead->upload_slots() : own_slots, {}, {}, nullptr};
+  BlobPusher pusher{.image = &image,
+                    .store = options.store,
+                    .target = target,
+                    .clients = clients,
+                    .locations = options.locations,
+                    .emit = emit,
+                    .upload_slots = ahead ? ahead->upload_slots() : own_slots};
   if (ahead) {
     pusher.under_tag = ahead->under_tag();
     pusher.opened_session = [ahead] { return ahead->take_session(); };
