@@ -8,9 +8,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -231,6 +233,39 @@ TEST(PipLayers, ADistributionInItsOwnLayerIsReusedWhenOtherRequirementsChange) {
   EXPECT_EQ(origin_of(second, "tp-beta 1.0 in a layer of its own"), "built");
 }
 
+
+// A wheel that is ready is installed (unpacked, its bytecode compiled) while one that pip installs before it still
+// downloads (builder/python_steps.cpp, install): the image must not depend on the order the wheels arrive in. Here
+// the first distribution pip installs comes two seconds after the others; the image is the one built without delay.
+TEST(PipDownloads, AWheelThatArrivesLastGivesTheSameImage) {
+  TempDir dir("tp-pip-late-wheel");
+  fs::path pkg = dir.path() / "pkg";
+  fs::create_directories(pkg);
+  write_file(pkg / "task.py", "import tp_alpha\n");
+  write_file(pkg / "requirements.txt", "tp-alpha[cli]\ntp-gamma\n");
+  auto build = [&](const std::string& index, const std::string& name) {
+    return run_command({trainpack_bin(), "build", "--executor-image-uri=python:3.11", "--base-source=" + base_oci_ref(),
+                        "--local-package-path=" + pkg.string(), "--script=task.py",
+                        "--output=oci:" + (dir.path() / name / "out").string() + ":x",
+                        "--cache-dir=" + (dir.path() / name / "cache").string(), "--index-url=" + index,
+                        "--break-system-packages", "-v"});
+  };
+  CommandResult prompt = build(index_url(), "prompt");
+  ASSERT_EQ(prompt.exit_code, 0) << prompt.err;
+  // "requirements.txt: tp-beta==1.0, tp-tool==1.0, ...": what pip installs, in its order.
+  std::smatch first;
+  ASSERT_TRUE(std::regex_search(prompt.err, first, std::regex(R"(requirements\.txt: ([a-z-]+)==([0-9.]+), )")))
+      << prompt.err;
+  std::string wheel = std::regex_replace(first[1].str(), std::regex("-"), "_") + "-" +
+                      std::regex_replace(first[2].str(), std::regex("\\."), "\\.") + "-";
+  OwnIndexServer late_index("^/files/" + wheel + ".*\\.whl$", 2.0);
+  auto start = std::chrono::steady_clock::now();
+  CommandResult late = build(late_index.url(), "late");
+  ASSERT_EQ(late.exit_code, 0) << late.err;
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::seconds(2)) << "the wheel " << wheel
+                                                                              << "* came without delay";
+  EXPECT_EQ(late.out, prompt.out) << "the same manifest digest";
+}
 
 // docker's rule for RUN: a pip step whose inputs are unchanged is reused without asking the index (here: with the
 // index stopped), a code edit rebuilds only the code layer, and --refresh-pip-steps or a changed requirements.txt

@@ -73,13 +73,24 @@ inline std::filesystem::path trainer_package(const std::filesystem::path& work, 
   return pkg;
 }
 
-// The test index's files served by a python3 http.server of the test's own, so that the test can stop it.
+// The test index's files served by a python3 http.server of the test's own, so that the test can stop it; GETs of
+// paths matching `slow_paths` (a Python regex) are answered `delay_seconds` late.
 class OwnIndexServer {
  public:
-  OwnIndexServer() : port_(free_port()) {
+  explicit OwnIndexServer(const std::string& slow_paths = "", double delay_seconds = 0) : port_(free_port()) {
+    static constexpr const char* kServer = R"(
+import functools, http.server, re, sys, time
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self):
+        if sys.argv[3] and re.search(sys.argv[3], self.path):
+            time.sleep(float(sys.argv[4]))
+        super().do_GET()
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])),
+                                functools.partial(Handler, directory=sys.argv[2])).serve_forever()
+)";
     CommandResult started = run_command(
-        {"sh", "-c", "python3 -m http.server " + std::to_string(port_) + " --bind 127.0.0.1 --directory " +
-                         index_dir().string() + " >/dev/null 2>&1 & echo $!"});
+        {"sh", "-c", "python3 -c \"$0\" \"$@\" >/dev/null 2>&1 & echo $!", kServer, std::to_string(port_),
+         index_dir().string(), slow_paths, std::to_string(delay_seconds)});
     pid_ = std::stoi(started.out);
     for (int i = 0; i < 100; ++i) {
       if (run_command({"python3", "-c", "import urllib.request,sys; urllib.request.urlopen(sys.argv[1])", url()})
