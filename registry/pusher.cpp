@@ -54,94 +54,132 @@ void count(PushResult& result, const BlobEvent& e) {
   }
 }
 
-}  // namespace
+// One push_image call: the blobs, pushed by a few workers, then the manifest.
+class ImagePush {
+ public:
+  ImagePush(const image::Image& image, const Reference& target,
+            const std::function<RegistryClient&(const std::string&)>& clients, const PushOptions& options)
+      : image_(image), manifest_(image.manifest()), target_(target), clients_(clients), options_(options),
+        ahead_(options.ahead && options.ahead->target().str() == target.str() ? options.ahead : nullptr),
+        jobs_(std::max(1, options.jobs)), own_slots_(jobs_) {}
 
-PushResult push_image(const image::Image& image, const Reference& target,
-                      const std::function<RegistryClient&(const std::string&)>& clients, const PushOptions& options) {
-  image::Manifest manifest = image.manifest();
-  PushAhead* ahead = options.ahead && options.ahead->target().str() == target.str() ? options.ahead : nullptr;
-  PushResult result;
-  std::mutex mutex;
-  std::size_t next = 0;
-  std::exception_ptr failure;
-  auto emit = [&](const BlobEvent& e) {
-    std::lock_guard<std::mutex> lock(mutex);
-    count(result, e);
-    if (ahead) ahead->report(e);
-    else if (options.on_blob) options.on_blob(e);
-  };
-  std::ptrdiff_t jobs = std::max(1, options.jobs);
-  std::counting_semaphore<> own_slots(jobs);
-  BlobPusher pusher{.image = &image,
-                    .store = options.store,
-                    .target = target,
-                    .clients = clients,
-                    .locations = options.locations,
-                    .emit = emit,
-                    .upload_slots = ahead ? ahead->upload_slots() : own_slots};
-  if (ahead) {
-    pusher.under_tag = ahead->under_tag();
-    pusher.opened_session = [ahead] { return ahead->take_session(); };
+  PushResult run() {
+    BlobPusher pusher = make_pusher();
+    std::vector<PlannedBlob> blobs = plan_blobs(manifest_, pusher);
+    push_blobs(blobs, pusher);
+    if (ahead_) ahead_->release_sessions();  // cancelled while the manifest goes up
+    if (failure_) std::rethrow_exception(failure_);
+    put_manifest();
+    if (options_.locations)
+      for (const PlannedBlob& b : blobs)
+        options_.locations->remember(b.descriptor.digest, {target_.registry, target_.repository});
+    return result_;
   }
-  std::vector<PlannedBlob> blobs = plan_blobs(manifest, pusher);
-  auto is_known_there = [](const PlannedBlob& b) { return b.known_there; };
-  std::size_t known_there = std::count_if(blobs.begin(), blobs.end(), is_known_there);
-  std::packaged_task<std::set<Digest>()> asking_tag(
-      [&] { return blobs_under_tag(pusher.dst(), target, *options.store); });
-  if (!ahead && options.store && !target.tag.empty() && target.digest.empty() && known_there > 1)
-    pusher.under_tag = asking_tag.get_future().share();
-  auto worker = [&] {
+
+ private:
+  // Counts an outcome and shows it (through the push begun ahead, if any, which reports its own blobs too).
+  void emit(const BlobEvent& e) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    count(result_, e);
+    if (ahead_) ahead_->report(e);
+    else if (options_.on_blob) options_.on_blob(e);
+  }
+
+  BlobPusher make_pusher() {
+    BlobPusher pusher{.image = &image_,
+                      .store = options_.store,
+                      .target = target_,
+                      .clients = clients_,
+                      .locations = options_.locations,
+                      .emit = [this](const BlobEvent& e) { emit(e); },
+                      .upload_slots = ahead_ ? ahead_->upload_slots() : own_slots_};
+    if (ahead_) {
+      pusher.under_tag = ahead_->under_tag();
+      pusher.opened_session = [ahead = ahead_] { return ahead->take_session(); };
+    }
+    return pusher;
+  }
+
+  // Twice as many workers as uploads, so HEADs and mounts go on while --jobs uploads run. Without a push begun
+  // ahead, the tag is asked here (when it can vouch for more than one blob) while the workers start on the blobs
+  // not known there. The first failure stops the workers taking more blobs; run() throws it.
+  void push_blobs(const std::vector<PlannedBlob>& blobs, BlobPusher& pusher) {
+    auto is_known_there = [](const PlannedBlob& b) { return b.known_there; };
+    std::size_t known_there = std::count_if(blobs.begin(), blobs.end(), is_known_there);
+    std::packaged_task<std::set<Digest>()> asking_tag(
+        [&] { return blobs_under_tag(pusher.dst(), target_, *options_.store); });
+    bool ask_tag = !ahead_ && options_.store && !target_.tag.empty() && target_.digest.empty() && known_there > 1;
+    if (ask_tag) pusher.under_tag = asking_tag.get_future().share();
+    std::size_t workers = std::min<std::size_t>(2 * static_cast<std::size_t>(jobs_), blobs.size());
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < workers; ++i) threads.emplace_back([&] { take_blobs(blobs, pusher); });
+    if (ask_tag) asking_tag();
+    for (auto& t : threads) t.join();
+  }
+
+  void take_blobs(const std::vector<PlannedBlob>& blobs, BlobPusher& pusher) {
     for (;;) {
       PlannedBlob planned;
       {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (failure || next >= blobs.size()) return;
-        planned = blobs[next++];
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (failure_ || next_ >= blobs.size()) return;
+        planned = blobs[next_++];
       }
       try {
         // A blob offered ahead was pushed (or is being pushed) already: its outcome is counted, not reported again.
-        if (std::optional<BlobEvent> done = ahead ? ahead->offered_result(planned.descriptor.digest) : std::nullopt) {
-          std::lock_guard<std::mutex> lock(mutex);
-          count(result, *done);
+        std::optional<BlobEvent> done = ahead_ ? ahead_->offered_result(planned.descriptor.digest) : std::nullopt;
+        if (done) {
+          std::lock_guard<std::mutex> lock(mutex_);
+          count(result_, *done);
         } else {
           emit(pusher.push(planned));
         }
       } catch (...) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!failure) failure = std::current_exception();
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!failure_) failure_ = std::current_exception();
       }
     }
-  };
-  // Twice as many workers as uploads, so HEADs and mounts go on while --jobs uploads run.
-  std::size_t workers = std::min<std::size_t>(2 * static_cast<std::size_t>(jobs), blobs.size());
-  std::vector<std::thread> threads;
-  for (std::size_t i = 0; i < workers; ++i) threads.emplace_back(worker);
-  if (!ahead && pusher.under_tag.valid()) asking_tag();  // meanwhile the workers start on the blobs not known there
-  for (auto& t : threads) t.join();
-  if (ahead) ahead->release_sessions();  // cancelled while the manifest goes up
-  if (failure) std::rethrow_exception(failure);
+  }
 
   // Every blob is there: now the manifest, by tag (or by digest for a digest reference).
-  result.manifest_digest = image.manifest_digest();
-  net::HttpRequest put;
-  put.method = "PUT";
-  put.url = "/v2/" + target.repository + "/manifests/" +
-            (target.digest.empty() ? target.tag : result.manifest_digest.str());
-  put.headers = {{"Content-Type", manifest.media_type}};
-  put.body = image.raw_manifest();
-  net::HttpResponse r = clients(target.registry).send(put, {push_scope(target.repository)});
-  if (r.status != 200 && r.status != 201 && r.status != 202 && r.status != 204)
-    throw Error("cannot push the manifest to " + target.str() + ": " + describe_registry_error(r));
-  std::string echoed = r.header("docker-content-digest");
-  if (!echoed.empty() && echoed != result.manifest_digest.str())
-    throw Error(target.str() + ": the registry stored the manifest as " + echoed + ", not " +
-                    result.manifest_digest.str(),
-                "the registry rewrote the manifest; pin the pushed image by the digest the registry reports");
-  result.reference = target.with_digest(result.manifest_digest.str());
-  if (options.locations)
-    for (const PlannedBlob& b : blobs)
-      options.locations->remember(b.descriptor.digest, {target.registry, target.repository});
-  return result;
+  void put_manifest() {
+    result_.manifest_digest = image_.manifest_digest();
+    net::HttpRequest put;
+    put.method = "PUT";
+    put.url = "/v2/" + target_.repository + "/manifests/" +
+              (target_.digest.empty() ? target_.tag : result_.manifest_digest.str());
+    put.headers = {{"Content-Type", manifest_.media_type}};
+    put.body = image_.raw_manifest();
+    net::HttpResponse r = clients_(target_.registry).send(put, {push_scope(target_.repository)});
+    if (r.status != 200 && r.status != 201 && r.status != 202 && r.status != 204)
+      throw Error("cannot push the manifest to " + target_.str() + ": " + describe_registry_error(r));
+    std::string echoed = r.header("docker-content-digest");
+    if (!echoed.empty() && echoed != result_.manifest_digest.str())
+      throw Error(target_.str() + ": the registry stored the manifest as " + echoed + ", not " +
+                      result_.manifest_digest.str(),
+                  "the registry rewrote the manifest; pin the pushed image by the digest the registry reports");
+    result_.reference = target_.with_digest(result_.manifest_digest.str());
+  }
+
+  const image::Image& image_;
+  const image::Manifest manifest_;
+  const Reference& target_;
+  const std::function<RegistryClient&(const std::string&)>& clients_;
+  const PushOptions& options_;
+  PushAhead* const ahead_;
+  const int jobs_;
+  std::counting_semaphore<> own_slots_;
+  std::mutex mutex_;  // guards result_, next_, failure_
+  PushResult result_;
+  std::size_t next_ = 0;
+  std::exception_ptr failure_;
+};
+
+}  // namespace
+
+PushResult push_image(const image::Image& image, const Reference& target,
+                      const std::function<RegistryClient&(const std::string&)>& clients, const PushOptions& options) {
+  return ImagePush(image, target, clients, options).run();
 }
 
 }  // namespace trainpack::registry

@@ -40,6 +40,14 @@ std::string debian_pip_base(const fs::path& work, const std::string& tag) {
                       "RUN pip install --no-cache-dir --target /usr/lib/python3/dist-packages tp-beta==0.9\n");
 }
 
+// A trainer of one script, `task.py`, with a requirements.txt.
+fs::path script_with_requirements(const fs::path& work, const std::string& task_py, const std::string& requirements) {
+  fs::path pkg = work / "pkg";
+  write_file(pkg / "task.py", task_py);
+  write_file(pkg / "requirements.txt", requirements);
+  return pkg;
+}
+
 }  // namespace
 
 // Debian's python3 under /usr with EXTERNALLY-MANAGED, allowed and pointed at the index by /etc/pip.conf; tp-delta
@@ -239,10 +247,7 @@ TEST(PipLayers, ADistributionInItsOwnLayerIsReusedWhenOtherRequirementsChange) {
 // the first distribution pip installs comes two seconds after the others; the image is the one built without delay.
 TEST(PipDownloads, AWheelThatArrivesLastGivesTheSameImage) {
   TempDir dir("tp-pip-late-wheel");
-  fs::path pkg = dir.path() / "pkg";
-  fs::create_directories(pkg);
-  write_file(pkg / "task.py", "import tp_alpha\n");
-  write_file(pkg / "requirements.txt", "tp-alpha[cli]\ntp-gamma\n");
+  fs::path pkg = script_with_requirements(dir.path(), "import tp_alpha\n", "tp-alpha[cli]\ntp-gamma\n");
   auto build = [&](const std::string& index, const std::string& name) {
     return run_command({trainpack_bin(), "build", "--executor-image-uri=python:3.11", "--base-source=" + base_oci_ref(),
                         "--local-package-path=" + pkg.string(), "--script=task.py",
@@ -272,10 +277,7 @@ TEST(PipDownloads, AWheelThatArrivesLastGivesTheSameImage) {
 // asks the index again (and so fails while it is down).
 TEST(PipStepCache, AnUnchangedStepIsReusedWithoutAskingTheIndex) {
   TempDir dir("tp-pip-step-cache");
-  fs::path pkg = dir.path() / "pkg";
-  fs::create_directories(pkg);
-  write_file(pkg / "task.py", "import tp_gamma\n");
-  write_file(pkg / "requirements.txt", "tp-gamma[fast]\n");
+  fs::path pkg = script_with_requirements(dir.path(), "import tp_gamma\n", "tp-gamma[fast]\n");
   OwnIndexServer index;
   auto build = [&](const std::string& extra) {
     std::vector<std::string> argv{trainpack_bin(), "build", "--executor-image-uri=python:3.11",
@@ -317,10 +319,7 @@ TEST(PipRegistry, ARegistryBaseIsScannedOnceAndTheBuildIsReproducible) {
   TempDir dir("tp-pip-registry");
   const std::string base = env_or_fail("TRAINPACK_TEST_REGISTRY") + "/pip-base:3.11";
   run_ok({"skopeo", "copy", "--dest-tls-verify=false", base_oci_ref(), "docker://" + base});
-  fs::path pkg = dir.path() / "pkg";
-  fs::create_directories(pkg);
-  write_file(pkg / "task.py", "import tp_gamma\n");
-  write_file(pkg / "requirements.txt", "tp-gamma[fast]\n");
+  fs::path pkg = script_with_requirements(dir.path(), "import tp_gamma\n", "tp-gamma[fast]\n");
   // --refresh-pip-steps: the second build reads the base's Python again (from the cached scans), not the pip step's
   // layers from the pip-step cache.
   auto build = [&](const std::string& out) {
