@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "python/specifier.h"
+#include "python/text.h"
 #include "support/error.h"
 
 namespace trainpack::python {
@@ -82,15 +83,6 @@ Marker::List parse_requirement_marker(Tokenizer& t, size_t span_start, const std
   Marker::List m = detail::parse_marker_list(t);
   t.consume("WS");
   return m;
-}
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-std::string strip(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && is_space(s[b])) ++b;
-  while (e > b && is_space(s[e - 1])) --e;
-  return std::string(s.substr(b, e - b));
 }
 
 // urllib.parse's scheme and netloc rules, enough for packaging's URL checks.
@@ -204,14 +196,15 @@ void check_url(std::string_view text, const std::string& url) {
   }
 }
 
-// SpecifierSet: split on ',', strip, drop empties; each Specifier keeps (operator, version) stripped.
+// SpecifierSet: split on ',', strip (str.strip: Python's whitespace, \x1c-\x1f too), drop empties; each Specifier keeps
+// (operator, version) stripped.
 void set_specifier(Requirement& r, std::string_view text, const std::string& raw_specifier) {
   std::set<std::pair<std::string, std::string>> unique;
   size_t b = 0;
   while (b <= raw_specifier.size()) {
     size_t e = raw_specifier.find(',', b);
     if (e == std::string::npos) e = raw_specifier.size();
-    std::string part = strip(std::string_view(raw_specifier).substr(b, e - b));
+    std::string part(py_strip(std::string_view(raw_specifier).substr(b, e - b)));
     b = e + 1;
     if (part.empty()) continue;
     size_t op_len = 0;
@@ -229,7 +222,7 @@ void set_specifier(Requirement& r, std::string_view text, const std::string& raw
       throw Error("invalid requirement '" + std::string(text) + "': " + e.what(),
                   "see PEP 440: each comma-separated item is an operator and a version, e.g. >=1.0,<2");
     }
-    unique.insert({part.substr(0, op_len), strip(std::string_view(part).substr(op_len))});
+    unique.insert({part.substr(0, op_len), std::string(py_strip(std::string_view(part).substr(op_len)))});
   }
   std::vector<std::pair<std::string, std::string>> items(unique.begin(), unique.end());
   std::sort(items.begin(), items.end(),

@@ -121,3 +121,14 @@ TEST(PythonRequirement, ArbitraryEqualityTextIsSplitIntoSpecifiersThatMustBeVali
   EXPECT_EQ(r.specifier, "==1.0,===a");  // str(SpecifierSet): sorted
   EXPECT_EQ(Requirement::parse(r.str()).str(), "x==1.0,===a");
 }
+
+// packaging's SpecifierSet strips each comma-separated item with str.strip(), whose whitespace includes \x1c-\x1f:
+// the "===" text "   \x1c  " is an empty version, the same item as the next "===" (packaging 21.3 and 24.1 both
+// print "n==="). Found by the requirement fuzz target: the item kept "\x1c" and printed as text that did not parse.
+TEST(PythonRequirement, SpecifierItemsAreStrippedOfPythonsWhitespace) {
+  Requirement r = Requirement::parse("n===             \x1c  ,===,");
+  EXPECT_EQ(r.specifier_items, (std::vector<std::pair<std::string, std::string>>{{"===", ""}}));
+  EXPECT_EQ(r.str(), "n===");
+  EXPECT_EQ(Requirement::parse(r.str()).str(), "n===");
+  EXPECT_EQ(Requirement::parse("n===\x1c").str(), "n===");
+}
