@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "support/error.h"
+#include "support/process.h"
 
 namespace trainpack {
 namespace fs = std::filesystem;
@@ -115,12 +118,32 @@ std::string file_kind(mode_t mode) {
 
 }  // namespace
 
-std::string read_file(const fs::path& path, std::uintmax_t limit) {
+namespace {
+
+// "64 MiB" for a whole number of KiB/MiB/GiB, else bytes.
+std::string size_text(std::uintmax_t bytes) {
+  static const std::pair<const char*, std::uintmax_t> units[] = {{"GiB", 1ull << 30}, {"MiB", 1ull << 20},
+                                                                  {"KiB", 1ull << 10}};
+  for (const auto& [unit, size] : units)
+    if (bytes >= size && bytes % size == 0) return std::to_string(bytes / size) + " " + unit;
+  return std::to_string(bytes) + " bytes";
+}
+
+Error too_large(const fs::path& path, std::string_view size, std::uintmax_t limit, std::string_view kind) {
+  return Error(path.string() + " is too large (" + std::string(size) + "): the limit for " + std::string(kind) +
+                   " is " + size_text(limit),
+               "check that it names the right file");
+}
+
+}  // namespace
+
+std::string read_file(const fs::path& path, std::uintmax_t limit, std::string_view kind) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; the fstat below refuses it anyway.
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
-    throw Error("cannot read " + path.string() + ": " + std::strerror(err));
+    throw Error("cannot read " + path.string() + ": " + std::strerror(err),
+                err == EACCES ? "check its permissions and those of its directories" : "");
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -134,7 +157,7 @@ std::string read_file(const fs::path& path, std::uintmax_t limit) {
   }
   if (static_cast<std::uintmax_t>(st.st_size) > limit) {
     ::close(fd);
-    throw Error(path.string() + " is too large (" + std::to_string(st.st_size) + " bytes)");
+    throw too_large(path, std::to_string(st.st_size) + " bytes", limit, kind);
   }
   std::string out;
   out.reserve(static_cast<std::size_t>(st.st_size));
@@ -151,11 +174,157 @@ std::string read_file(const fs::path& path, std::uintmax_t limit) {
     out.append(buffer, static_cast<std::size_t>(n));
     if (out.size() > limit) {
       ::close(fd);
-      throw Error(path.string() + " is too large (more than " + std::to_string(limit) + " bytes)");
+      throw too_large(path, "more than " + size_text(limit), limit, kind);
     }
   }
   ::close(fd);
   return out;
+}
+
+namespace {
+
+bool in_proc(const fs::path& p) {
+  std::error_code ec;
+  std::string dir = fs::weakly_canonical(fs::absolute(p, ec).parent_path(), ec).generic_string();
+  return !ec && (dir == "/proc" || dir.starts_with("/proc/"));
+}
+
+}  // namespace
+
+// Stops at a link in /proc: that is an open file, whose link text ("pipe:[…]", a deleted file) is no path.
+fs::path follow_output_links(const fs::path& path) {
+  fs::path p = path;
+  for (int hops = 0; hops < 40; ++hops) {  // Linux's MAXSYMLINKS
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode) || in_proc(p)) return p;
+    std::error_code ec;
+    fs::path to = fs::read_symlink(p, ec);
+    if (ec) throw Error("cannot write " + path.string() + ": cannot read the link " + p.string() + ": " + ec.message());
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  throw Error("cannot write " + path.string() + ": " + std::strerror(ELOOP), "check where its links point");
+}
+
+namespace {
+
+// This process's descriptor N when `p` is /proc/self/fd/N (or /proc/<our pid>/fd/N): writing through it keeps the
+// file offset the shell gave us, as `> /dev/stdout` in a script does.
+std::optional<int> own_fd(const fs::path& p) {
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(fs::absolute(p, ec).parent_path(), ec);
+  if (ec || dir != fs::path("/proc") / std::to_string(::getpid()) / "fd") return std::nullopt;
+  const std::string name = p.filename().string();
+  if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos || name.size() > 9) return std::nullopt;
+  return std::stoi(name);
+}
+
+int connect_unix_socket(const fs::path& p) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (p.native().size() >= sizeof addr.sun_path) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  std::memcpy(addr.sun_path, p.c_str(), p.native().size());
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    int err = errno;
+    ::close(fd);
+    errno = err;
+    return -1;
+  }
+  return fd;
+}
+
+// Opens an existing non-regular file (or /proc link) for writing, as `>` would, without waiting on a FIFO.
+int open_in_place(const fs::path& p, const struct stat& st) {
+  if (auto n = own_fd(p)) return ::fcntl(*n, F_DUPFD_CLOEXEC, 0);
+  if (S_ISSOCK(st.st_mode)) return connect_unix_socket(p);
+  int fd = ::open(p.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // a reader is there: writes may wait
+  return fd;
+}
+
+}  // namespace
+
+OutputFile::OutputFile(fs::path path) : named_(std::move(path)), target_(follow_output_links(named_)) {
+  const std::string what = named_.string();
+  struct stat st {};
+  bool exists = ::stat(target_.c_str(), &st) == 0;
+  if (int err = errno; !exists && err != ENOENT) throw Error("cannot write " + what + ": " + std::strerror(err));
+  if (exists && S_ISDIR(st.st_mode)) throw Error(what + " is a directory", "name a file");
+  if (exists && S_ISBLK(st.st_mode))
+    throw Error(what + " is a block device", "trainpack writes no disk; name a file, a FIFO or a character device");
+  in_place_ = exists && (!S_ISREG(st.st_mode) || in_proc(target_));
+  if (in_place_) {
+    fd_ = open_in_place(target_, st);
+    int err = errno;
+    if (fd_ < 0 && err == ENXIO && S_ISFIFO(st.st_mode))
+      throw Error("cannot write " + what + ": it is a FIFO and nothing reads it", "start its reader first");
+    if (fd_ < 0) throw Error("cannot write " + what + ": " + std::strerror(err));
+    return;
+  }
+  fs::path dir = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw Error("cannot write " + what + ": the directory " + dir.string() + " does not exist", "create it first");
+  if (::access(dir.c_str(), W_OK) != 0) {
+    int err = errno;
+    throw Error("cannot write " + what + ": cannot write in " + dir.string() + ": " + std::strerror(err),
+                "choose a directory you can write");
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!temp_.empty()) ::unlink(temp_.c_str());
+}
+
+int OutputFile::fd() {
+  if (fd_ >= 0) return fd_;
+  temp_ = staging_path_for(target_);
+  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd_ < 0) {
+    int err = errno;
+    temp_.clear();
+    throw Error("cannot write " + named_.string() + ": cannot create a file beside it: " + std::strerror(err));
+  }
+  return fd_;
+}
+
+void OutputFile::write(std::string_view bytes) {
+  int out = fd();
+  SigpipeGuard guard;  // a FIFO or socket whose reader went away is an error, not a silent death
+  while (!bytes.empty()) {
+    ssize_t n = ::write(out, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      throw Error("cannot write " + named_.string() + ": " + std::strerror(err));
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void OutputFile::commit() {
+  int out = fd();
+  auto fail = [this](const std::string& doing) {
+    int err = errno;
+    throw Error("cannot write " + named_.string() + ": " + doing + std::strerror(err));
+  };
+  if (!in_place_ && ::fsync(out) != 0) fail("");
+  fd_ = -1;
+  if (::close(out) != 0 && in_place_) fail("");
+  if (in_place_) return;
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) fail("cannot rename into it: ");
+  temp_.clear();
+}
+
+void write_output_file(const fs::path& path, std::string_view bytes) {
+  OutputFile out(path);
+  out.write(bytes);
+  out.commit();
 }
 
 void stream_file(const fs::path& path, const std::function<void(const char* data, std::size_t size)>& sink) {

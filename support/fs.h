@@ -11,8 +11,46 @@ namespace trainpack {
 // Writes bytes to a temporary file beside `path`, fsyncs nothing (caches are re-derivable), renames over `path`.
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
 
-// Reads a whole file; throws Error naming the path on failure. `limit` guards against huge inputs.
-std::string read_file(const std::filesystem::path& path, std::uintmax_t limit = 64u << 20);
+// Reads a whole file; throws Error naming the path on failure. Anything but a regular file (a FIFO, a device like
+// /dev/zero, a directory) is refused without blocking on it, and so is a file over `limit`; `kind` names what the
+// file is for the too-large message ("a CA file"), which says the limit.
+std::string read_file(const std::filesystem::path& path, std::uintmax_t limit = 64u << 20,
+                      std::string_view kind = "a file trainpack reads");
+
+// A file the user names as an output (--digest-file, docker-archive:FILE), written as a shell's `> FILE` would be,
+// except that a regular file is never seen half-written: a missing or regular file is written to a temporary file
+// beside it, fsynced and renamed over it; an existing character device, FIFO or socket is opened and written (a FIFO
+// nobody reads is an Error, never a wait); a symbolic link is followed and its target gets the same rules; a link
+// in /proc (/dev/stdout → /proc/self/fd/1) is an open file and is written in place. Nothing that is not a regular
+// file is replaced or removed. The constructor resolves the path and opens a special file, so that a path that
+// cannot be written fails before any work.
+class OutputFile {
+ public:
+  explicit OutputFile(std::filesystem::path path);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  // The descriptor to write to: the special file, or the temporary file (made on first use).
+  int fd();
+  void write(std::string_view bytes);
+  // Makes the output final: the temporary file is fsynced and renamed over the target; a special file is closed.
+  void commit();
+
+ private:
+  std::filesystem::path named_;   // as the user gave it, for messages
+  std::filesystem::path target_;  // after symbolic links
+  std::filesystem::path temp_;
+  int fd_ = -1;
+  bool in_place_ = false;  // written where it is (special file, /proc link), not renamed over
+};
+
+// Where a user-named output path leads: its symbolic links followed one at a time (a dangling one leads to where its
+// target would be), except a link in /proc, which is an open file. For outputs that are not one file (oci:DIR).
+std::filesystem::path follow_output_links(const std::filesystem::path& path);
+
+// Writes `bytes` to a user-named output with OutputFile's rules.
+void write_output_file(const std::filesystem::path& path, std::string_view bytes);
 
 // Streams a file of any size to `sink`, a chunk at a time; throws Error naming the path when it cannot be read.
 void stream_file(const std::filesystem::path& path,
