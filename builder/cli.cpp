@@ -9,6 +9,7 @@
 #include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "builder/build.h"
 #include "builder/build_plan.h"
@@ -203,20 +204,14 @@ Network network_for(BuildRequest& req, const BuildFlags& bf) {
   return network;
 }
 
-// A file the build writes besides its outputs (--digest-file, --job-spec-out) must be writable before any work
-// starts: not a directory, in an existing directory we may write.
-void check_side_output(const std::string& path, const std::string& flag) {
-  const fs::path file(path);
-  std::error_code ec;
-  if (fs::is_directory(file, ec))
-    throw Error(flag + " " + path + " is a directory", "name a file (it is replaced if it exists)");
-  fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir, ec))
-    throw Error(flag + " " + path + ": the directory " + dir.string() + " does not exist", "create it first");
-  if (::access(dir.c_str(), W_OK) != 0) {
-    int err = errno;
-    throw Error(flag + " " + path + ": cannot write in " + dir.string() + ": " + std::strerror(err),
-                "choose a directory you can write");
+// A file the build writes besides its outputs (--digest-file, --job-spec-out) is opened before any work starts, so
+// that one that cannot be written fails first (a FIFO is opened as `> FILE` opens it: its reader waits for the end).
+std::optional<OutputFile> open_side_output(const std::string& path, const std::string& flag) {
+  if (path.empty()) return std::nullopt;
+  try {
+    return std::optional<OutputFile>(std::in_place, path);
+  } catch (const Error& e) {
+    throw Error(flag + ": " + e.what(), e.hint());
   }
 }
 
@@ -278,8 +273,8 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
   }
   req.dry_run = bf.dry_run;
   req.refresh_pip_steps = bf.refresh_pip_steps;
-  if (!bf.digest_file.empty()) check_side_output(bf.digest_file, "--digest-file");
-  if (!job_spec_out.empty()) check_side_output(job_spec_out, "--job-spec-out");
+  std::optional<OutputFile> digest_file = open_side_output(bf.digest_file, "--digest-file");
+  std::optional<OutputFile> job_spec_file = open_side_output(job_spec_out, "--job-spec-out");
 
   // A dry run's plan is the command's output (stdout); a build's progress goes to stderr.
   Progress progress(bf.dry_run && !bf.quiet ? Progress::Mode::kPlain : Progress::detect(bf.quiet), bf.verbose,
@@ -325,17 +320,18 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
   // Side outputs come after the image is committed (pushed or written), so a failure here cannot undo it: the
   // result is printed as usual and the error says what stands and what is missing.
   std::string side_error;
-  auto write_side = [&side_error](const std::string& flag, const std::string& path, const std::string& text) {
+  auto write_side = [&side_error](const std::string& flag, OutputFile& file, const std::string& text) {
     try {
-      write_file_atomic(path, text);
+      file.write(text);
+      file.commit();
     } catch (const Error& e) {
-      if (side_error.empty()) side_error = flag + " " + path + ": " + e.what();
+      if (side_error.empty()) side_error = flag + " " + e.what();
     }
   };
-  if (!bf.digest_file.empty()) write_side("--digest-file", bf.digest_file, result.manifest_digest.str() + "\n");
-  if (!job_spec_out.empty()) {
+  if (digest_file) write_side("--digest-file", *digest_file, result.manifest_digest.str() + "\n");
+  if (job_spec_file) {
     job.image_uri = result.pushed.front();  // REGISTRY/REPOSITORY@sha256:…, pinned by digest
-    write_side("--job-spec-out", job_spec_out, job_spec_text(job));
+    write_side("--job-spec-out", *job_spec_file, job_spec_text(job));
     j["job_spec"] = job_spec_out;
   }
   if (bf.format == "json") std::cout << j.dump(2) << "\n";

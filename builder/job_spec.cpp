@@ -246,7 +246,7 @@ void add_job_spec_command(CLI::App& app) {
   cmd->add_option("--image-uri", state->opts.image_uri, "The image, pinned: REGISTRY/REPOSITORY@sha256:DIGEST")
       ->required();
   add_shared_flags(*cmd, state->opts, "--format");
-  cmd->add_option("--output", state->output, "Write the spec to FILE (atomically) instead of stdout");
+  cmd->add_option("--output", state->output, "Write the spec to FILE instead of stdout (a regular file atomically)");
   cmd->add_option("job-args", state->trailing_args,
                   "Arguments after -- are appended to --args as they are (not split, repeats allowed)");
   for (CLI::Option* opt : cmd->get_options())
@@ -256,7 +256,7 @@ void add_job_spec_command(CLI::App& app) {
     opts.args.insert(opts.args.end(), state->trailing_args.begin(), state->trailing_args.end());
     std::string text = job_spec_text(opts);
     if (state->output.empty() || state->output == "-") std::cout << text << std::flush;
-    else write_file_atomic(state->output, text);
+    else write_output_file(state->output, text);
   });
 }
 

@@ -72,7 +72,7 @@ void add_job_spec_command(CLI::App& app);
 // --accelerator-count, --args, --env, --command, --service-account, --base-output-dir, --network, --timeout,
 // --boot-disk-type, --boot-disk-size-gb), --job-spec-format=config|rest (build's own --format is taken) into
 // `opts.format`, and --job-spec-out FILE into `job_spec_out`. The caller fills opts.image_uri with the pushed
-// REF@sha256:… and writes job_spec_text(opts) with write_file_atomic when job_spec_out is non-empty.
+// REF@sha256:… and writes job_spec_text(opts) with write_output_file when job_spec_out is non-empty.
 void add_job_spec_flags(CLI::App& build_cmd, JobSpecOptions& opts, std::string& job_spec_out);
 
 }  // namespace trainpack::builder

@@ -68,13 +68,14 @@ std::string clean_name(std::string_view raw) {
 
 class TarWriter {
  public:
-  explicit TarWriter(const fs::path& path) : path_(path), a_(archive_write_new()) {
+  // Writes to `fd` (left open), named `path` in messages.
+  TarWriter(int fd, const fs::path& path) : path_(path), a_(archive_write_new()) {
     if (!a_) throw Error("libarchive could not allocate a writer");
     try {
       if (archive_write_set_format_pax_restricted(a_) != ARCHIVE_OK ||
           archive_write_set_bytes_in_last_block(a_, 1) != ARCHIVE_OK)
         fail("cannot set up the tar writer");
-      if (archive_write_open_filename(a_, path.c_str()) != ARCHIVE_OK) fail("cannot create " + path.string());
+      if (archive_write_open_fd(a_, fd) != ARCHIVE_OK) fail("cannot write " + path.string());
     } catch (...) {
       archive_write_free(a_);  // a constructor that throws gets no destructor call
       throw;
@@ -508,10 +509,9 @@ void write_docker_archive(const Image& image, const fs::path& file, std::string_
                                      {"RepoTags", json::array({ref.familiar + ":" + ref.tag})},
                                      {"Layers", layer_names}}});
 
-  fs::path tmp = staging_path_for(file);
-  ScopedFile staging(tmp);
+  OutputFile out(file);  // a FIFO or a device is written in place; a regular file by a rename when complete
   {
-    TarWriter tar(tmp);
+    TarWriter tar(out.fd(), file);
     tar.add_dir("blobs/");
     tar.add_dir("blobs/sha256/");
     // Bytewise name order, like a tar of moby's export directory.
@@ -533,10 +533,7 @@ void write_docker_archive(const Image& image, const fs::path& file, std::string_
     tar.add_bytes("oci-layout", R"({"imageLayoutVersion":"1.0.0"})");
     tar.close();
   }
-  std::error_code ec;
-  fs::rename(tmp, file, ec);
-  if (ec) throw Error("cannot write " + file.string() + ": " + ec.message());
-  staging.release();
+  out.commit();
 }
 
 std::unique_ptr<Image> open_docker_archive(const fs::path& file, std::string_view ref, const Platform& platform,

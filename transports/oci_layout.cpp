@@ -402,6 +402,7 @@ void write_oci_layout(const Image& image, const fs::path& dir_in, std::string_vi
   fs::path dir = dir_in;
   if (dir.has_filename() == false && dir.has_parent_path()) dir = dir.parent_path();  // "out/" → "out"
   const std::string what = layout_what(dir);
+  dir = follow_output_links(dir);  // a link to a directory is written through, never replaced by one
   if (!extra_annotations.is_null() && !extra_annotations.is_object())
     throw Error("annotations for " + what + " must be a JSON object");
   if (extra_annotations.is_object())

@@ -293,6 +293,17 @@ TEST_F(BuildTest, UnreadableFileFailsForAnUnprivilegedUser) {
   EXPECT_FALSE(fs::exists(home / "out"));
 }
 
+// --digest-file=/dev/stdout writes the digest to standard output, as `> /dev/stdout` would, before the result.
+TEST_F(BuildTest, DigestFileDevStdoutPrintsTheDigest) {
+  auto r = build(pkg_, "oci:" + (dir_ / "out").string() + ":t", dir_ / "cache",
+                 {"-q", "--format=text", "--digest-file=/dev/stdout"});
+  ASSERT_EQ(r.exit_code, 0) << joined(r);
+  ASSERT_TRUE(r.out.starts_with("sha256:")) << joined(r);
+  const std::string digest = r.out.substr(0, r.out.find('\n') + 1);
+  EXPECT_EQ(r.out, digest + digest) << "the digest file's line, then the result";
+  EXPECT_TRUE(fs::is_symlink("/dev/stdout"));
+}
+
 // --dry-run plans the layers and lists what .dockerignore keeps out, and writes no image.
 TEST_F(BuildTest, DryRunListsLayersAndExclusionsAndWritesNothing) {
   write_file(pkg_ / "trainer" / "__pycache__" / "task.cpython-311.pyc", "bytecode");

@@ -1,6 +1,7 @@
 #include "transports/oci_layout.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -159,6 +160,29 @@ TEST_F(OciLayoutTest, EmptyDirectoryIsReplacedOtherDirectoriesAreRefused) {
 
   err = error_of([&] { write_oci_layout(*a.image, tmp_ / "bad-ann", "t", json{{"k", 1}}); });
   EXPECT_NE(err.find("not a string"), std::string::npos) << err;
+}
+
+// oci:DIR through a symbolic link: the layout goes where the link points (an empty or missing directory), the link
+// stays; a link to a FIFO is refused and both stay.
+TEST_F(OciLayoutTest, ALinkedDestinationIsWrittenThroughNeverReplaced) {
+  BuiltImage a = make_image(tmp_ / "store", "amd64", {{"a.txt", "x"}});
+  fs::create_directory(tmp_ / "empty");
+  fs::create_directory_symlink("empty", tmp_ / "to-empty");
+  write_oci_layout(*a.image, tmp_ / "to-empty", "t", nullptr);
+  EXPECT_TRUE(fs::is_symlink(tmp_ / "to-empty"));
+  EXPECT_EQ(open_oci_layout(tmp_ / "empty", "t", kAmd64)->manifest_digest(), a.image->manifest_digest());
+
+  fs::create_directory_symlink("later", tmp_ / "dangling");
+  write_oci_layout(*a.image, tmp_ / "dangling", "t", nullptr);
+  EXPECT_TRUE(fs::is_symlink(tmp_ / "dangling"));
+  EXPECT_EQ(open_oci_layout(tmp_ / "later", "t", kAmd64)->manifest_digest(), a.image->manifest_digest());
+
+  ASSERT_EQ(::mkfifo((tmp_ / "fifo").c_str(), 0600), 0);
+  fs::create_symlink("fifo", tmp_ / "to-fifo");
+  std::string err = error_of([&] { write_oci_layout(*a.image, tmp_ / "to-fifo", "t", nullptr); });
+  EXPECT_NE(err.find("not a directory"), std::string::npos) << err;
+  EXPECT_TRUE(fs::is_symlink(tmp_ / "to-fifo"));
+  EXPECT_TRUE(fs::is_fifo(tmp_ / "fifo"));
 }
 
 TEST_F(OciLayoutTest, FailedWriteLeavesNothingBehind) {
