@@ -16,6 +16,8 @@ class MemoryFilesystem : public ImageFilesystem {
                 std::uint32_t gid = 0);
   void add_dir(std::string_view path, std::uint32_t mode = 0755, std::uint32_t uid = 0, std::uint32_t gid = 0);
   void add_symlink(std::string_view path, std::string target);
+  // Any entry as it is, e.g. a FIFO or a device (PathInfo::Type::kOther).
+  void add(std::string_view path, PathInfo info);
   // Removes path and everything under it, as a whiteout in an upper layer would.
   void remove(std::string_view path);
 
@@ -25,7 +27,6 @@ class MemoryFilesystem : public ImageFilesystem {
   std::optional<std::string> read(std::string_view path, std::size_t max_bytes) const override;
 
  private:
-  void add(std::string_view path, PathInfo info);
   RootfsIndex index_;
   std::map<std::string, std::string, std::less<>> contents_;
 };

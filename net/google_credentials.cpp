@@ -16,6 +16,7 @@
 #include "net/encoding.h"
 #include "net/url.h"
 #include "support/error.h"
+#include "support/fs.h"
 #include "support/text.h"
 
 namespace trainpack::net {
@@ -54,12 +55,13 @@ std::string endpoint_label(const std::string& url) {
   return u.authority + u.path;
 }
 
+// Credential files and subject tokens are a few KiB; 1 MiB leaves room and stops a /dev/zero.
 std::string read_text_file(const fs::path& path, const std::string& what) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error("cannot read " + what + " " + path.string(), "check the path and its permissions");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  try {
+    return read_file(path, 1u << 20, what);
+  } catch (const Error& e) {
+    throw Error(what + ": " + e.what(), e.hint().empty() ? "check the path and its permissions" : e.hint());
+  }
 }
 
 json parse_json_file(const fs::path& path, const std::string& what) {
@@ -661,7 +663,7 @@ std::unique_ptr<GoogleCredentials> GoogleCredentials::find_default(GoogleAdcOpti
   if (!dir.empty()) {
     fs::path adc = dir / "application_default_credentials.json";
     std::error_code ec;
-    if (fs::is_regular_file(adc, ec)) return from_file(adc, std::move(options));
+    if (fs::exists(adc, ec)) return from_file(adc, std::move(options));  // a FIFO or device is refused there
   }
   // 3. The metadata server.
   if (env_true("NO_GCE_CHECK")) return nullptr;

@@ -33,6 +33,7 @@
 #include "net/request_deadline.h"
 #include "net/url.h"
 #include "support/error.h"
+#include "support/fs.h"
 #include "support/text.h"
 
 #if LIBCURL_VERSION_NUM < 0x074d00
@@ -122,11 +123,12 @@ bool is_redirect(long status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
 
-std::string read_whole_file(const std::filesystem::path& p, const char* what) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) throw Error("cannot read " + std::string(what) + " " + p.string() + ": " + std::strerror(errno));
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
+// A PEM file of CA certificates, a client certificate or its key. Read here, never by libcurl (which would read a
+// FIFO or /dev/zero without end), so that such a file is refused in one line. The largest system bundles are
+// about 250 KiB.
+constexpr std::uintmax_t kPemFileLimit = 16u << 20;
+
+std::string read_pem_file(const std::filesystem::path& p, const char* what) { return read_file(p, kPemFileLimit, what); }
 
 bool debug_enabled() {
   static const bool on = [] {
@@ -337,7 +339,7 @@ struct Attempt {
 
 struct TlsConfig {
   std::string ca_blob;  // system bundle + extra CAs; empty: libcurl's defaults
-  std::string client_cert, client_key;
+  std::string client_cert, client_key;  // PEM bytes
 };
 
 // The system CA bundle: $SSL_CERT_FILE (OpenSSL's variable; trainpack's step image sets it when its base has no
@@ -375,13 +377,13 @@ void read_certs_dir(const std::filesystem::path& dir, std::string& extra_cas, Tl
     fs::path partner = f;
     partner.replace_extension(ext == ".cert" ? ".key" : ".cert");
     if (ext == ".crt") {
-      extra_cas += "\n" + read_whole_file(f, "CA certificate");
+      extra_cas += "\n" + read_pem_file(f, "a CA certificate file");
     } else if (ext == ".cert" && !fs::exists(partner, ec)) {
       throw Error("missing key " + partner.string() + " for client certificate " + f.string(),
                   "put the client certificate's private key next to it, or remove the certificate");
     } else if (ext == ".cert" && cfg.client_cert.empty()) {
-      cfg.client_cert = f.string();
-      cfg.client_key = partner.string();
+      cfg.client_cert = read_pem_file(f, "a client certificate file");
+      cfg.client_key = read_pem_file(partner, "a client key file");
     } else if (ext == ".key" && !fs::exists(partner, ec)) {
       throw Error("missing client certificate " + partner.string() + " for key " + f.string(),
                   "put the client certificate next to its key, or remove the key");
@@ -488,8 +490,11 @@ struct HttpClient::Impl {
 
   const std::string& system_ca_bundle() {
     if (!system_bundle) {
-      std::ifstream f(system_ca_path, std::ios::binary);
-      system_bundle = f ? std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()) : "";
+      try {
+        system_bundle = system_ca_path.empty() ? "" : read_pem_file(system_ca_path, "the system CA bundle");
+      } catch (const Error&) {
+        system_bundle = "";  // as a missing bundle: TLS fails later, with its hint
+      }
     }
     return *system_bundle;
   }
@@ -708,9 +713,12 @@ void HttpClient::Impl::set_tls(CURL* h, const std::string& authority) {
     curl_easy_setopt(h, CURLOPT_CAINFO, system_ca_path.c_str());
   }
   if (!tls->client_cert.empty()) {
-    curl_easy_setopt(h, CURLOPT_SSLCERT, tls->client_cert.c_str());
+    curl_blob cert{const_cast<char*>(tls->client_cert.data()), tls->client_cert.size(), CURL_BLOB_COPY};
+    curl_blob key{const_cast<char*>(tls->client_key.data()), tls->client_key.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &cert);
     curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-    curl_easy_setopt(h, CURLOPT_SSLKEY, tls->client_key.c_str());
+    curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &key);
+    curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
   }
 }
 
@@ -756,7 +764,11 @@ HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)), impl
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) throw Error("cannot initialise libcurl");
   });
   if (options_.max_attempts < 1) options_.max_attempts = 1;
-  if (!options_.ca_file.empty()) impl_->extra_ca = read_whole_file(options_.ca_file, "CA file");
+  if (!options_.ca_file.empty()) impl_->extra_ca = read_pem_file(options_.ca_file, "a CA file");
+  // libcurl reads the system bundle itself (CURLOPT_CAINFO, which it caches); one the environment names is checked
+  // by our rules first, so that SSL_CERT_FILE=/dev/zero is refused rather than read without end.
+  if (const char* env = std::getenv("SSL_CERT_FILE"); env != nullptr && *env != '\0')
+    impl_->system_bundle = read_pem_file(env, "a CA file");
 
   impl_->share = curl_share_init();
   if (impl_->share == nullptr) throw Error("cannot initialise libcurl");

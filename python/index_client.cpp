@@ -210,7 +210,8 @@ IndexClient::IndexClient(net::HttpClient& http, const layers::BlobStore& store, 
   if (options_.use_netrc) {
     fs::path path = options_.netrc_file.empty() ? fs::path(default_netrc_path()) : options_.netrc_file;
     std::error_code ec;
-    if (!path.empty() && fs::is_regular_file(path, ec)) netrc_ = parse_netrc(read_file(path, 1u << 20));
+    // Only a missing one is skipped: a FIFO or a device there is refused by read_file, as a .netrc over 1 MiB is.
+    if (!path.empty() && fs::exists(path, ec)) netrc_ = parse_netrc(read_file(path, 1u << 20, "a .netrc file"));
   }
 }
 

@@ -130,7 +130,7 @@ PipConfig read_pip_config(const ImageFilesystem& fs, const std::vector<std::pair
         start = i + 1;
       }
     files.push_back("/etc/pip.conf");
-    bool env_file_exists = env_file != env.end() && root.is_file(env_file->second);
+    bool env_file_exists = env_file != env.end() && root.exists(env_file->second);
     if (!env_file_exists) {
       files.push_back(join(home, ".pip/pip.conf"));
       std::string xdg_home = env_or(env, "XDG_CONFIG_HOME", "");
@@ -139,6 +139,10 @@ PipConfig read_pip_config(const ImageFilesystem& fs, const std::vector<std::pair
     files.push_back(join(sys_prefix, "pip.conf"));
     if (env_file_exists) files.push_back(abs_path(env_file->second));
     for (const std::string& f : files) {
+      // pip opens whatever is there: a FIFO would hang it and a device like /dev/zero never end.
+      if (const layers::PathInfo* info = root.info(f); info && info->type == layers::PathInfo::Type::kOther)
+        throw Error("pip configuration in the base image: " + f + " is not a regular file (a FIFO or a device)",
+                    "pip would block on it or read it without end; fix the base image");
       auto text = root.read(f, kMaxConfigFile);
       if (!text) continue;
       c.files.push_back(f);

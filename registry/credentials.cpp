@@ -17,6 +17,7 @@
 
 #include "net/encoding.h"
 #include "support/error.h"
+#include "support/fs.h"
 #include "support/process.h"
 #include "support/text.h"
 
@@ -283,16 +284,18 @@ std::unique_ptr<Parsed> parse_auth_json(const std::string& text, const std::stri
   return p;
 }
 
+// docker's config.json and podman's auth.json hold a few entries; 4 MiB leaves room and stops a /dev/zero.
+constexpr std::uintmax_t kAuthFileLimit = 4u << 20;
+
 std::unique_ptr<Parsed> load_auth_file(const fs::path& path, const std::string& label) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return nullptr;
-  std::ifstream f(path, std::ios::binary);
-  if (!f)
-    throw Error("cannot read " + label + ": " + std::strerror(errno),
-                "fix its permissions or point the environment elsewhere");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  std::string text = ss.str();
+  std::string text;
+  try {
+    text = read_file(path, kAuthFileLimit, "a registry auth file");
+  } catch (const Error& e) {
+    throw Error(label + ": " + e.what(), "fix it or point the environment elsewhere");
+  }
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) return nullptr;  // docker treats empty as no config
   return parse_auth_json(text, label);
 }

@@ -596,6 +596,24 @@ TEST(PythonBaseFacts, PipConfigFileOrder) {
   EXPECT_EQ(p.items.back(), (std::pair<std::string, std::string>{"pre", "yes"}));
 }
 
+// A pip.conf (or the file PIP_CONFIG_FILE names) that is a FIFO or a device in the base image is refused in one line
+// naming it: pip would block on it or read it without end.
+TEST(PythonBaseFacts, PipConfigThatIsNotARegularFileIsRefused) {
+  trainpack::layers::PathInfo fifo;
+  fifo.type = trainpack::layers::PathInfo::Type::kOther;
+  for (const std::string& path : {"etc/pip.conf", "opt/pip.ini"}) {
+    MemoryFilesystem fs;
+    fs.add(path, fifo);
+    std::vector<std::pair<std::string, std::string>> env{{"PIP_CONFIG_FILE", "/opt/pip.ini"}};
+    try {
+      read_pip_config(fs, env, "/usr/local", "/root");
+      ADD_FAILURE() << path << " was read";
+    } catch (const trainpack::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("/" + path + " is not a regular file"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(PythonBaseFacts, ElfMachineAndConfigVariant) {
   struct Case {
     std::uint16_t machine;
