@@ -157,9 +157,15 @@ void check_package_member(const std::string& pkg, std::string_view flag, std::st
   }
 }
 
-bool is_file(const fs::path& p) {
+// build.py's os.path.isfile for setup.py and requirements.txt, except that a FIFO, a device or a socket there (or
+// a link to one) is refused: gcloud would skip it and docker build would then copy or read it.
+bool is_root_file(const fs::path& p) {
   std::error_code ec;
-  return fs::is_regular_file(fs::status(p, ec));
+  const fs::file_status status = fs::status(p, ec);
+  if (fs::is_regular_file(status) || !fs::exists(status) || fs::is_directory(status)) return fs::is_regular_file(status);
+  const char* kind = fs::is_fifo(status) ? "a FIFO" : fs::is_socket(status) ? "a socket" : "a device";
+  throw Error(p.lexically_normal().string() + " is " + kind + ", not a regular file",
+              "replace it with a regular file, or remove it");
 }
 
 // ----- the Docker reference grammar gcloud checks (utils.py ValidateRepositoryAndTag) -----
@@ -285,6 +291,10 @@ std::string package_dir_of(const LocalRunFlags& flags) {
   std::string pkg = abspath(expanduser(flags.local_package_path));
   std::error_code ec;
   const fs::file_status status = fs::status(pkg, ec);
+  if (ec == std::errc::permission_denied || (fs::is_directory(status) && ::access(pkg.c_str(), R_OK | X_OK) != 0))
+    throw Error(invalid_value("--local-package-path", "Directory " + single_quoted(pkg) +
+                                                         " cannot be read: Permission denied."),
+                "the user running the build needs to read it, and to search every directory above it");
   if (!fs::is_directory(status)) {
     throw Error(invalid_value("--local-package-path", "Directory " + single_quoted(pkg) + " is not found."),
                 fs::exists(status) ? single_quoted(pkg) + " exists but is not a directory"
@@ -339,8 +349,8 @@ void set_build_inputs(LocalRunSpec& spec, const LocalRunFlags& flags, const std:
   spec.extra_dirs = flags.extra_dirs;
 
   // build.py BuildImage: only these two root files are looked for.
-  spec.has_setup_py = is_file(fs::path(pkg + "/./setup.py"));
-  spec.has_requirements_txt = is_file(fs::path(pkg + "/./requirements.txt"));
+  spec.has_setup_py = is_root_file(fs::path(pkg + "/./setup.py"));
+  spec.has_requirements_txt = is_root_file(fs::path(pkg + "/./requirements.txt"));
 }
 
 void set_output_image(LocalRunSpec& spec, const LocalRunFlags& flags) {

@@ -2,19 +2,28 @@
 // local-run, job-spec): a repeated flag, the ^DELIM^ syntax, empty items and spaces, as Cloud SDK 578.0.0 reads them.
 #include "builder/cli.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "image_test_support.h"
 #include "transports/oci_layout.h"
 #include "support/fs.h"
+#include "support/privileges.h"
 
 namespace {
 
@@ -334,6 +343,194 @@ TEST_F(CliTest, BuildReportsPhaseTimings) {
   EXPECT_LE(sum, timings.at("total").get<double>() + 0.004) << timings << " (each rounded to the millisecond)";
   EXPECT_NE(r.err.find("timings: base "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(", total "), std::string::npos) << r.err;
+}
+
+
+// Files the user names as outputs are written as `> FILE` would write them: a device or a FIFO is written, never
+// replaced; a symbolic link is followed. Device nodes of our own (1,7 is /dev/full's, 1,3 /dev/null's).
+class CliOutputTest : public CliTest {
+ protected:
+  CliOutputTest() {
+    file("trainer/task.py");
+    auto image = trainpack::test_support::make_image(root_.path() / "store", "amd64", {{"f", "y"}});
+    trainpack::transports::write_oci_layout(*image.image, root_.path() / "base", "1");
+  }
+  CliResult build(const std::vector<std::string>& more) {
+    std::vector<std::string> args{"build", "-q", "--executor-image-uri=python:3.10",
+                                  "--base-source=oci:" + (root_.path() / "base").string() + ":1",
+                                  "--cache-dir=" + (root_.path() / "cache").string(), pkg_flag(),
+                                  "--script=trainer/task.py"};
+    args.insert(args.end(), more.begin(), more.end());
+    return trainpack(args);
+  }
+  fs::path node(const std::string& name, unsigned minor) {
+    fs::path p = root_.path() / name;
+    EXPECT_EQ(::mknod(p.c_str(), S_IFCHR | 0666, ::makedev(1, minor)), 0);
+    return p;
+  }
+  static bool is_char_device(const fs::path& p) { return fs::is_character_file(fs::symlink_status(p)); }
+};
+
+TEST_F(CliOutputTest, DigestFileWritesADeviceAndNeverReplacesIt) {
+  const fs::path full = node("full", 7), null = node("null", 3);
+  CliResult r = build({"--output=oci:" + (root_.path() / "out1").string(), "--digest-file=" + full.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  EXPECT_TRUE(is_char_device(full)) << "the device node is still a device";
+  r = build({"--output=oci:" + (root_.path() / "out2").string(), "--digest-file=" + null.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(is_char_device(null));
+}
+
+TEST_F(CliOutputTest, DigestFileToAFifoNeedsAReaderAndThroughALinkFollowsIt) {
+  const fs::path fifo = root_.path() / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const fs::path out = root_.path() / "out";
+  CliResult r = build({"--output=oci:" + out.string(), "--digest-file=" + fifo.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--digest-file: cannot write " + fifo.string() + ": it is a FIFO and nothing reads it"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(out)) << "refused before any work";
+
+  int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  r = build({"--output=oci:" + out.string(), "--digest-file=" + fifo.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  char buf[256];
+  ssize_t n = ::read(reader, buf, sizeof buf);
+  ::close(reader);
+  EXPECT_EQ(std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0), r.out) << "the digest, as on stdout";
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+
+  // A link to a regular file: the file gets the digest, the link stays.
+  std::ofstream(root_.path() / "real") << "old";
+  fs::create_symlink("real", root_.path() / "link");
+  fs::remove_all(out);
+  r = build({"--output=oci:" + out.string(), "--digest-file=" + (root_.path() / "link").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(root_.path() / "link"));
+  EXPECT_EQ(trainpack::read_file(root_.path() / "real"), r.out);
+}
+
+// --digest-file=/dev/stdout prints the digest on standard output (here a file we put there), as `> /dev/stdout` does.
+TEST_F(CliOutputTest, DigestFileDevStdoutPrintsTheDigest) {
+  // A link of our own to /dev/stdout: writing through it must never replace what it points at.
+  fs::create_symlink("/dev/stdout", root_.path() / "stdout");
+  const fs::path captured = root_.path() / "captured";
+  std::fflush(stdout);
+  int saved = ::dup(1);
+  int into = ::open(captured.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT_GE(into, 0);
+  ::dup2(into, 1);
+  ::close(into);
+  CliResult r = build({"--output=oci:" + (root_.path() / "out").string(),
+                       "--digest-file=" + (root_.path() / "stdout").string()});
+  std::fflush(stdout);
+  ::dup2(saved, 1);
+  ::close(saved);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(trainpack::read_file(captured), r.out);
+  EXPECT_TRUE(fs::is_symlink(root_.path() / "stdout"));
+  EXPECT_EQ(fs::read_symlink(root_.path() / "stdout"), "/dev/stdout");
+}
+
+TEST_F(CliOutputTest, DockerArchiveToADeviceOrAFifoWritesIt) {
+  const fs::path null = node("null", 3);
+  CliResult r = build({"--output=docker-archive:" + null.string() + ":trainer:1"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(is_char_device(null));
+
+  const fs::path fifo = root_.path() / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // The reader is there before the build starts (as `cat FIFO &` would be); until a writer comes, reads say EOF.
+  int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(fd, 0);
+  ::fcntl(fd, F_SETFL, 0);
+  std::string archive;
+  std::thread reader([&] {
+    char buf[65536];
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (;;) {
+      ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n > 0) archive.append(buf, static_cast<std::size_t>(n));
+      else if (!archive.empty() || std::chrono::steady_clock::now() > give_up) break;
+      else std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ::close(fd);
+  });
+  r = build({"--output=docker-archive:" + fifo.string() + ":trainer:1"});
+  reader.join();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+  ASSERT_GT(archive.size(), 1024u);
+  EXPECT_NE(archive.find("manifest.json"), std::string::npos) << "a tar with docker's manifest.json";
+}
+
+TEST_F(CliOutputTest, JobSpecOutputWritesADeviceAndRefusesAFifoNobodyReads) {
+  const fs::path full = node("full", 7);
+  CliResult r = trainpack({"job-spec", "--image-uri=" + kImage, "--output=" + full.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  EXPECT_TRUE(is_char_device(full));
+  const fs::path fifo = root_.path() / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  r = trainpack({"job-spec", "--image-uri=" + kImage, "--output=" + fifo.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("it is a FIFO and nothing reads it"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+}
+
+// A requirements.txt (or setup.py) that is a FIFO or a link to a device is refused in one line, not skipped.
+TEST_F(CliOutputTest, ARootFileThatIsNotRegularIsRefused) {
+  ASSERT_EQ(::mkfifo((pkg_ / "requirements.txt").c_str(), 0600), 0);
+  CliResult r = build({"--output=oci:" + (root_.path() / "out").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find((pkg_ / "requirements.txt").string() + " is a FIFO, not a regular file"), std::string::npos)
+      << r.err;
+  fs::remove(pkg_ / "requirements.txt");
+  node("zero", 5);
+  fs::create_symlink(root_.path() / "zero", pkg_ / "requirements.txt");
+  r = build({"--output=oci:" + (root_.path() / "out").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("requirements.txt is a device, not a regular file"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(root_.path() / "out"));
+}
+
+// A --local-package-path its user cannot reach is "cannot be read: Permission denied", not "not found". Run as
+// nobody in a child (root reads everything): root's 0700 temp dir is out of its reach, and so is a 0700 package.
+TEST_F(CliTest, AnUnreadablePackagePathSaysPermissionDenied) {
+  std::optional<trainpack::UserIds> nobody = trainpack::unprivileged_build_user();
+  if (::geteuid() != 0 || !nobody) GTEST_SKIP() << "needs root, to become another user";
+  file("trainer/task.py");
+  const fs::path open_dir = fs::path("/tmp") / (root_.path().filename().string() + "-open");
+  trainpack::ScopedDir open_root(open_dir);
+  fs::create_directories(open_dir / "pkg");
+  ::chmod(open_dir.c_str(), 0755);
+  ::chmod((open_dir / "pkg").c_str(), 0700);  // root's, unreadable for nobody
+  for (const fs::path& pkg : {pkg_, open_dir / "pkg"}) {
+    int p[2];
+    ASSERT_EQ(::pipe(p), 0);
+    pid_t child = ::fork();
+    if (child == 0) {
+      ::close(p[0]);
+      std::string err = "cannot become nobody";
+      if (trainpack::become(*nobody))
+        err = trainpack({"dockerfile", "--executor-image-uri=python:3.10", "--local-package-path=" + pkg.string(),
+                         "--script=trainer/task.py"})
+                  .err;
+      [[maybe_unused]] ssize_t n = ::write(p[1], err.data(), err.size());
+      ::_exit(0);
+    }
+    ::close(p[1]);
+    std::string err;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(p[0], buf, sizeof buf)) > 0;) err.append(buf, static_cast<std::size_t>(n));
+    ::close(p[0]);
+    ::waitpid(child, nullptr, 0);
+    EXPECT_NE(err.find("Directory '" + pkg.string() + "' cannot be read: Permission denied"), std::string::npos) << err;
+    EXPECT_EQ(err.find("not found"), std::string::npos) << err;
+  }
 }
 
 }  // namespace
