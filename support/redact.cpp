@@ -101,21 +101,29 @@ std::string mask_userinfo(std::string_view text) {
   return out;
 }
 
-std::string mask_secrets(std::string_view text) {
+namespace {
+
+// mask_userinfo, values after a secret's name, and the credentials after "Basic"/"Bearer".
+std::string mask_named_secrets(std::string_view text) {
   static const RE2 named(
       R"re((?i)(\b(?:[a-z0-9_-]*(?:password|passwd|secret|token|api[_-]?key)[a-z0-9_-]*|auth)["']?\s*[:=]\s*["']?)[^\s"',;&]+)re");
   static const RE2 scheme(R"re((?i)\b(basic|bearer)\s+[a-z0-9._~+/=-]+)re");
   std::string out = mask_userinfo(text);
   RE2::GlobalReplace(&out, named, "\\1***");
   RE2::GlobalReplace(&out, scheme, "\\1 ***");
-  return mask_opaque_words(out);
+  return out;
 }
+
+}  // namespace
+
+std::string mask_secrets(std::string_view text) { return mask_opaque_words(mask_named_secrets(text)); }
 
 void blank_secret_arguments(int argc, char** argv) {
   bool value_of_secret_flag = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
-    std::string masked = value_of_secret_flag ? std::string(kMask) : mask_secrets(arg);
+    // No guessing at opaque words here: paths and names of our own flags would go too.
+    std::string masked = value_of_secret_flag ? std::string(kMask) : mask_named_secrets(arg);
     value_of_secret_flag = RE2::FullMatch(arg, secret_flag());
     if (masked == arg) continue;
     std::size_t kept = std::min(masked.size(), arg.size());

@@ -17,8 +17,8 @@ std::string mask_userinfo(std::string_view text);
 // "Basic"/"Bearer", and long opaque words that mix upper case, lower case and digits (tokens, keys) become "***".
 std::string mask_secrets(std::string_view text);
 
-// Overwrites in place what mask_secrets masks in argv[1..argc), and the whole argument after a flag whose name says
-// password, secret or token, so /proc/PID/cmdline no longer shows them (as curl does for -u). Call once the
+// Overwrites in place what mask_secrets masks in argv[1..argc) (but long opaque words: paths stay), and the whole
+// argument after a flag whose name says password, secret or token, so /proc/PID/cmdline no longer shows them (as curl does for -u). Call once the
 // arguments are parsed into strings of their own.
 void blank_secret_arguments(int argc, char** argv);
 

@@ -54,7 +54,7 @@ TEST(Redact, SecretArgumentsAreBlankedInPlace) {
                                 "--token",
                                 "hunter2",
                                 "--env=API_TOKEN=hunter2",
-                                "--script=trainer/task.py"};
+                                "--cache-dir=/tmp/Build-Cache-2024xyzAbc/cache"};
   std::vector<std::size_t> sizes;
   std::vector<char*> argv;
   for (auto& a : args) {
@@ -73,5 +73,5 @@ TEST(Redact, SecretArgumentsAreBlankedInPlace) {
   }
   EXPECT_STREQ(argv[1], "--index-url=https://user:***@pypi.example.com/simple");
   EXPECT_STREQ(argv[6], "***");
-  EXPECT_STREQ(argv[8], "--script=trainer/task.py");
+  EXPECT_STREQ(argv[8], "--cache-dir=/tmp/Build-Cache-2024xyzAbc/cache");
 }
