@@ -17,6 +17,7 @@
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/paths.h"
+#include "support/redact.h"
 
 namespace trainpack::builder {
 namespace fs = std::filesystem;
@@ -197,10 +198,11 @@ registry::Reference parse_cache_repo(const std::string& text) {
   std::string host = text.substr(0, slash);
   bool names_host = host.find('.') != std::string::npos || host.find(':') != std::string::npos || host == "localhost";
   if (slash == std::string::npos || !names_host)
-    throw Error("--cache-repo " + text + " does not start with a registry host", hint);
+    throw Error("--cache-repo " + mask_userinfo(text) + " does not start with a registry host", hint);
   std::string last = text.substr(text.rfind('/') + 1);
   if (last.find(':') != std::string::npos || last.find('@') != std::string::npos)
-    throw Error("--cache-repo " + text + " names a tag or digest; it takes a repository (entries are its tags)", hint);
+    throw Error("--cache-repo " + mask_userinfo(text) + " names a tag or digest; it takes a repository (entries are its tags)",
+                hint);
   registry::Reference ref = registry::Reference::parse(text);
   ref.tag.clear();
   return ref;

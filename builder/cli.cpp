@@ -27,6 +27,7 @@
 #include "registry/registries.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/redact.h"
 #include "builder/dockerfile.h"
 
 namespace trainpack::builder {
@@ -465,6 +466,9 @@ int run_cli(int argc, char** argv) {
 
   try {
     parse_like_argparse(app, argc, argv);
+    // The flags are parsed into strings of their own: passwords in --index-url, references and the like leave
+    // /proc/PID/cmdline, which every user (among them the one running a project's setup.py) may read.
+    blank_secret_arguments(argc, argv);
     if (dockerfile->parsed()) run_dockerfile(df_flags);
     else if (build->parsed()) run_build_command(build_flags, bf, job, job_spec_out);
     else if (local_run->parsed()) run_local_run(lr_flags, lr_bf, lr);
@@ -475,16 +479,17 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "trainpack: error: " << e.what() << "\n"
+    std::cerr << "trainpack: error: " << mask_userinfo(e.what()) << "\n"
               << "hint: see trainpack --help, or trainpack COMMAND --help\n";
     return 2;
   } catch (const Error& e) {
     std::cout << std::flush;
-    std::cerr << "trainpack: error: " << e.what() << "\n";
-    if (!e.hint().empty()) std::cerr << "hint: " << e.hint() << "\n";
+    // Every message passes here: a password in a reference or URL it quotes is masked.
+    std::cerr << "trainpack: error: " << mask_userinfo(e.what()) << "\n";
+    if (!e.hint().empty()) std::cerr << "hint: " << mask_userinfo(e.hint()) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "trainpack: internal error: " << e.what() << "\n";
+    std::cerr << "trainpack: internal error: " << mask_userinfo(e.what()) << "\n";
     return 70;
   }
   return 0;

@@ -12,6 +12,7 @@
 #include "builder/gcloud_flags.h"
 #include "support/error.h"
 #include "support/paths.h"
+#include "support/redact.h"
 #include "support/utf8.h"
 
 namespace trainpack::builder {
@@ -459,7 +460,8 @@ std::string default_local_image_name(const LocalRunSpec& spec, std::chrono::syst
 
 void validate_repository_and_tag(std::string_view image_name) {
   const auto fail = [&](const std::string& reason, std::string_view hint) {
-    throw Error(single_quoted(image_name) + " is not a valid container image uri: " + reason, std::string(hint));
+    throw Error(mask_userinfo(single_quoted(image_name) + " is not a valid container image uri: " + reason),
+                std::string(hint));
   };
   const std::u32string name = python_code_points(image_name);
 

@@ -19,6 +19,7 @@
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/process.h"
+#include "support/redact.h"
 #include "support/text.h"
 
 extern char** environ;
@@ -179,7 +180,7 @@ std::optional<Credential> run_credential_helper(const std::string& suffix, const
         run.err.find("credentials not found") != std::string::npos) {
       result = std::nullopt;
     } else {
-      std::string line = first_line(run.err);
+      std::string line = mask_secrets(first_line(run.err));
       std::string status =
           run.exit_code < 0 ? std::string("was killed") : "exited with status " + std::to_string(run.exit_code);
       throw Error(program + " get for " + server_address + " " + status + where + (line.empty() ? "" : ": " + line),

@@ -25,6 +25,7 @@
 
 #include "image/digest.h"
 #include "support/error.h"
+#include "support/redact.h"
 #include "support/text.h"
 
 namespace trainpack::registry {
@@ -134,8 +135,9 @@ constexpr const char* kFormatHint =
     "references look like [registry[:port]/]repository[:tag][@sha256:<64 hex>], e.g. "
     "us-docker.pkg.dev/my-project/my-repo/trainer:v1 or python:3.11";
 
+// The message never shows a password given as "user:password@host/..." (Docker references have no userinfo).
 [[noreturn]] void fail(std::string_view text, const std::string& why, std::string hint = kFormatHint) {
-  throw Error("invalid image reference \"" + std::string(text) + "\": " + why, std::move(hint));
+  throw Error(mask_userinfo("invalid image reference \"" + std::string(text) + "\": " + why), std::move(hint));
 }
 
 // splitDockerDomain: the registry part and the rest.

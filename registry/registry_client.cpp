@@ -358,9 +358,32 @@ std::string RegistryClient::authorization(const Credential& cred, const std::vec
   return "Bearer " + bt.token;
 }
 
+// A 401/403 from an origin other than the registry's (a redirect to storage, an upload Location there) is not the
+// registry's challenge to answer: its credentials would go to that origin.
+AuthError RegistryClient::refused_elsewhere(const net::Origin& from, const net::HttpResponse& response,
+                                            const std::string& how) const {
+  return AuthError(from.authority + " (" + how + " " + registry_ + ") answered " + status_with_codes(response),
+                   "the registry's storage refused the request; try again, or report it to the registry's operator",
+                   response.status);
+}
+
+// A URL of another origin that the registry handed out (an upload Location at its storage) gets no Authorization:
+// credentials belong to the origin they were issued for (RFC 9110 §11.6.2's protection space), as docker,
+// containerd and go-containerregistry send none there. The URL itself is the storage's capability.
+net::HttpResponse RegistryClient::send_elsewhere(const net::HttpRequest& request, const net::Origin& origin) {
+  net::HttpResponse resp = transport_(request);
+  if (resp.status == 401 || resp.status == 403) {
+    auto from = net::origin_of(resp.url);
+    throw refused_elsewhere(from ? *from : origin, resp, "named by");
+  }
+  return resp;
+}
+
 net::HttpResponse RegistryClient::send(net::HttpRequest request, const std::vector<std::string>& scopes) {
   if (!request.url.empty() && request.url[0] == '/') request.url = base_url() + request.url;
   remove_header(request, "Authorization");
+  if (auto to = net::origin_of(request.url), own = net::origin_of(base_url()); to && own && !(*to == *own))
+    return send_elsewhere(request, *to);
   bool push = false;
   const std::string repo = repository_of(scopes, &push);
   const bool google = net::is_google_registry_host(registry_);
@@ -398,11 +421,7 @@ net::HttpResponse RegistryClient::send(net::HttpRequest request, const std::vect
   if (resp.status != 401 && resp.status != 403) return resp;
   // A 401/403 from another host (a redirect to storage) is not this registry's challenge to answer.
   if (auto from = net::origin_of(resp.url), to = net::origin_of(request.url); from && to && !(*from == *to))
-    throw AuthError(from->authority + " (redirected to from " + registry_ +
-                        ") answered " + status_with_codes(resp),
-                    "the registry's storage refused the redirected request; try again, or report it to the "
-                    "registry's operator",
-                    resp.status);
+    throw refused_elsewhere(*from, resp, "redirected to from");
   if (resp.status == 403) throw denied(resp);
 
   auto challenges = parse_www_authenticate(header_values(resp, "www-authenticate"));

@@ -13,6 +13,8 @@
 //  - a credential with a registrytoken is sent as Bearer directly, without any exchange;
 //  - realms must be https unless the registry itself is spoken to over http; realms that are private, loopback or
 //    link-local IP literals are refused unless they are the registry's own host (SSRF guard);
+//  - credentials go only to the registry's own origin (scheme, host, port): a URL it hands back on another origin
+//    (an upload Location at its storage) gets none, nor do redirects elsewhere (net::HttpClient);
 //  - thread-safe: several uploads may share one client.
 #include <functional>
 #include <memory>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "net/http_client.h"
+#include "net/url.h"
 #include "registry/credentials.h"
 #include "support/error.h"
 
@@ -61,7 +64,9 @@ class RegistryClient {
   std::string base_url() const;
 
   // Sends `request` (url relative to base_url when it starts with "/v2/") with auth for `scopes`. Returns the final
-  // response (any status); 401/403 after the auth exchange become an AuthError naming the credential used.
+  // response (any status); 401/403 after the auth exchange become an AuthError naming the credential used. A URL of
+  // another origin (an upload Location at the registry's storage) is sent without credentials; a 401/403 from there
+  // is an AuthError without any exchange.
   net::HttpResponse send(net::HttpRequest request, const std::vector<std::string>& scopes);
 
   // The credential send() would use for `scopes` (for messages such as "pushing as ...").
@@ -71,6 +76,8 @@ class RegistryClient {
   struct State;
   std::string authorization(const Credential& credential, const std::vector<std::string>& scopes,
                             const std::vector<std::string>& challenge_scopes, bool force);
+  net::HttpResponse send_elsewhere(const net::HttpRequest& request, const net::Origin& origin);
+  AuthError refused_elsewhere(const net::Origin& from, const net::HttpResponse& response, const std::string& how) const;
   BearerToken fetch_token(const Credential& credential, const std::string& realm, const std::string& service,
                           const std::vector<std::string>& scopes);
 

@@ -1,6 +1,7 @@
 #include "transports/image_location.h"
 
 #include "support/error.h"
+#include "support/redact.h"
 #include "transports/transport.h"
 
 namespace trainpack::transports {
@@ -36,11 +37,11 @@ ImageLocation parse_image_location_or_throw(std::string_view text, std::string_v
   if (!loc && bare_is_registry && text.find("://") == std::string_view::npos)
     loc = parse_image_location("docker://" + std::string(text));
   if (!loc)
-    throw Error(std::string(flag) + ": unknown image location \"" + std::string(text) + "\"",
+    throw Error(std::string(flag) + ": unknown image location \"" + mask_userinfo(text) + "\"",
                 "use oci:DIR[:TAG], docker-archive:FILE[:NAME:TAG] or docker://REGISTRY/REPOSITORY[:TAG]");
   const Transport& t = transport_of(*loc);
   if (t.local && loc->path.empty())
-    throw Error(std::string(flag) + ": \"" + std::string(text) + "\" names no path");
+    throw Error(std::string(flag) + ": \"" + mask_userinfo(text) + "\" names no path");
   if (t.complete) t.complete(*loc);
   return *loc;
 }

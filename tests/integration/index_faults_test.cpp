@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "image/digest.h"
@@ -112,6 +113,45 @@ TEST_F(IndexFaultsTest, PersistentIndexFaultsFailInOneLine) {
     expect_clean_failure(r, c.cause);
     EXPECT_EQ(r.err.find("<html"), std::string::npos) << r.err;
   }
+}
+
+// The pid of the running trainpack whose command line mentions `marker` (its unique cache directory), or 0.
+pid_t trainpack_pid_with(const std::string& marker) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code ec;
+    if (fs::read_symlink(e.path() / "exe", ec) != fs::canonical(trainpack_bin(), ec)) continue;
+    std::string cmdline = read_file(e.path() / "cmdline");
+    if (cmdline.find(marker) != std::string::npos) return static_cast<pid_t>(std::stoi(name));
+  }
+  return 0;
+}
+
+// While a build waits for the index, /proc/PID/cmdline (readable by every user, among them the one running a
+// project's setup.py) shows the --index-url without its password.
+TEST_F(IndexFaultsTest, TheIndexPasswordLeavesTheCommandLine) {
+  server_->fault({{"method", "GET"}, {"path", "^/simple/demo-pkg/$"}, {"action", "delay"}, {"seconds", 6}});
+  const std::string index = "http://me:hunter2@" + server_->host() + "/simple/";
+  CommandResult result;
+  std::thread running([&] {
+    result = build({"--output=oci:" + out_.string(), "--index-url=" + index, "--break-system-packages",
+                    "--no-compile", "--http-timeout=30"});
+  });
+  std::string cmdline;
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+       std::chrono::steady_clock::now() < until && cmdline.empty();) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (server_->requests("GET", "^/simple/demo-pkg/$").empty()) continue;
+    if (pid_t pid = trainpack_pid_with((dir_->path() / "cache").string()))
+      cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+  }
+  running.join();
+  ASSERT_EQ(result.exit_code, 0) << describe({"trainpack build"}, result);
+  ASSERT_FALSE(cmdline.empty()) << "no running trainpack seen while the index answered slowly";
+  EXPECT_EQ(cmdline.find("hunter2"), std::string::npos) << cmdline;
+  EXPECT_NE(cmdline.find("--index-url=http://me:***@"), std::string::npos) << cmdline;
+  expect_every_fault_fired();
 }
 
 }  // namespace

@@ -127,6 +127,28 @@ TEST_F(PushFaultsTest, CrossHostBlobRedirectsGetNoAuthorization) {
   EXPECT_GT(alt, 0) << "the base download should have been redirected";
 }
 
+// An upload Location on another host (the registry's storage) receives the blobs without the registry's
+// credentials, as docker, containerd and go-containerregistry send them.
+TEST_F(PushFaultsTest, CrossHostUploadLocationsGetNoAuthorization) {
+  for (std::string mode : {"basic", "bearer"}) {
+    server_->control_one({{"op", "auth"}, {"mode", mode}, {"users", {{"pusher", "s3cret-pass"}}}, {"anonymous", "pull"}});
+    server_->config({{"upload_host", "alt"}});
+    server_->clear_log();
+    const std::string repo = "trainer/" + mode;
+    std::string auth = "cHVzaGVyOnMzY3JldC1wYXNz";
+    auto r = push(repo, R"({"auths": {")" + server_->host() + R"(": {"auth": ")" + auth + R"("}}})");
+    ASSERT_EQ(r.exit_code, 0) << mode << ": " << describe({"trainpack build"}, r);
+    int alt = 0;
+    for (const auto& e : server_->requests()) {
+      if (e.at("server") != "alt") continue;
+      ++alt;
+      EXPECT_TRUE(e.at("auth").is_null()) << mode << ": Authorization sent to another host: " << e.dump();
+    }
+    EXPECT_GT(alt, 0) << mode << ": the new blobs are uploaded there";
+    EXPECT_TRUE(tagged_in_state(repo)) << mode;
+  }
+}
+
 TEST_F(PushFaultsTest, PersistentUploadFailureLeavesNoTag) {
   server_->fault({{"method", "PUT"}, {"path", "/blobs/uploads/"}, {"action", "status"}, {"status", 500},
                   {"times", -1}, {"format", "html"}});

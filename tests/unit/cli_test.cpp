@@ -534,3 +534,40 @@ TEST_F(CliTest, AnUnreadablePackagePathSaysPermissionDenied) {
 }
 
 }  // namespace
+
+namespace {
+
+// A password in an image reference (user:password@host/...) is never echoed, whichever flag carries it.
+TEST_F(CliTest, PasswordsInReferencesAreMaskedInErrors) {
+  file("trainer/task.py");
+  const std::string ref = "user:PASSWORD@host.example.com/repo:tag";
+  for (const std::string& flag :
+       {"--output=docker://" + ref, "--output=" + ref, "--output-image-uri=" + ref, "--executor-image-uri=" + ref,
+        "--base-source=docker://" + ref, std::string("--cache-repo=user:PASSWORD@host.example.com/repo")}) {
+    CliResult r = trainpack({"build", "-q", "--executor-image-uri=python:3.10", pkg_flag(), "--script=trainer/task.py",
+                             "--cache-dir=" + (root_.path() / "cache").string(), "--http-timeout=1", flag});
+    EXPECT_NE(r.exit_code, 0) << flag;
+    EXPECT_EQ(r.err.find("PASSWORD"), std::string::npos) << flag << ": " << r.err;
+    EXPECT_NE(r.err.find("user:***@host.example.com"), std::string::npos) << flag << ": " << r.err;
+  }
+}
+
+// Once parsed, the arguments that carry credentials are blanked in trainpack's own argv (/proc/PID/cmdline).
+TEST_F(CliTest, CredentialArgumentsAreBlankedAfterParsing) {
+  std::vector<std::string> args{"trainpack", "build", "-q", "--executor-image-uri=python:3.10", pkg_flag(),
+                                "--script=trainer/task.py", "--index-url=https://me:hunter2@pypi.example.com/simple",
+                                "--extra-index-url", "https://me:hunter2@other.example.com/simple",
+                                "--http-timeout=0"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  std::ostringstream err;
+  std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
+  const int code = trainpack::builder::run_cli(static_cast<int>(argv.size()), argv.data());
+  std::cerr.rdbuf(old_err);
+  EXPECT_EQ(code, 1) << err.str();
+  for (const std::string& a : args) EXPECT_EQ(a.find("hunter2"), std::string::npos) << a;
+  EXPECT_STREQ(argv[6], "--index-url=https://me:***@pypi.example.com/simple");
+  EXPECT_STREQ(argv[8], "https://me:***@other.example.com/simple");
+}
+
+}  // namespace

@@ -45,6 +45,8 @@ class CredentialsTest : public ::testing::Test {
           "  reg.example.com|https://index.docker.io/v1/) echo '{\"ServerURL\":\"x\",\"Username\":\"helperuser\",\"Secret\":\"helper-secret\"}' ;;\n"
           "  tok.example.com) echo '{\"ServerURL\":\"x\",\"Username\":\"<token>\",\"Secret\":\"identity-secret\"}' ;;\n"
           "  broken.example.com) echo 'backend unavailable: keyring locked' >&2; echo 'leaked-stdout-secret'; exit 3 ;;\n"
+          "  leaky.example.com) echo 'login to https://me:hunter2@leaky.example.com failed: password=hunter2, "
+          "token ya29.a0AfH6SMBxQ3k9ZpLr7TqW2' >&2; echo 'Secret: hunter2' >&2; exit 4 ;;\n"
           "  garbage.example.com) echo 'not json at all: secretish' ;;\n"
           "  slow.example.com) exec sleep 5 ;;\n"
           "  *) echo 'credentials not found in native keychain'; exit 1 ;;\n"
@@ -290,6 +292,23 @@ TEST_F(CredentialsTest, FailingHelperNamesItselfAndStderrOnly) {
     EXPECT_NE(msg.find("backend unavailable: keyring locked"), std::string::npos) << msg;
     EXPECT_NE(msg.find("status 3"), std::string::npos) << msg;
     EXPECT_EQ(msg.find("leaked-stdout-secret"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+}
+
+TEST_F(CredentialsTest, FailingHelperStderrIsOneLineWithSecretsMasked) {
+  auto p = config(R"({"credHelpers":{"leaky.example.com":"test"}})");
+  DockerConfigProvider prov(p);
+  try {
+    prov.find("leaky.example.com", "r");
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("login to https://me:***@leaky.example.com failed: password=***, token ***"),
+              std::string::npos)
+        << msg;
+    EXPECT_EQ(msg.find("hunter2"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("ya29"), std::string::npos) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   }
 }

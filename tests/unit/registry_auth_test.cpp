@@ -563,3 +563,41 @@ TEST(RegistryAuth, RefusalFromARedirectTargetIsNotAnsweredWithRegistryCredential
   }
   EXPECT_EQ(seen.size(), 1u);
 }
+
+// An upload Location on another origin (the registry's storage) gets no credentials, Basic or Bearer, and a refusal
+// there is not answered with them.
+TEST(RegistryAuth, UrlsOfAnotherOriginGetNoCredentials) {
+  for (auto mode : {FakeRegistry::Mode::Basic, FakeRegistry::Mode::Bearer}) {
+    FakeRegistry fake;
+    fake.mode = mode;
+    Keychain k = keychain_with(user("testuser", "testpass"));
+    std::vector<HttpRequest> elsewhere;
+    auto transport = [&](const HttpRequest& r) {
+      if (r.url.rfind("http://reg.test/", 0) == 0) return fake(r);
+      elsewhere.push_back(r);
+      HttpResponse resp = json_response(r.method == "DELETE" ? 401 : 201, "{}");
+      resp.url = r.url;
+      return resp;
+    };
+    RegistryClient c(transport, k, "reg.test", "http");
+    ASSERT_EQ(c.send(post("/v2/a/blobs/uploads/"), {push_scope("a")}).status, 202);
+    HttpRequest put;
+    put.method = "PUT";
+    put.url = "http://storage.test/upload/1?digest=sha256%3A00";
+    EXPECT_EQ(c.send(put, {push_scope("a")}).status, 201);
+    HttpRequest same_host_other_port = put;
+    same_host_other_port.url = "http://reg.test:5001/upload/2";
+    EXPECT_EQ(c.send(same_host_other_port, {push_scope("a")}).status, 201);
+    HttpRequest del;
+    del.method = "DELETE";
+    del.url = "http://storage.test/upload/1";
+    try {
+      c.send(del, {push_scope("a")});
+      ADD_FAILURE() << "expected AuthError";
+    } catch (const AuthError& e) {
+      EXPECT_EQ(std::string(e.what()), "storage.test (named by reg.test) answered 401 Unauthorized");
+    }
+    ASSERT_EQ(elsewhere.size(), 3u);
+    for (const HttpRequest& r : elsewhere) EXPECT_EQ(header(r, "Authorization"), "") << r.method << " " << r.url;
+  }
+}
