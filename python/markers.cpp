@@ -1,10 +1,10 @@
 #include "python/markers.h"
 
 #include <array>
-#include <regex>
 #include <utility>
 
 #include "python/text.h"
+#include "support/byte_regex.h"
 #include "support/error.h"
 #include "support/utf8.h"
 
@@ -42,20 +42,20 @@ const std::array<std::string_view, 17> kVariables = {
     "python_implementation", "implementation_name", "implementation_version"};
 
 // The version part of packaging's Specifier regex, by operator (the lookbehinds pick the branch).
-const std::regex& version_regex(std::string_view op) {
+const RE2& version_regex(std::string_view op) {
   // [ \t\n\r\f\v\x1c-\x1f] is the ASCII part of Python's \s for str patterns (packaging's); the non-ASCII
   // spaces it also matches (U+0085, U+00A0, U+2000...) are not handled.
   static const std::string pre = R"((?:[-_\.]?(alpha|beta|preview|pre|a|b|c|rc)[-_\.]?[0-9]*)?)";
   static const std::string post = R"((?:(?:-[0-9]+)|(?:[-_\.]?(post|rev|r)[-_\.]?[0-9]*))?)";
   static const std::string dev = R"((?:[-_\.]?dev[-_\.]?[0-9]*)?)";
-  static const auto flags = std::regex::ECMAScript | std::regex::icase;
+  static const RE2::Options options = byte_regex_options(RegexCase::ignored);
   static const std::string ws = R"([ \t\n\r\f\v\x1c-\x1f]*)";
-  static const std::regex arbitrary(ws + R"([^ \t\n\r\f\v\x1c-\x1f;)]*)", flags);
-  static const std::regex equality(ws + R"(v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:\.\*|)" + pre + post + dev +
-                                       R"((?:\+[a-z0-9]+(?:[-_\.][a-z0-9]+)*)?)?)",
-                                   flags);
-  static const std::regex compatible(ws + R"(v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)+)" + pre + post + dev, flags);
-  static const std::regex other(ws + R"(v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*)" + pre + post + dev, flags);
+  static const RE2 arbitrary(ws + R"([^ \t\n\r\f\v\x1c-\x1f;)]*)", options);
+  static const RE2 equality(ws + R"(v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:\.\*|)" + pre + post + dev +
+                                R"((?:\+[a-z0-9]+(?:[-_\.][a-z0-9]+)*)?)?)",
+                            options);
+  static const RE2 compatible(ws + R"(v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)+)" + pre + post + dev, options);
+  static const RE2 other(ws + R"(v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*)" + pre + post + dev, options);
   if (op == "===") return arbitrary;
   if (op == "==" || op == "!=") return equality;
   if (op == "~=") return compatible;
@@ -66,13 +66,7 @@ std::optional<size_t> match_specifier(std::string_view s, size_t pos) {
   static const std::array<std::string_view, 8> ops = {"~=", "==", "!=", "<=", ">=", "<", ">", "==="};
   for (auto op : ops) {
     if (s.substr(pos, op.size()) != op) continue;
-    size_t vstart = pos + op.size();
-    std::cmatch m;
-    const char* b = s.data() + vstart;
-    const char* e = s.data() + s.size();
-    if (std::regex_search(b, e, m, version_regex(op), std::regex_constants::match_continuous)) {
-      return op.size() + static_cast<size_t>(m.length(0));
-    }
+    if (auto n = match_prefix(version_regex(op), s.substr(pos + op.size()))) return op.size() + *n;
   }
   return std::nullopt;
 }
@@ -191,15 +185,25 @@ Marker::Item parse_marker_item(detail::Tokenizer& t) {
   return item;
 }
 
-Marker::Element parse_marker_atom(detail::Tokenizer& t) {
+// Parentheses a marker may nest. The parser, evaluation and formatting recurse once per level, so the bound keeps a
+// line of "((((..." from overflowing the stack; CPython's recursion limit (1000 frames) stops packaging's parser
+// at a few hundred levels, and no real marker needs more than a handful.
+constexpr int kMaxMarkerNesting = 100;
+
+Marker::List parse_nested_marker_list(detail::Tokenizer& t, int depth);
+
+Marker::Element parse_marker_atom(detail::Tokenizer& t, int depth) {
   t.consume("WS");
   Marker::Element result;
   if (t.peek("LEFT_PARENTHESIS")) {
     size_t open = t.position();
+    if (depth >= kMaxMarkerNesting)
+      t.fail("Marker expression nested more than " + std::to_string(kMaxMarkerNesting) + " parentheses deep", open,
+             open + 1);
     t.check("LEFT_PARENTHESIS");
     t.read();
     t.consume("WS");
-    result = std::make_shared<Marker::List>(detail::parse_marker_list(t));
+    result = std::make_shared<Marker::List>(parse_nested_marker_list(t, depth + 1));
     t.consume("WS");
     if (!t.check("RIGHT_PARENTHESIS")) t.fail("Expected matching RIGHT_PARENTHESIS for LEFT_PARENTHESIS, after marker expression", open);
     t.read();
@@ -208,6 +212,17 @@ Marker::Element parse_marker_atom(detail::Tokenizer& t) {
   }
   t.consume("WS");
   return result;
+}
+
+// packaging's marker_expr, inside `depth` parentheses.
+Marker::List parse_nested_marker_list(detail::Tokenizer& t, int depth) {
+  Marker::List list;
+  list.elements.push_back(parse_marker_atom(t, depth));
+  while (t.check("BOOLOP")) {
+    list.elements.emplace_back(t.read());
+    list.elements.push_back(parse_marker_atom(t, depth));
+  }
+  return list;
 }
 
 std::string format_list(const Marker::List& list, bool first);
@@ -419,11 +434,8 @@ std::optional<size_t> Tokenizer::match(std::string_view name) const {
     return std::nullopt;
   }
   if (name == "VERSION_LOCAL_LABEL_TRAIL") {  // \+[a-z0-9]+(?:[-_\.][a-z0-9]+)*
-    static const std::regex local(R"(\+[a-z0-9]+(?:[-_\.][a-z0-9]+)*)");
-    std::cmatch m;
-    if (std::regex_search(s.data() + p, s.data() + s.size(), m, local, std::regex_constants::match_continuous))
-      return static_cast<size_t>(m.length(0));
-    return std::nullopt;
+    static const RE2 local(R"(\+[a-z0-9]+(?:[-_\.][a-z0-9]+)*)", byte_regex_options());
+    return match_prefix(local, s.substr(p));
   }
   if (name == "WS") {
     size_t e = p;
@@ -461,15 +473,7 @@ void Tokenizer::fail(std::string message, std::optional<size_t> start, std::opti
   throw MarkerSyntaxError{std::move(message), start.value_or(pos_), end.value_or(pos_)};
 }
 
-Marker::List parse_marker_list(Tokenizer& t) {
-  Marker::List list;
-  list.elements.push_back(parse_marker_atom(t));
-  while (t.check("BOOLOP")) {
-    list.elements.emplace_back(t.read());
-    list.elements.push_back(parse_marker_atom(t));
-  }
-  return list;
-}
+Marker::List parse_marker_list(Tokenizer& t) { return parse_nested_marker_list(t, 0); }
 
 std::string format_syntax_error(std::string_view what, std::string_view source, const MarkerSyntaxError& e) {
   std::string out = "invalid " + std::string(what) + " '" + std::string(source) + "': " + e.message;

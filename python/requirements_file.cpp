@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 
 #include "net/encoding.h"
 #include "net/url.h"
 #include "python/names.h"
+#include "support/byte_regex.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/text.h"
@@ -756,12 +756,15 @@ std::optional<Requirement> parse_requirement_or_fail(const std::string& text, co
 
 // The name==version pip derives from a wheel file name (models/wheel.py wheel_file_re).
 std::string wheel_requirement(const std::string& filename, const std::string& file, int line) {
-  static const std::regex re(
-      R"(^(([^\s-]+?)-([^\s-]*?))((-(\d[^-]*?))?-([^\s-]+?)-([^\s-]+?)-([^\s-]+?)\.whl|\.dist-info)$)");
-  std::smatch m;
-  if (filename.size() > 1024 || !std::regex_match(filename, m, re) || !m[2].matched)
+  // [^\t\n\v\f\r -] stands for pip's [^\s-] (Python's \s also takes \x1c-\x1f and non-ASCII spaces).
+  static const RE2 re(
+      R"((([^\t\n\v\f\r -]+?)-([^\t\n\v\f\r -]*?))((-([0-9][^-]*?))?-([^\t\n\v\f\r -]+?)-([^\t\n\v\f\r -]+?)-)"
+      R"(([^\t\n\v\f\r -]+?)\.whl|\.dist-info))",
+      byte_regex_options());
+  re2::StringPiece name_part, version_part;
+  if (!RE2::FullMatch(filename, re, nullptr, &name_part, &version_part))
     line_error(file, line, filename + " is not a valid wheel filename.");
-  std::string name = m[2].str(), version = m[3].str();
+  std::string name(name_part), version(version_part);
   std::replace(name.begin(), name.end(), '_', '-');
   std::replace(version.begin(), version.end(), '_', '-');
   return name + "==" + version;

@@ -1,8 +1,8 @@
 #include "python/specifier.h"
 
 #include <algorithm>
-#include <regex>
 
+#include "support/byte_regex.h"
 #include "support/error.h"
 #include "python/text.h"
 #include "support/text.h"
@@ -15,21 +15,21 @@ namespace {
 #define TP_POST "(?:(?:-[0-9]+)|(?:[-_.]?(?:post|rev|r)[-_.]?[0-9]*))?"
 #define TP_DEV "(?:[-_.]?dev[-_.]?[0-9]*)?"
 
-const std::regex& eq_regex() {  // == and !=
-  static const std::regex re(
+const RE2& eq_regex() {  // == and !=
+  static const RE2 re(
       "v?(?:[0-9]+!)?[0-9]+(?:\\.[0-9]+)*(?:\\.\\*|" TP_PRE TP_POST TP_DEV
       "(?:\\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?)",
-      std::regex::ECMAScript | std::regex::icase);
+      byte_regex_options(RegexCase::ignored));
   return re;
 }
-const std::regex& compat_regex() {  // ~=
-  static const std::regex re("v?(?:[0-9]+!)?[0-9]+(?:\\.[0-9]+)+" TP_PRE TP_POST TP_DEV,
-                             std::regex::ECMAScript | std::regex::icase);
+const RE2& compat_regex() {  // ~=
+  static const RE2 re("v?(?:[0-9]+!)?[0-9]+(?:\\.[0-9]+)+" TP_PRE TP_POST TP_DEV,
+                      byte_regex_options(RegexCase::ignored));
   return re;
 }
-const std::regex& ordered_regex() {  // <= >= < >
-  static const std::regex re("v?(?:[0-9]+!)?[0-9]+(?:\\.[0-9]+)*" TP_PRE TP_POST TP_DEV,
-                             std::regex::ECMAScript | std::regex::icase);
+const RE2& ordered_regex() {  // <= >= < >
+  static const RE2 re("v?(?:[0-9]+!)?[0-9]+(?:\\.[0-9]+)*" TP_PRE TP_POST TP_DEV,
+                      byte_regex_options(RegexCase::ignored));
   return re;
 }
 
@@ -81,9 +81,8 @@ Specifier::Specifier(std::string_view text, std::optional<bool> prereleases) : p
     parsed_ = Version::try_parse(ver);
     return;
   }
-  if (version_.size() > 4096) invalid(text.substr(0, 64));  // std::regex recursion depth guard
-  const std::regex& re = (op_ == "==" || op_ == "!=") ? eq_regex() : op_ == "~=" ? compat_regex() : ordered_regex();
-  if (!std::regex_match(version_, re)) invalid(text);
+  const RE2& re = (op_ == "==" || op_ == "!=") ? eq_regex() : op_ == "~=" ? compat_regex() : ordered_regex();
+  if (!RE2::FullMatch(version_, re)) invalid(text);
   wildcard_ = version_.ends_with(".*");
   parsed_ = Version::try_parse(wildcard_ ? ver.substr(0, ver.size() - 2) : ver);
   if (!parsed_) invalid(text);

@@ -1,7 +1,6 @@
 #include "python/version.h"
 
-#include <regex>
-
+#include "support/byte_regex.h"
 #include "support/error.h"
 #include "python/text.h"
 #include "support/text.h"
@@ -25,8 +24,9 @@ bool to_number(std::string_view digits, std::uint64_t& out) {
 // packaging.version.VERSION_PATTERN (after strip); groups:
 // 1 epoch, 2 release, 3 pre, 4 pre_l, 5 pre_n, 6 post, 7 post_n1, 8 post_l, 9 post_n2,
 // 10 dev, 11 dev_l, 12 dev_n, 13 local
-const std::regex& version_regex() {
-  static const std::regex re(
+constexpr int kVersionGroups = 13;
+const RE2& version_regex() {
+  static const RE2 re(
       "v?"
       "(?:([0-9]+)!)?"
       "([0-9]+(?:\\.[0-9]+)*)"
@@ -34,7 +34,7 @@ const std::regex& version_regex() {
       "((?:-([0-9]+))|(?:[-_.]?(post|rev|r)[-_.]?([0-9]+)?))?"
       "([-_.]?(dev)[-_.]?([0-9]+)?)?"
       "(?:\\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?",
-      std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
+      byte_regex_options(RegexCase::ignored));
   return re;
 }
 
@@ -62,15 +62,17 @@ int compare_local(const std::vector<Version::LocalSegment>& a,
 
 std::optional<Version> Version::try_parse(std::string_view text) {
   std::string_view s = py_strip(text);
-  if (s.empty() || s.size() > 4096) return std::nullopt;
+  if (s.empty()) return std::nullopt;
   for (char c : s)
     if (static_cast<unsigned char>(c) >= 0x80 || c == '\0') return std::nullopt;
-  std::match_results<std::string_view::const_iterator> m;
-  if (!std::regex_match(s.begin(), s.end(), m, version_regex())) return std::nullopt;
+  // m[0] is the whole match; a group that did not take part has a null data().
+  re2::StringPiece m[kVersionGroups + 1];
+  if (!version_regex().Match(s, 0, s.size(), RE2::ANCHOR_BOTH, m, kVersionGroups + 1)) return std::nullopt;
 
-  auto group = [&](int i) { return std::string_view(&*m[i].first, static_cast<size_t>(m[i].length())); };
+  auto matched = [&](int i) { return m[i].data() != nullptr; };
+  auto group = [&](int i) { return std::string_view(m[i]); };
   Version v;
-  if (m[1].matched && !to_number(group(1), v.epoch_)) return std::nullopt;
+  if (matched(1) && !to_number(group(1), v.epoch_)) return std::nullopt;
   {
     std::string_view rel = group(2);
     size_t start = 0;
@@ -84,30 +86,30 @@ std::optional<Version> Version::try_parse(std::string_view text) {
       start = dot + 1;
     }
   }
-  if (m[3].matched) {
+  if (matched(3)) {
     std::string l = ascii_lower(group(4));
     Pre p;
     if (l == "alpha" || l == "a") p.letter = "a";
     else if (l == "beta" || l == "b") p.letter = "b";
     else p.letter = "rc";  // c, rc, pre, preview
-    if (m[5].matched && !to_number(group(5), p.number)) return std::nullopt;
+    if (matched(5) && !to_number(group(5), p.number)) return std::nullopt;
     v.pre_ = p;
   }
-  if (m[6].matched) {
+  if (matched(6)) {
     std::uint64_t n = 0;
-    if (m[7].matched) {
+    if (matched(7)) {
       if (!to_number(group(7), n)) return std::nullopt;
-    } else if (m[9].matched) {
+    } else if (matched(9)) {
       if (!to_number(group(9), n)) return std::nullopt;
     }
     v.post_ = n;
   }
-  if (m[10].matched) {
+  if (matched(10)) {
     std::uint64_t n = 0;
-    if (m[12].matched && !to_number(group(12), n)) return std::nullopt;
+    if (matched(12) && !to_number(group(12), n)) return std::nullopt;
     v.dev_ = n;
   }
-  if (m[13].matched) {
+  if (matched(13)) {
     std::string_view loc = group(13);
     size_t start = 0;
     for (size_t i = 0; i <= loc.size(); ++i) {

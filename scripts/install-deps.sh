@@ -14,7 +14,7 @@
 # `apt-get update` runs only when something is missing. Needs root, or sudo when not root.
 set -euo pipefail
 
-BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libzip-dev libisal-dev libzstd-dev libcurl4-openssl-dev libssl-dev zlib1g-dev
+BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libzip-dev libisal-dev libzstd-dev libre2-dev libcurl4-openssl-dev libssl-dev zlib1g-dev
             nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libgtest-dev)
 DEMO_PKGS=(mmdebstrap umoci skopeo runc oci-image-tool time)
 PACKAGE_PKGS=(dpkg-dev patchelf file binutils)

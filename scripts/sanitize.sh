@@ -32,12 +32,14 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 rc=0
 ctest --test-dir "$build_dir" -L unit -j"$jobs" --output-on-failure || rc=$?
 
-# One fuzz target: its seeds plus what earlier runs found, for fuzz_seconds. Inputs that take over 10 s or 2 GB
-# count as failures too (libFuzzer's -timeout and -rss_limit_mb).
+# One fuzz target: its seeds plus what earlier runs found, for fuzz_seconds. Inputs may grow to 1 MiB (-max_len;
+# libFuzzer's default stops at 4 KB or the largest seed), so long lines are tried too. Inputs that take over 10 s or
+# 2 GB count as failures (libFuzzer's -timeout and -rss_limit_mb).
 fuzz_one() {
   local target=$1 work=$build_dir/fuzz/$1
   mkdir -p "$work/corpus"
-  if "$build_dir/tests/fuzz/fuzz_$target" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
+  if "$build_dir/tests/fuzz/fuzz_$target" -max_total_time="$fuzz_seconds" -max_len=1048576 -timeout=10 \
+      -rss_limit_mb=2048 \
       -artifact_prefix="$work/" -print_final_stats=1 "$work/corpus" "tests/fuzz/corpus/$target" >"$work/log" 2>&1; then
     echo "fuzz_$target: ok ($(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/log" | grep -o '[0-9]*$') runs)"
   else

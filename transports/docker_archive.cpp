@@ -8,12 +8,12 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <regex>
 #include <vector>
 
 #include "image/media_types.h"
 #include "transports/oci_layout.h"
 #include "layers/blob_store.h"
+#include "support/byte_regex.h"
 #include "support/error.h"
 #include "support/fs.h"
 
@@ -430,10 +430,10 @@ DockerArchiveRef parse_docker_archive_ref(std::string_view ref_in) {
     name = ref.substr(0, colon);
     tag = ref.substr(colon + 1);
   }
-  static const std::regex tag_re("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}");
-  static const std::regex component_re("[a-z0-9]+((\\.|_|__|-+)[a-z0-9]+)*");
-  static const std::regex host_re("[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]+)?");
-  if (!std::regex_match(tag, tag_re)) throw bad("\"" + tag + "\" is not a valid tag");
+  static const RE2 tag_re("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}", byte_regex_options());
+  static const RE2 component_re("[a-z0-9]+(?:(?:\\.|_|__|-+)[a-z0-9]+)*", byte_regex_options());
+  static const RE2 host_re("[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]+)?", byte_regex_options());
+  if (!RE2::FullMatch(tag, tag_re)) throw bad("\"" + tag + "\" is not a valid tag");
 
   std::vector<std::string> parts;
   std::size_t start = 0;
@@ -447,11 +447,11 @@ DockerArchiveRef parse_docker_archive_ref(std::string_view ref_in) {
   if (parts.size() > 1 && (parts[0].find_first_of(".:") != std::string::npos || parts[0] == "localhost")) {
     host = parts[0];
     parts.erase(parts.begin());
-    if (!std::regex_match(host, host_re)) throw bad("\"" + host + "\" is not a valid registry host");
+    if (!RE2::FullMatch(host, host_re)) throw bad("\"" + host + "\" is not a valid registry host");
     if (host == "index.docker.io") host = "docker.io";
   }
   for (const auto& p : parts)
-    if (!std::regex_match(p, component_re))
+    if (!RE2::FullMatch(p, component_re))
       throw bad("\"" + p + "\" is not a valid name component (lowercase letters, digits, . _ -)");
   if (host == "docker.io" && parts.size() == 1) parts.insert(parts.begin(), "library");
   std::string path;
