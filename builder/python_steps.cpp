@@ -563,6 +563,7 @@ BuiltDistribution PythonInstaller::Step::build_project(const LocalItem& item) {
 
 // Local wheels, sdists and project directories, each the only candidate of its project.
 void PythonInstaller::Step::prepare_local_items() {
+  const python::TagPriority tags = tags_for(facts_);
   for (const LocalItem& item : local_items_) {
     LocalDistribution local;
     const std::string url = "file:///" + item.image_rel;
@@ -579,6 +580,7 @@ void PythonInstaller::Step::prepare_local_items() {
         auto wf = python::WheelFilename::try_parse(filename);
         if (!wf) throw Error(item.display + ": " + filename + " is not a valid wheel file name",
                              "wheel names are NAME-VERSION-TAGS.whl");
+        python::require_supported_wheel(*wf, filename, tags, item.display);
         local.built.wheel = *host;
         local.built.name = wf->name;
         local.built.version = wf->version;
