@@ -183,7 +183,7 @@ struct PythonInstaller::State {
         timings(t), on_download(std::move(d)),
         work(make_work_dir(cache_dir)),
         builder([this]() -> const layers::ScannedImage& { return filesystem(); }, cache_dir, work.path(),
-                options.build_python, mtime, log) {}
+                options.build_python, mtime, log, options.build_timeout) {}
 
   const layers::ScannedImage& filesystem() {
     if (!scanned) {
