@@ -131,6 +131,10 @@ void kill_left_processes(pid_t group) {
     ::_exit(126);
   }
   if (::getppid() != parent) ::_exit(126);  // the parent went before PR_SET_PDEATHSIG took
+  // It never execs, so close-on-exec closes nothing: every descriptor but the program's stdin, stdout and stderr
+  // goes, else a pipe of ours (this child's stdin, another helper's) would not see its end while the program runs.
+  if (::close_range(3, ~0U, 0) != 0)
+    for (int fd = 3; fd < 4096; ++fd) ::close(fd);
   pid_t program = ::fork();
   if (program < 0) ::_exit(126);
   if (program == 0) {

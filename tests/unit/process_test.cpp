@@ -76,10 +76,10 @@ TEST(Process, AConfinedProgramLeavesNoProcessBehind) {
   ProcessOptions o;
   o.confine = true;
   auto r = run_process({"sh", "-c", start_daemon(file) + "; sleep 1000 & echo $! >> " + file.string() +
-                                        "; echo done; exit 3"},
-                       "", 10s, o);
+                                        "; cat; echo done; exit 3"},
+                       "input\n", 10s, o);
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_EQ(r.out, "done\n");
+  EXPECT_EQ(r.out, "input\ndone\n") << "its stdin ends when ours is written";
   EXPECT_FALSE(r.timed_out) << "the daemon holding stdout open does not keep run_process waiting";
   std::vector<pid_t> pids = pids_in(file);
   ASSERT_EQ(pids.size(), 2u);
