@@ -66,16 +66,6 @@ std::vector<pid_t> pids_in(const fs::path& file) {
 
 bool alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
 
-// `trainpack build` of `pkg` (task.py, --extra-packages) on the Debian 12 test base into oci:OUT:x.
-CommandResult build(const fs::path& pkg, const fs::path& work, const std::vector<std::string>& flags) {
-  std::vector<std::string> argv{trainpack_bin(), "build", "--executor-image-uri=python:3",
-                                "--base-source=" + base_oci_ref(), "--local-package-path=" + pkg.string(),
-                                "--script=task.py", "--output=oci:" + (work / "out").string() + ":x",
-                                "--cache-dir=" + (work / "cache").string(), "--break-system-packages"};
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  return run_command(argv);
-}
-
 // The work directory, readable by a build that runs as an unprivileged user.
 void open_to_builds(const fs::path& work) { ASSERT_EQ(::chmod(work.c_str(), 0755), 0); }
 
@@ -94,7 +84,7 @@ TEST(BuildConfinement, ABackendThatNeverReturnsIsStoppedAfterTheBuildTimeout) {
                                                "    note(subprocess.Popen(['/bin/sleep', '100000']).pid)\n"
                                                "    time.sleep(100000)\n");
   const auto start = std::chrono::steady_clock::now();
-  CommandResult r = build(pkg, dir.path(), {"--extra-packages=" + sdist, "--build-timeout=3"});
+  CommandResult r = build_on_test_base(pkg, dir.path(), {"--extra-packages=" + sdist, "--build-timeout=3"});
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("trainpack: error: "), std::string::npos) << r.err;
@@ -137,7 +127,7 @@ TEST(BuildConfinement, ADaemonABackendStartsDoesNotOutliveTheBuild) {
           "    name = 'tp_daemon-1.0-py3-none-any.whl'\n"
           "    shutil.copy(os.path.join('prebuilt', name), wheel_directory)\n"
           "    return name\n");
-  CommandResult r = build(pkg, dir.path(), {"--extra-packages=" + sdist});
+  CommandResult r = build_on_test_base(pkg, dir.path(), {"--extra-packages=" + sdist});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<pid_t> started = pids_in(pids);
   ASSERT_EQ(started.size(), 1u) << "the daemon";

@@ -23,16 +23,6 @@ const std::vector<std::string> kRefusedTags{
     "cp311-cp311-manylinux_2_17_aarch64", "py2-none-any",                "cp311-cp311-manylinux_2_39_x86_64"};
 constexpr const char* kAcceptedTags = "cp311-cp311-manylinux_2_28_x86_64";
 
-// `trainpack build` of `pkg` (task.py) on the Debian 12 test base into oci:OUT:x, sharing one cache.
-CommandResult build(const fs::path& pkg, const fs::path& work, const std::vector<std::string>& flags) {
-  std::vector<std::string> argv{trainpack_bin(), "build", "--executor-image-uri=python:3",
-                                "--base-source=" + base_oci_ref(), "--local-package-path=" + pkg.string(),
-                                "--script=task.py", "--output=oci:" + (work / "out").string() + ":x",
-                                "--cache-dir=" + (work / "cache").string(), "--break-system-packages"};
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  return run_command(argv);
-}
-
 std::string refusal(const std::string& where, const std::string& filename) {
   return "trainpack: error: " + where + ": " + filename + " is not a supported wheel on this platform.\n";
 }
@@ -45,7 +35,7 @@ TEST(LocalWheelTags, WheelsTheImagesPipRefusesAreRefusedWithPipsText) {
   write_file(pkg / "task.py", "print('trained')\n");
   for (const std::string& tags : kRefusedTags) {
     const std::string wheel = write_test_wheel(pkg / "dist", "tp_tagged", tags);
-    CommandResult r = build(pkg, dir.path(), {"--extra-packages=dist/" + wheel});
+    CommandResult r = build_on_test_base(pkg, dir.path(), {"--extra-packages=dist/" + wheel});
     EXPECT_NE(r.exit_code, 0) << wheel;
     EXPECT_NE(r.err.find(refusal("--extra-packages " + wheel, wheel)), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir.path() / "out")) << wheel;
@@ -53,7 +43,7 @@ TEST(LocalWheelTags, WheelsTheImagesPipRefusesAreRefusedWithPipsText) {
   }
 
   const std::string accepted = write_test_wheel(pkg / "dist", "tp_tagged", kAcceptedTags);
-  CommandResult r = build(pkg, dir.path(), {"--extra-packages=dist/" + accepted});
+  CommandResult r = build_on_test_base(pkg, dir.path(), {"--extra-packages=dist/" + accepted});
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 

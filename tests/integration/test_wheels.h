@@ -1,8 +1,10 @@
 #pragma once
 // Small pure-Python wheels made on the fly (by the host's python3 and its zipfile), with whatever tags a test needs
 // in their file names: one module NAME.py and a .dist-info whose RECORD lists every file with its sha256 (PEP 427).
+// And the build that installs them: a trainer with --extra-packages on the Debian 12 test base.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "tests/integration/test_support.h"
 
@@ -32,6 +34,17 @@ with zipfile.ZipFile(path, "w") as z:
   CommandResult r = run_command({"python3", "-c", kMaker, (dir / filename).string(), name, tags});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return filename;
+}
+
+// `trainpack build` of `pkg` (task.py) on the Debian 12 test base into oci:WORK/out:x, with the cache WORK/cache.
+inline CommandResult build_on_test_base(const std::filesystem::path& pkg, const std::filesystem::path& work,
+                                        const std::vector<std::string>& flags) {
+  std::vector<std::string> argv{trainpack_bin(), "build", "--executor-image-uri=python:3",
+                                "--base-source=" + base_oci_ref(), "--local-package-path=" + pkg.string(),
+                                "--script=task.py", "--output=oci:" + (work / "out").string() + ":x",
+                                "--cache-dir=" + (work / "cache").string(), "--break-system-packages"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  return run_command(argv);
 }
 
 }  // namespace trainpack::testing
