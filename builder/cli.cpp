@@ -90,6 +90,7 @@ struct BuildFlags {
   bool no_compile = false;
   bool break_system_packages = false;
   std::string build_python = "auto";
+  int build_timeout = static_cast<int>(python::kDefaultBuildTimeout.count());
   int own_layer_mb = 100;
 };
 
@@ -115,6 +116,9 @@ void add_python_flags(CLI::App& cmd, BuildFlags& bf) {
                  "Python of the image's version for .pyc files and wheel builds: auto (a host one, else the base "
                  "image's own), host, or image")
       ->check(CLI::IsMember({"auto", "host", "image"}));
+  cmd.add_option("--build-timeout", bf.build_timeout,
+                 "Seconds one setup.py or build backend call (metadata, wheel) may run before the build stops it and "
+                 "fails; default " + std::to_string(python::kDefaultBuildTimeout.count()));
 }
 
 void run_dockerfile(const LocalRunFlags& flags) {
@@ -168,6 +172,10 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
   req.python.build_python = bf.build_python == "host"    ? BuildPython::kHost
                             : bf.build_python == "image" ? BuildPython::kImage
                                                          : BuildPython::kAuto;
+  if (bf.build_timeout < 1 || bf.build_timeout > 604800)
+    throw Error("--build-timeout must be between 1 and 604800 seconds, not " + std::to_string(bf.build_timeout),
+                "it is how long one setup.py or build backend call may run");
+  req.python.build_timeout = std::chrono::seconds(bf.build_timeout);
   if (bf.own_layer_mb < 0) throw Error("--own-layer-mb must not be negative");
   req.python.own_layer_bytes = static_cast<std::uint64_t>(bf.own_layer_mb) << 20;
   req.python.jobs = bf.jobs;

@@ -183,7 +183,7 @@ struct PythonInstaller::State {
         timings(t), on_download(std::move(d)),
         work(make_work_dir(cache_dir)),
         builder([this]() -> const layers::ScannedImage& { return filesystem(); }, cache_dir, work.path(),
-                options.build_python, mtime, log) {}
+                options.build_python, mtime, log, options.build_timeout) {}
 
   const layers::ScannedImage& filesystem() {
     if (!scanned) {
@@ -418,7 +418,8 @@ void PythonInstaller::Step::collect_requirements_file(const std::string& path) {
   file_options_ = file.options;
   hash_mode_ = file.hash_checking_mode();
   for (const python::RequirementLine& line : file.lines) {
-    std::string display = line.file + ":" + std::to_string(line.line_number) + ": " + line.requirement_text;
+    std::string display =
+        line.file + ":" + std::to_string(line.line_number) + ": " + python::visible_text(line.requirement_text);
     if (line.editable) throw Error(display + ": editable installs are not supported", "drop the -e");
     if (line.kind == python::RequirementLine::Kind::vcs)
       throw Error(display + ": VCS requirements are not supported", "build a wheel and pass it with --extra-packages");
@@ -563,6 +564,7 @@ BuiltDistribution PythonInstaller::Step::build_project(const LocalItem& item) {
 
 // Local wheels, sdists and project directories, each the only candidate of its project.
 void PythonInstaller::Step::prepare_local_items() {
+  const python::TagPriority tags = tags_for(facts_);
   for (const LocalItem& item : local_items_) {
     LocalDistribution local;
     const std::string url = "file:///" + item.image_rel;
@@ -579,6 +581,7 @@ void PythonInstaller::Step::prepare_local_items() {
         auto wf = python::WheelFilename::try_parse(filename);
         if (!wf) throw Error(item.display + ": " + filename + " is not a valid wheel file name",
                              "wheel names are NAME-VERSION-TAGS.whl");
+        python::require_supported_wheel(*wf, filename, tags, item.display);
         local.built.wheel = *host;
         local.built.name = wf->name;
         local.built.version = wf->version;

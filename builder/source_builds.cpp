@@ -60,9 +60,10 @@ std::optional<fs::path> wheel_in(const fs::path& dir) {
 }  // namespace
 
 SourceBuilder::SourceBuilder(std::function<const layers::ScannedImage&()> base, fs::path cache_dir, fs::path work,
-                             BuildPython mode, std::int64_t mtime, std::function<void(const std::string&)> log)
+                             BuildPython mode, std::int64_t mtime, std::function<void(const std::string&)> log,
+                             std::chrono::seconds build_timeout)
     : base_(std::move(base)), cache_dir_(std::move(cache_dir)), work_(std::move(work)), mode_(mode), mtime_(mtime),
-      log_(std::move(log)), user_(unprivileged_build_user()) {
+      build_timeout_(build_timeout), log_(std::move(log)), user_(unprivileged_build_user()) {
   if (user_ && !reachable_by(work_, *user_)) {
     user_.reset();
     if (log_) log_("builds run as this process's user: no temp directory the build user can reach runs programs");
@@ -166,6 +167,7 @@ python::SourceBuild SourceBuilder::source_build(const SourceBuildStep& step, con
   b.python = &interpreter(step.facts, "building " + display);
   b.tree = tree;
   b.display = display;
+  b.timeout = build_timeout_;
   b.sys_executable = step.facts.executable;
   b.sys_prefix = step.facts.prefix;
   b.sys_base_prefix = step.facts.base_prefix.empty() ? step.facts.prefix : step.facts.base_prefix;

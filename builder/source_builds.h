@@ -5,6 +5,7 @@
 // needs: the interpreter (--build-python), the image's own setuptools and wheel for the paths pip does not
 // isolate, an environment of build requirements from the index for PEP 517, and a cache of wheels built from
 // sdists. Nothing here runs pip.
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -60,7 +61,8 @@ class SourceBuilder {
  public:
   SourceBuilder(std::function<const layers::ScannedImage&()> base, std::filesystem::path cache_dir,
                 std::filesystem::path work, BuildPython mode, std::int64_t mtime,
-                std::function<void(const std::string&)> log);
+                std::function<void(const std::string&)> log,
+                std::chrono::seconds build_timeout = python::kDefaultBuildTimeout);
 
   // An interpreter of the image's X.Y for `what` (a build, or the bytecode pip writes). Throws Error with a cause
   // and a hint when none can be had.
@@ -103,6 +105,7 @@ class SourceBuilder {
   std::filesystem::path work_;
   BuildPython mode_;
   std::int64_t mtime_;
+  std::chrono::seconds build_timeout_;
   std::function<void(const std::string&)> log_;
   std::optional<python::Interpreter> host_;
   bool host_checked_ = false;

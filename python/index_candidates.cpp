@@ -31,6 +31,15 @@ TagPriority tags_for(const PythonFacts& f) {
   return TagPriority(sys_tags(t, behaviour));
 }
 
+void require_supported_wheel(const WheelFilename& wheel, const std::string& filename, const TagPriority& tags,
+                             const std::string& where) {
+  if (tags.wheel_priority(wheel.tags)) return;
+  std::string best = tags.tags().empty() ? "none" : tags.tags().front().str();
+  throw Error(where + ": " + filename + " is not a supported wheel on this platform.",
+              "pip in the image refuses it too; pass a wheel whose tags the image's Python accepts (best: " + best +
+                  ", or py3-none-any)");
+}
+
 CandidateMetadata candidate_metadata(const std::string& text) {
   CoreMetadata md = CoreMetadata::parse(text);
   CandidateMetadata out;

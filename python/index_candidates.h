@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "layers/blob_store.h"
+#include "python/filenames.h"
 #include "python/index_client.h"
 #include "python/pip_behaviour.h"
 #include "python/requirements_file.h"
@@ -52,6 +53,11 @@ using SdistBuilder = std::function<BuiltDistribution(const std::filesystem::path
 CandidateMetadata candidate_metadata(const std::string& text);
 // pip's own target: packaging.tags.sys_tags() of the image's interpreter (linux_<arch> last, as pip has it).
 TagPriority tags_for(const PythonFacts& facts);
+// pip's rule for a wheel it is given rather than finds (a path, --extra-packages): one of its tags must be the
+// target's, else "X.whl is not a supported wheel on this platform." (resolution/resolvelib/factory.py
+// _fail_if_link_is_unsupported_wheel). `where` says who gave it. Throws Error.
+void require_supported_wheel(const WheelFilename& wheel, const std::string& filename, const TagPriority& tags,
+                             const std::string& where);
 
 class IndexCandidates : public CandidateSource {
  public:

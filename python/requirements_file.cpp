@@ -730,7 +730,7 @@ std::string url_join(const std::string& base, const std::string& ref) {
 
 [[noreturn]] void line_error(const std::string& file, int line, const std::string& reason,
                              const std::string& hint = {}) {
-  throw Error(file + ":" + std::to_string(line) + ": " + reason, hint);
+  throw Error(file + ":" + std::to_string(line) + ": " + visible_text(reason), hint);
 }
 
 const char* kOptionsHint =
@@ -1054,6 +1054,21 @@ std::vector<std::string> RequirementsOptions::effective_index_urls(const std::ve
 bool RequirementsFile::hash_checking_mode() const {
   if (options.require_hashes) return true;
   return std::any_of(lines.begin(), lines.end(), [](const RequirementLine& l) { return !l.hashes.empty(); });
+}
+
+std::string visible_text(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : text) {
+    if ((c < 0x20 && c != '\t') || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
 }
 
 RequirementsFile parse_requirements_file(const std::string& file, const RequirementsEnv& env, bool constraint) {

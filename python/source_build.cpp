@@ -136,10 +136,12 @@ void run_build(const SourceBuild& b, const json& req, const std::string& what) {
   options.output_cap = 4u << 20;
   options.merge_stderr = true;
   options.run_as = b.run_as;  // a traceback (stderr) stays after what the build printed before it (stdout)
+  options.confine = true;     // nothing the package's code starts outlives the call
   ProcessResult r = run_process(python.command({"-s", "-S", "-c", kBuildScript}), req.dump(), b.timeout, options);
   if (r.timed_out)
-    throw Error(what + " " + b.display + " took longer than " + std::to_string(b.timeout.count()) + " s",
-                "publish a wheel for it instead");
+    throw Error(what + " " + b.display + " did not finish within " + std::to_string(b.timeout.count()) +
+                    " s (--build-timeout), and was stopped",
+                "raise --build-timeout if it needs longer, or publish a wheel for it");
   if (r.exit_code != 0)
     throw Error(what + " " + b.display + " with " + b.python->description + " failed: " +
                     build_failure_reason(r.out),

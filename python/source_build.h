@@ -25,6 +25,9 @@
 
 namespace trainpack::python {
 
+// How long one setup.py or backend call may run: generous, for a large pure-Python build on a slow host.
+inline constexpr std::chrono::seconds kDefaultBuildTimeout{1800};
+
 struct SourceBuild {
   const Interpreter* python = nullptr;   // of the image's X.Y (its own sys_path is not used: site_dirs is)
   std::filesystem::path tree;            // the project directory (setup.py / pyproject.toml in it)
@@ -34,7 +37,7 @@ struct SourceBuild {
   std::string sys_prefix;                // the image's sys.prefix and sys.base_prefix
   std::string sys_base_prefix;
   std::vector<std::string> image_env;    // the image's Env that a build inherits: "PYTHONDONTWRITEBYTECODE=1", ...
-  std::chrono::seconds timeout{900};
+  std::chrono::seconds timeout{kDefaultBuildTimeout};  // for each call (--build-timeout)
   // The user the build runs as (support/privileges.h); the directories it writes are handed to that user, and
   // what it leaves is read without following a symlink it may have planted.
   std::optional<UserIds> run_as;

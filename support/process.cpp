@@ -1,5 +1,6 @@
 #include "support/process.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <poll.h>
@@ -30,6 +31,132 @@ void close_fd(int& fd) {
     ::close(fd);
     fd = -1;
   }
+}
+
+// In a child after fork(): only async-signal-safe calls from here on (a threaded parent may hold any lock).
+void write_stderr(const char* msg) {
+  ssize_t ignored = ::write(2, msg, std::strlen(msg));
+  (void)ignored;
+}
+
+[[noreturn]] void exec_child(const char* exe, char* const* args, char* const* env, const ProcessOptions& options) {
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (options.run_as && (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || !become(*options.run_as))) {
+    write_stderr("cannot switch to the build's user\n");
+    ::_exit(126);
+  }
+  if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ::_exit(126);
+  ::execve(exe, args, env);
+  write_stderr("cannot execute the program\n");
+  ::_exit(127);
+}
+
+// What the supervisor of a confined program waits for: its children, and the signals that end it (the timeout's
+// SIGTERM, the terminal's, and PR_SET_PDEATHSIG's when this process goes).
+sigset_t supervisor_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT}) sigaddset(&set, sig);
+  return set;
+}
+
+// The parent pid in /proc/PID/stat ("PID (COMM) S PPID ..."; COMM may hold spaces and parentheses), or -1.
+pid_t parent_in_stat(const char* pid_digits) {
+  char path[64] = "/proc/";
+  std::size_t len = 6;
+  for (const char* c = pid_digits; *c && len < 40; ++c) path[len++] = *c;
+  std::memcpy(path + len, "/stat", 6);
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[1024];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  const char* close_paren = nullptr;
+  for (const char* c = buf; *c; ++c)
+    if (*c == ')') close_paren = c;
+  if (!close_paren || close_paren[1] != ' ' || !close_paren[2] || close_paren[3] != ' ') return -1;
+  pid_t ppid = 0;
+  for (const char* c = close_paren + 4; *c >= '0' && *c <= '9'; ++c) ppid = ppid * 10 + (*c - '0');
+  return ppid;
+}
+
+// SIGKILL to every child of the calling process, found by scanning /proc (getdents64: opendir may allocate).
+void kill_own_children() {
+  const pid_t self = ::getpid();
+  int dir = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return;
+  alignas(8) char buf[8192];
+  for (ssize_t n; (n = ::getdents64(dir, buf, sizeof buf)) > 0;) {
+    for (ssize_t off = 0; off < n;) {
+      const auto* entry = reinterpret_cast<const struct dirent64*>(buf + off);
+      off += entry->d_reclen;
+      pid_t pid = 0;
+      const char* c = entry->d_name;
+      for (; *c >= '0' && *c <= '9'; ++c) pid = pid * 10 + (*c - '0');
+      if (*c != '\0' || pid <= 0 || pid == self) continue;
+      if (parent_in_stat(entry->d_name) == self) ::kill(pid, SIGKILL);
+    }
+  }
+  ::close(dir);
+}
+
+// Kills the program's group (its leader not reaped yet, so that the group id cannot have been reused) and every
+// process left below the supervisor (orphans are reparented to it, a child subreaper), and reaps them, until it has
+// no child left.
+void kill_left_processes(pid_t group) {
+  ::kill(-group, SIGKILL);
+  for (;;) {
+    kill_own_children();
+    pid_t reaped;
+    while ((reaped = ::waitpid(-1, nullptr, WNOHANG)) > 0) {
+    }
+    if (reaped < 0 && errno == ECHILD) return;
+    struct timespec pause {0, 1000000};
+    ::nanosleep(&pause, nullptr);
+  }
+}
+
+// The intermediate process of a confined program (ProcessOptions::confine); exits with the program's status.
+[[noreturn]] void supervise_confined(const char* exe, char* const* args, char* const* env,
+                                     const ProcessOptions& options) {
+  const pid_t parent = ::getppid();
+  const sigset_t waited = supervisor_signals();
+  ::signal(SIGCHLD, SIG_DFL);  // not ignored: children must stay waitable
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 || ::prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0) {
+    write_stderr("cannot supervise the program's processes\n");
+    ::_exit(126);
+  }
+  if (::getppid() != parent) ::_exit(126);  // the parent went before PR_SET_PDEATHSIG took
+  // It never execs, so close-on-exec closes nothing: every descriptor but the program's stdin, stdout and stderr
+  // goes, else a pipe of ours (this child's stdin, another helper's) would not see its end while the program runs.
+  if (::close_range(3, ~0U, 0) != 0)
+    for (int fd = 3; fd < 4096; ++fd) ::close(fd);
+  pid_t program = ::fork();
+  if (program < 0) ::_exit(126);
+  if (program == 0) {
+    ::setpgid(0, 0);
+    exec_child(exe, args, env, options);
+  }
+  ::setpgid(program, program);
+  siginfo_t ended {};
+  for (;;) {
+    int sig = 0;
+    if (::sigwait(&waited, &sig) != 0) continue;
+    if (sig != SIGCHLD) {
+      kill_left_processes(program);
+      ::_exit(128 + sig);
+    }
+    ended.si_pid = 0;  // WNOWAIT: the program stays a zombie, its pid (the group id) taken, until the group is killed
+    if (::waitid(P_PID, static_cast<id_t>(program), &ended, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        ended.si_pid == program)
+      break;
+  }
+  kill_left_processes(program);
+  ::_exit(ended.si_code == CLD_EXITED ? ended.si_status : 128 + ended.si_status);
 }
 
 }  // namespace
@@ -104,33 +231,29 @@ PipedChild spawn_piped(const std::vector<std::string>& argv, const ProcessOption
   for (auto& e : env_storage) envp.push_back(e.data());
   envp.push_back(nullptr);
 
+  // A confined child's supervisor must not die of a signal before it blocks them: they are blocked across fork().
+  sigset_t old_mask;
+  if (options.confine) {
+    sigset_t supervised = supervisor_signals();
+    ::pthread_sigmask(SIG_BLOCK, &supervised, &old_mask);
+  }
   pid_t pid = ::fork();
   if (pid < 0) {
     int e = errno;
+    if (options.confine) ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
     for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) ::close(fd);
     throw Error(std::string("cannot start ") + exe + ": " + std::strerror(e));
   }
   if (pid == 0) {
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::signal(SIGPIPE, SIG_DFL);
     ::dup2(in[0], 0);
     ::dup2(out[1], 1);
     ::dup2(options.merge_stderr ? out[1] : err[1], 2);
-    if (options.run_as && (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || !become(*options.run_as))) {
-      static const char msg[] = "cannot switch to the build's user\n";
-      ssize_t ignored = ::write(2, msg, sizeof msg - 1);
-      (void)ignored;
-      ::_exit(126);
-    }
-    if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ::_exit(126);
-    ::execve(exe.c_str(), args.data(), options.env.empty() ? environ : envp.data());
-    static const char msg[] = "cannot execute the program\n";
-    ssize_t ignored = ::write(2, msg, sizeof msg - 1);
-    (void)ignored;
-    ::_exit(127);
+    char* const* env = options.env.empty() ? environ : envp.data();
+    if (options.confine) supervise_confined(exe.c_str(), args.data(), env, options);
+    exec_child(exe.c_str(), args.data(), env, options);
   }
+  if (options.confine) ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   ::close(in[0]);
   ::close(out[1]);
   ::close(err[1]);
@@ -201,7 +324,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   close_fd(in_fd);
   close_fd(out_fd);
   close_fd(err_fd);
-  if (run.timed_out) ::kill(pid, SIGKILL);
+  // A confined program's supervisor kills what is below it on SIGTERM, then exits.
+  if (run.timed_out) ::kill(pid, options.confine ? SIGTERM : SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

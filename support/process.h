@@ -30,6 +30,11 @@ struct ProcessOptions {
   bool merge_stderr = false;
   // Run as this user (support/privileges.h), with no_new_privs so that no setuid program gives root back.
   std::optional<UserIds> run_as;
+  // Confine the program's process tree (code from a package: setup.py, a build backend). It runs in a process group
+  // of its own under an intermediate process that is a child subreaper (prctl(2) PR_SET_CHILD_SUBREAPER), so that
+  // what it starts, daemons that double-fork and setsid included, stays below that process. When the program exits,
+  // times out, or this process goes (PR_SET_PDEATHSIG), the intermediate kills every process left below it.
+  bool confine = false;
 };
 
 // The executable `name` would run: itself when it contains a '/', else the first match in $PATH (a default PATH

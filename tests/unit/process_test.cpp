@@ -1,11 +1,15 @@
 #include "support/process.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
+#include <fstream>
+#include <string>
 #include <thread>
 
 using trainpack::find_program;
@@ -40,6 +44,64 @@ TEST(Process, TimeoutKillsAndMissingProgramIs127) {
   EXPECT_EQ(find_program("no-such-program-trainpack"), "");
   EXPECT_EQ(find_program("/bin/sh"), "/bin/sh");
   EXPECT_FALSE(find_program("sh").empty());
+}
+
+namespace {
+
+// The pids listed in `file`, one a line (written by the processes a confined program started).
+std::vector<pid_t> pids_in(const std::filesystem::path& file) {
+  std::vector<pid_t> pids;
+  std::ifstream in(file);
+  for (long pid; in >> pid;) pids.push_back(static_cast<pid_t>(pid));
+  return pids;
+}
+
+bool alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
+
+// A shell line that starts a daemon as daemons start (fork, setsid, fork again) which writes its pid to `file` and
+// sleeps, keeping the program's stdout and stderr open; it waits until the pid is written.
+std::string start_daemon(const std::filesystem::path& file) {
+  return "setsid sh -c 'sh -c \"echo \\$\\$ >> " + file.string() + "; exec sleep 1000\" &' ; "
+         "while [ ! -s " + file.string() + " ]; do sleep 0.01; done";
+}
+
+}  // namespace
+
+// ProcessOptions::confine: the program's status and output come back as without it, and nothing it started (a
+// daemon that left its session, a background child in its group) is alive once run_process returns.
+TEST(Process, AConfinedProgramLeavesNoProcessBehind) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("tp-confined-" + std::to_string(::getpid()));
+  std::filesystem::remove(file);
+  ProcessOptions o;
+  o.confine = true;
+  auto r = run_process({"sh", "-c", start_daemon(file) + "; sleep 1000 & echo $! >> " + file.string() +
+                                        "; cat; echo done; exit 3"},
+                       "input\n", 10s, o);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "input\ndone\n") << "its stdin ends when ours is written";
+  EXPECT_FALSE(r.timed_out) << "the daemon holding stdout open does not keep run_process waiting";
+  std::vector<pid_t> pids = pids_in(file);
+  ASSERT_EQ(pids.size(), 2u);
+  for (pid_t pid : pids) EXPECT_FALSE(alive(pid)) << pid;
+  std::filesystem::remove(file);
+}
+
+TEST(Process, AConfinedProgramThatTimesOutIsKilledWithWhatItStarted) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("tp-confined-timeout-" + std::to_string(::getpid()));
+  std::filesystem::remove(file);
+  ProcessOptions o;
+  o.confine = true;
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_process({"sh", "-c", start_daemon(file) + "; echo $$ >> " + file.string() + "; exec sleep 1000"}, "",
+                       1s, o);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  std::vector<pid_t> pids = pids_in(file);
+  ASSERT_EQ(pids.size(), 2u);
+  for (pid_t pid : pids) EXPECT_FALSE(alive(pid)) << pid;
+  std::filesystem::remove(file);
 }
 
 TEST(Process, RunAttachedReturnsTheExitStatus) {

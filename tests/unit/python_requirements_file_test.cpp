@@ -177,6 +177,14 @@ TEST(PythonRequirementsFile, PreprocessJoinsStripsAndExpands) {
   EXPECT_EQ(urls.at(0).second, "https://h/x.whl#sha256=ab");
 }
 
+// An error's text ends at a NUL (what() is a C string): the line is shown whole, its control characters as \xNN.
+TEST(PythonRequirementsFile, ANulInALineIsShownEscapedWithTheRestOfTheLine) {
+  const std::string line = std::string("tp-alpha") + '\0' + "==1.0\x1b[2J";
+  std::string error = error_of([&] { parse_requirements_text(line + " # note\n", "requirements.txt", text_env()); });
+  EXPECT_EQ(error.substr(0, error.find(" (")),
+            "requirements.txt:1: Invalid requirement: 'tp-alpha\\x00==1.0\\x1b[2J'");
+}
+
 TEST(PythonRequirementsFile, EnvironmentIsTheCallersNotTheHosts) {
   RequirementsEnv env = text_env();
   ASSERT_NE(std::getenv("PATH"), nullptr);
