@@ -629,32 +629,43 @@ class Regex {
   }
 
  private:
-  // Adds pc's epsilon closure at input position `pos` to `list`; true when it reaches Match.
+  // Adds pc's epsilon closure at input position `pos` to `list`; true when it reaches Match. An explicit stack, not
+  // recursion: a pattern of many "**/" is a chain of splits as long as the line, deeper than any thread's stack.
   bool add(std::vector<int>& list, std::vector<std::size_t>& mark, int pc, std::size_t pos,
            const std::u32string& in) const {
-    if (mark[static_cast<std::size_t>(pc)] == pos) return false;
-    mark[static_cast<std::size_t>(pc)] = pos;
-    const Inst& ins = prog_[static_cast<std::size_t>(pc)];
-    switch (ins.op) {
-      case Inst::Op::kMatch: return true;
-      case Inst::Op::kJmp: return add(list, mark, ins.x, pos, in);
-      case Inst::Op::kSplit: return add(list, mark, ins.x, pos, in) || add(list, mark, ins.y, pos, in);
-      case Inst::Op::kAssert: {
-        bool ok = false;
-        bool before = pos > 0 && is_word(in[pos - 1]);
-        bool after = pos < in.size() && is_word(in[pos]);
-        switch (ins.assert) {
-          case Assert::kBeginText: ok = pos == 0; break;
-          case Assert::kEndText: ok = pos == in.size(); break;
-          case Assert::kWordBoundary: ok = before != after; break;
-          case Assert::kNoWordBoundary: ok = before == after; break;
-        }
-        return ok && add(list, mark, ins.x, pos, in);
+    std::vector<int> pending{pc};
+    while (!pending.empty()) {
+      int at = pending.back();
+      pending.pop_back();
+      if (mark[static_cast<std::size_t>(at)] == pos) continue;
+      mark[static_cast<std::size_t>(at)] = pos;
+      const Inst& ins = prog_[static_cast<std::size_t>(at)];
+      switch (ins.op) {
+        case Inst::Op::kMatch: return true;
+        case Inst::Op::kJmp: pending.push_back(ins.x); break;
+        case Inst::Op::kSplit:
+          pending.push_back(ins.y);
+          pending.push_back(ins.x);
+          break;
+        case Inst::Op::kAssert:
+          if (assertion_holds(ins.assert, pos, in)) pending.push_back(ins.x);
+          break;
+        default: list.push_back(at);
       }
-      default:
-        list.push_back(pc);
-        return false;
     }
+    return false;
+  }
+
+  static bool assertion_holds(Assert kind, std::size_t pos, const std::u32string& in) {
+    bool before = pos > 0 && is_word(in[pos - 1]);
+    bool after = pos < in.size() && is_word(in[pos]);
+    switch (kind) {
+      case Assert::kBeginText: return pos == 0;
+      case Assert::kEndText: return pos == in.size();
+      case Assert::kWordBoundary: return before != after;
+      case Assert::kNoWordBoundary: return before == after;
+    }
+    return false;
   }
 
   int emit(Inst ins) {

@@ -232,4 +232,16 @@ TEST(DockerIgnore, GoCleanPath) {
   for (auto& [in, want] : cases) EXPECT_EQ(go_clean_path(in), want) << in;
 }
 
+TEST(DockerIgnore, ALineOfManyDoubleStarsMatches) {
+  // The longest line Docker reads (64 KiB less one byte) of "**/" compiles to a chain of ~21,000 optional groups,
+  // each an epsilon step of the matcher.
+  std::string line = "a/";
+  while (line.size() + 3 + 1 < 64 * 1024) line += "**/";
+  line += "y";
+  DockerIgnore ignore = DockerIgnore::parse(line);
+  EXPECT_TRUE(ignore.excluded("a/y"));
+  EXPECT_TRUE(ignore.excluded("a/b/c/y"));
+  EXPECT_FALSE(ignore.excluded("a/b/z"));
+}
+
 }  // namespace
