@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "image_test_support.h"
@@ -230,6 +231,27 @@ TEST_F(CliTest, HttpTimeoutIsCheckedBeforeAnyWork) {
     EXPECT_NE(words.err.find("--http-timeout"), std::string::npos) << words.err;
   }
   EXPECT_FALSE(fs::exists(out));
+}
+
+// --compression-level is 1-9 for gzip and 1-19 for zstd; 0 and the like are refused before any work.
+TEST_F(CliTest, CompressionLevelOutOfRangeIsRefused) {
+  file("trainer/task.py");
+  const fs::path out = root_.path() / "out";
+  for (const auto& [compression, level, max] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"gzip", "0", "9"}, {"gzip", "10", "9"}, {"gzip", "-1", "9"}, {"zstd", "0", "19"}, {"zstd", "20", "19"}}) {
+    CliResult r = trainpack({"build", "-q", "--executor-image-uri=python:3.10",
+                             "--base-source=oci:" + (root_.path() / "no-base").string() + ":1",
+                             "--cache-dir=" + (root_.path() / "cache").string(), "--output=oci:" + out.string(),
+                             pkg_flag(), "--script=trainer/task.py", "--compression=" + compression,
+                             "--compression-level=" + level});
+    EXPECT_EQ(r.exit_code, 1) << compression << " " << level << ": " << r.err;
+    EXPECT_NE(r.err.find("trainpack: error: --compression-level must be between 1 and " + max + " for " +
+                         compression + ", not " + level + "\nhint: "),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(root_.path() / "cache")) << "refused before any work";
 }
 
 TEST_F(CliTest, BuildEmptyLastOccurrenceMeansNoList) {
