@@ -254,6 +254,24 @@ TEST_F(CliTest, CompressionLevelOutOfRangeIsRefused) {
   EXPECT_FALSE(fs::exists(root_.path() / "cache")) << "refused before any work";
 }
 
+// An --output=oci: tag outside the image spec's ref.name grammar is refused before any work.
+TEST_F(CliTest, BuildRefusesAnInvalidOciTagBeforeAnyWork) {
+  file("trainer/task.py");
+  const fs::path out = root_.path() / "out";
+  for (std::string tag : {"bad tag!", "../../x"}) {
+    CliResult r = trainpack({"build", "-q", "--executor-image-uri=python:3.10",
+                             "--base-source=oci:" + (root_.path() / "no-base").string() + ":1",
+                             "--cache-dir=" + (root_.path() / "cache").string(),
+                             "--output=oci:" + out.string() + ":" + tag, pkg_flag(), "--script=trainer/task.py"});
+    EXPECT_EQ(r.exit_code, 1) << tag << ": " << r.err;
+    EXPECT_NE(r.err.find("trainpack: error: --output: \"" + tag + "\" is not a valid OCI layout tag\nhint: "),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(root_.path() / "cache")) << "refused before any work";
+}
+
 TEST_F(CliTest, BuildEmptyLastOccurrenceMeansNoList) {
   // "--requirements=x --requirements=" is no --requirements at all: nothing asks for an image to be built.
   CliResult r = trainpack({"build", "--executor-image-uri=python:3.10", pkg_flag(), "--requirements=x",
