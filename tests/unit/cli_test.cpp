@@ -350,6 +350,37 @@ TEST_F(CliTest, BuildRefusesABaseLayerWithAnUnsafeEntry) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// A base whose config names a wrong diff_id for a layer (its bytes unchanged) is refused when its layers are passed
+// on to a file output, naming the layer and both digests; nothing is written.
+TEST_F(CliTest, BuildRefusesABaseLayerThatIsNotItsDiffId) {
+  file("trainer/task.py");
+  const fs::path base = root_.path() / "base";
+  auto image = trainpack::test_support::make_image_of_layers(root_.path() / "store", "amd64",
+                                                             {{{"etc/os-release", "ID=debian\n"}}});
+  const std::string wrong = trainpack::image::sha256_of("not the layer").str();
+  trainpack::transports::write_oci_layout(*trainpack::test_support::with_diff_id(*image.image, 0, wrong), base, "1");
+  // The last with a pip step, which scans the base first (its index is never asked).
+  for (auto [output, pip] : std::vector<std::pair<std::string, bool>>{
+           {"oci:" + (root_.path() / "out").string(), false},
+           {"docker-archive:" + (root_.path() / "out.tar").string(), false},
+           {"oci:" + (root_.path() / "out").string(), true}}) {
+    std::vector<std::string> args{"build", "-q", "--executor-image-uri=python:3.10",
+                                  "--base-source=oci:" + base.string() + ":1",
+                                  "--cache-dir=" + (root_.path() / "cache").string(), "--output=" + output, pkg_flag(),
+                                  "--script=trainer/task.py"};
+    if (pip) args.insert(args.end(), {"--requirements=six", "--index-url=http://127.0.0.1:9/simple"});
+    CliResult r = trainpack(args);
+    EXPECT_EQ(r.exit_code, 1) << output;
+    EXPECT_NE(r.err.find("layer " + image.layers[0].digest.str() + ": its uncompressed tar hashes to " +
+                         image.layers[0].diff_id.str() + " but the config's diff_id is " + wrong),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_FALSE(fs::exists(root_.path() / "out"));
+  EXPECT_FALSE(fs::exists(root_.path() / "out.tar"));
+  EXPECT_FALSE(fs::exists(root_.path() / "cache" / "checked-layers" / image.layers[0].digest.hex()));
+}
+
 // --format=json has the time of every phase (0 when it did not occur) and the total; -v prints them on stderr.
 TEST_F(CliTest, BuildReportsPhaseTimings) {
   file("trainer/task.py");
