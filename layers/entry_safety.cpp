@@ -28,11 +28,37 @@ bool leaves_root(std::string_view path) {
   return false;
 }
 
+constexpr std::string_view kWhiteoutPrefix = ".wh.";
+constexpr std::string_view kWhiteoutMeta = ".wh..wh.";  // aufs metadata, and the opaque marker
+constexpr std::string_view kOpaque = ".wh..wh..opq";
+
+// What is wrong with the whiteouts in `name` (OCI image-spec layer.md, "Whiteouts"): ".wh.<name>" is an empty file
+// that hides <name> of lower layers in its directory, ".wh..wh..opq" one that hides all of them. What a whiteout
+// hides must be a file name (not empty, "." or ".."), and a whiteout holds nothing, so no entry lies under one;
+// aufs' metadata directories at the top (".wh..wh.plnk"), which Docker skips, are the exception.
+std::optional<std::string> whiteout_reason(std::string_view name) {
+  std::vector<std::string_view> parts = path_components(name);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    std::string_view part = parts[i];
+    if (!part.starts_with(kWhiteoutPrefix)) continue;
+    if (i + 1 < parts.size()) {
+      if (i == 0 && part.starts_with(kWhiteoutMeta) && part != kOpaque) continue;
+      return "it lies under the whiteout '" + std::string(part) + "'";
+    }
+    if (part.starts_with(kWhiteoutMeta)) return std::nullopt;
+    std::string_view hidden = part.substr(kWhiteoutPrefix.size());
+    if (hidden.empty()) return "it is a whiteout that names no file";
+    if (hidden == "." || hidden == "..") return "it is a whiteout of '" + std::string(hidden) + "', not of a file";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> unsafe_entry_reason(std::string_view name, EntryKind kind, std::string_view link_target) {
   if (name.starts_with('/')) return "its name is absolute";
   if (leaves_root(name)) return "its name leaves the root";
+  if (std::optional<std::string> reason = whiteout_reason(name)) return reason;
   switch (kind) {
     case EntryKind::kHardlink:
       // A hardlink names another entry: the same rules as names (createTarFile: "invalid hardlink").

@@ -37,6 +37,27 @@ TEST(EntrySafety, LinkTargets) {
       << "an absolute target resolves inside the root";
 }
 
+// A whiteout hides a file of its own directory (OCI image-spec layer.md): one that names no file, the directory
+// itself or its parent, or that has entries under it, is refused.
+TEST(EntrySafety, WhiteoutsThatHideNoFileOrHoldEntries) {
+  EXPECT_EQ(unsafe_entry_reason("app/.wh.", EntryKind::kOther, ""), "it is a whiteout that names no file");
+  EXPECT_EQ(unsafe_entry_reason("app/.wh..", EntryKind::kOther, ""), "it is a whiteout of '.', not of a file");
+  EXPECT_EQ(unsafe_entry_reason("app/.wh...", EntryKind::kOther, ""), "it is a whiteout of '..', not of a file");
+  EXPECT_EQ(unsafe_entry_reason(".wh...", EntryKind::kOther, ""), "it is a whiteout of '..', not of a file");
+  EXPECT_EQ(unsafe_entry_reason("app/.wh.x/y", EntryKind::kOther, ""), "it lies under the whiteout '.wh.x'");
+  EXPECT_EQ(unsafe_entry_reason("app/.wh..wh..opq/y", EntryKind::kOther, ""),
+            "it lies under the whiteout '.wh..wh..opq'");
+  EXPECT_EQ(unsafe_entry_reason(".wh..wh..opq/y", EntryKind::kOther, ""), "it lies under the whiteout '.wh..wh..opq'");
+  EXPECT_EQ(unsafe_entry_reason("/.wh.x", EntryKind::kOther, ""), "its name is absolute");
+  EXPECT_EQ(unsafe_entry_reason("../.wh.x", EntryKind::kOther, ""), "its name leaves the root");
+  EXPECT_FALSE(unsafe_entry_reason("app/.wh.x", EntryKind::kOther, ""));
+  EXPECT_FALSE(unsafe_entry_reason("app/.wh..x", EntryKind::kOther, "")) << "hides the file '.x'";
+  EXPECT_FALSE(unsafe_entry_reason("app/.wh..wh..opq", EntryKind::kOther, ""));
+  EXPECT_FALSE(unsafe_entry_reason(".wh..wh..opq", EntryKind::kOther, ""));
+  EXPECT_FALSE(unsafe_entry_reason(".wh..wh.plnk/123.456", EntryKind::kOther, "")) << "aufs metadata, Docker skips it";
+  EXPECT_FALSE(unsafe_entry_reason("app/x.wh.y/z", EntryKind::kOther, ""));
+}
+
 namespace {
 
 // A base of one safe layer and one holding `bad`.
@@ -65,6 +86,9 @@ TEST(EntrySafety, AnUnsafeBaseLayerIsRefusedNamingTheLayerAndTheEntry) {
       {{"/etc/cron.d/evil", "x"}, "unsafe entry '/etc/cron.d/evil' (its name is absolute)"},
       {{"app/link", {}, {}, false, "../../etc/shadow"}, "(it is a hardlink to a path outside the root)"},
       {{"app/up", {}, "../../../host"}, "unsafe entry 'app/up -> ../../../host'"},
+      {{"app/.wh...", ""}, "unsafe entry 'app/.wh...' (it is a whiteout of '..', not of a file)"},
+      {{"app/.wh.", ""}, "unsafe entry 'app/.wh.' (it is a whiteout that names no file)"},
+      {{"app/.wh..wh..opq/x", "x"}, "unsafe entry 'app/.wh..wh..opq/x' (it lies under the whiteout '.wh..wh..opq')"},
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     auto built = image_with(root.path() / ("store" + std::to_string(i)), cases[i].first);
