@@ -11,8 +11,8 @@
 #include "layers/rootfs_index.h"
 #include "support/error.h"
 #include "support/fs.h"
-#include "support/text.h"
 #include "support/paths.h"
+#include "support/text.h"
 
 namespace trainpack::layers {
 namespace {
@@ -115,8 +115,7 @@ bool checked_before(const fs::path& marks, const image::Image& image, const imag
                     const image::Digest& expected) {
   std::error_code ec;
   if (!fs::exists(marks / layer.hex(), ec)) return false;
-  std::optional<image::Digest> hashed =
-      image::Digest::parse(ascii_trim(read_file(marks / layer.hex(), 1024)));
+  std::optional<image::Digest> hashed = image::Digest::parse(ascii_trim(read_file(marks / layer.hex(), 1024)));
   if (!hashed) return false;  // a mark without the diff_id: read the layer again
   if (*hashed != expected) throw diff_id_mismatch(image.describe() + " layer " + layer.str(), *hashed, expected);
   return true;

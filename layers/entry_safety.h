@@ -2,8 +2,9 @@
 // Which layer entries are unsafe to pass on: those Docker's extractor refuses (moby pkg/archive: UnpackLayer's
 // "breakout" check on names, createTarFile's checks on hardlink and symlink targets), absolute names, which only a
 // crafted tar holds, and whiteouts that hide no file of their directory (".wh.", ".wh..", ".wh...": Docker would
-// remove the directory or its parent) or have entries under them (OCI image-spec layer.md, "Whiteouts"). A write through a symlink needs no rule of its own: it is resolved inside the root (Docker
-// extracts in a chroot), and a symlink whose target leaves the root is refused where it is created.
+// remove the directory or its parent) or have entries under them (OCI image-spec layer.md, "Whiteouts"). A write
+// through a symlink needs no rule of its own: it is resolved inside the root (Docker extracts in a chroot), and a
+// symlink whose target leaves the root is refused where it is created.
 #include <filesystem>
 #include <optional>
 #include <string>

@@ -83,7 +83,8 @@ std::vector<image::Digest> layer_diff_ids(const image::Image& image) {
   for (const std::string& text : config.diff_ids().value_or(std::vector<std::string>{}))
     out.push_back(image::Digest::parse_or_throw(text, image.describe() + ": rootfs.diff_ids"));
   if (out.size() != layers)
-    throw Error(image.describe() + ": rootfs.diff_ids holds an entry that is not a string", "the base image is corrupt");
+    throw Error(image.describe() + ": rootfs.diff_ids holds an entry that is not a string",
+                "the base image is corrupt");
   return out;
 }
 

@@ -884,8 +884,8 @@ void refuse_retry_after_past_deadline(const std::string& method, const std::stri
   auto o = origin_of(last.url);
   std::string host = o ? o->authority : redact(last.url);
   throw Error(host + " answered " + std::to_string(last.hop.status) + " asking to retry after " +
-                  seconds_text(*asked) + " (Retry-After: " + std::string(trim(value)) + "), longer than the deadline of " +
-                  seconds_text(timeout) + " (" + method + " " + redact(url) + ")",
+                  seconds_text(*asked) + " (Retry-After: " + std::string(trim(value)) +
+                  "), longer than the deadline of " + seconds_text(timeout) + " (" + method + " " + redact(url) + ")",
               "try again later, or allow the wait with --http-timeout=SECONDS (now " + seconds_text(timeout) + ")");
 }
 

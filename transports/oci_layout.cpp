@@ -479,8 +479,8 @@ std::shared_ptr<const Image> open_location(const ImageLocation& location, const 
 }
 
 // The tag becomes the org.opencontainers.image.ref.name annotation, whose grammar the OCI image spec gives
-// (annotations.md: component ("/" component)*, component = alphanum (separator alphanum)*, separator = [-._:@+] | "--");
-// skopeo and umoci refuse other names too.
+// (annotations.md: component ("/" component)*, component = alphanum (separator alphanum)*,
+// separator = [-._:@+] | "--"); skopeo and umoci refuse other names too.
 void complete_location(ImageLocation& location) {
   static const std::regex ref_name(
       "[A-Za-z0-9]+(([-._:@+]|--)[A-Za-z0-9]+)*(/[A-Za-z0-9]+(([-._:@+]|--)[A-Za-z0-9]+)*)*");

@@ -102,7 +102,8 @@ TEST(EntrySafety, AnUnsafeBaseLayerIsRefusedNamingTheLayerAndTheEntry) {
   EXPECT_TRUE(fs::exists(root.path() / "cache" / "checked-layers" / built.layers[0].digest.hex()));
   EXPECT_FALSE(fs::exists(root.path() / "cache" / "checked-layers" / built.layers[1].digest.hex()));
   // Listing a layer for its files refuses it too.
-  EXPECT_THROW(list_layer_blob(built.image->blob_path(built.layers[1].digest), built.layers[1].diff_id, "layer"), trainpack::Error);
+  EXPECT_THROW(list_layer_blob(built.image->blob_path(built.layers[1].digest), built.layers[1].diff_id, "layer"),
+               trainpack::Error);
 }
 
 TEST(EntrySafety, ASafeLayerIsReadOnce) {
@@ -131,8 +132,9 @@ TEST(EntrySafety, ALayerThatIsNotItsDiffIdIsRefused) {
   auto built = image_with(root.path() / "store", {"app/file", "x"});
   const std::string wrong = sha256_of("not the layer").str();
   auto bad = trainpack::test_support::with_diff_id(*built.image, 1, wrong);
-  const std::string expected = "bad-diff-id layer " + built.layers[1].digest.str() + ": its uncompressed tar hashes to " +
-                               built.layers[1].diff_id.str() + " but the config's diff_id is " + wrong;
+  const std::string expected = "bad-diff-id layer " + built.layers[1].digest.str() +
+                               ": its uncompressed tar hashes to " + built.layers[1].diff_id.str() +
+                               " but the config's diff_id is " + wrong;
   EXPECT_EQ(refusal(*bad, cache), expected);
   EXPECT_FALSE(fs::exists(cache / "checked-layers" / built.layers[1].digest.hex()));
 

@@ -167,8 +167,8 @@ inline BuiltImage make_image_of_layers(const fs::path& store_root, const std::st
 }
 
 // `image` with its config's rootfs.diff_ids[layer] set to `diff_id`, the layer blobs unchanged (a corrupt config).
-inline std::unique_ptr<MemoryImage> with_diff_id(const MemoryImage& image, std::size_t layer, const std::string& diff_id,
-                                                 const std::string& name = "bad-diff-id") {
+inline std::unique_ptr<MemoryImage> with_diff_id(const MemoryImage& image, std::size_t layer,
+                                                 const std::string& diff_id, const std::string& name = "bad-diff-id") {
   json config = json::parse(image.raw_config());
   config["rootfs"]["diff_ids"][layer] = diff_id;
   std::string raw_config = config.dump();
