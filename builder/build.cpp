@@ -18,6 +18,7 @@
 #include "layers/dockerignore.h"
 #include "layers/entry_safety.h"
 #include "layers/layer_cache.h"
+#include "layers/layer_tar_reader.h"
 #include "layers/rootfs_index.h"
 #include "layers/scanned_image.h"
 #include "registry/push_ahead.h"
@@ -563,8 +564,10 @@ std::vector<layers::LayerBlob> Build::own_layer_blobs() const {
 // Where the pip steps keep the scan of each base layer (python_steps.h); with `only_missing`, those not there yet.
 std::vector<ScanDir> Build::base_scan_dirs(bool only_missing) const {
   std::vector<ScanDir> dirs;
-  for (const image::Descriptor& l : base_manifest_.layers) {
-    fs::path dir = layers::ScannedImage::scan_dir(req_.cache_dir, python_scan_name(), l.digest);
+  const std::vector<image::Digest> diff_ids = layers::layer_diff_ids(*base_);
+  for (std::size_t i = 0; i < base_manifest_.layers.size(); ++i) {
+    const image::Descriptor& l = base_manifest_.layers[i];
+    fs::path dir = layers::ScannedImage::scan_dir(req_.cache_dir, python_scan_name(), l.digest, diff_ids[i]);
     std::error_code ec;
     if (!only_missing || !fs::exists(dir / "listing.json", ec)) dirs.push_back({l.digest, dir});
   }

@@ -145,7 +145,7 @@ void fill_contents(std::vector<CachedPipLayer>& layers, const json& config, cons
     it->second->data = read_all(read, size);
     if (it->second->data.size() == size) wanted.erase(it);
   };
-  layers::list_layer_blob(artifact.blob_path(tar->digest), "the contents of a cache entry", visit);
+  layers::list_layer_blob(artifact.blob_path(tar->digest), std::nullopt, "the contents of a cache entry", visit);
   if (!wanted.empty()) throw Error("the contents of " + wanted.begin()->first + " are missing");
 }
 
@@ -181,7 +181,7 @@ void unpack_scan(const fs::path& blob, const fs::path& dir) {
     for (std::size_t n; (n = read(buffer, sizeof buffer)) > 0;) out.write(buffer, static_cast<std::streamsize>(n));
     if (!out) throw Error("cannot write " + to.string() + " (" + std::to_string(size) + " bytes)");
   };
-  layers::list_layer_blob(blob, "a cached base scan", visit);
+  layers::list_layer_blob(blob, std::nullopt, "a cached base scan", visit);
   if (!layers::parse_listing(read_file(staging.path() / "listing.json", 1u << 30)))
     throw Error("its listing is not one");
   std::error_code ec;

@@ -74,7 +74,7 @@ struct BuildFlags {
   std::string format = "text";
   std::string digest_file;
   std::string compression = "gzip";  // --compression: gzip or zstd
-  int compression_level = 0;  // 0: not given, the fast default (layers::GzipOptions, layers::ZstdOptions)
+  std::optional<int> compression_level;  // not given: the fast default (layers::GzipOptions, layers::ZstdOptions)
   bool quiet = false;
   bool verbose = false;
   bool dry_run = false;
@@ -155,9 +155,9 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
   // zstd, it is zstd's level.
   if (bf.compression == "zstd") {
     req.compression = layers::LayerCompression::kZstd;
-    if (bf.compression_level != 0) req.zstd.level = bf.compression_level;
-  } else if (bf.compression_level != 0) {
-    req.gzip = {.engine = layers::DeflateEngine::kZlib, .level = bf.compression_level};
+    if (bf.compression_level) req.zstd.level = *bf.compression_level;
+  } else if (bf.compression_level) {
+    req.gzip = {.engine = layers::DeflateEngine::kZlib, .level = *bf.compression_level};
   }
   req.jobs = bf.jobs;
   if (!bf.index_url.empty()) req.python.index_url = bf.index_url;
@@ -243,8 +243,9 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
     throw Error("--compression must be gzip or zstd, not \"" + bf.compression + "\"",
                 "gzip (the default) is read by every client; zstd needs docker 23+, containerd 1.5+ or podman");
   int max_level = bf.compression == "zstd" ? 19 : 9;
-  if (bf.compression_level != 0 && (bf.compression_level < 1 || bf.compression_level > max_level))
-    throw Error("--compression-level must be between 1 and " + std::to_string(max_level) + " for " + bf.compression,
+  if (bf.compression_level && (*bf.compression_level < 1 || *bf.compression_level > max_level))
+    throw Error("--compression-level must be between 1 and " + std::to_string(max_level) + " for " + bf.compression +
+                    ", not " + std::to_string(*bf.compression_level),
                 "leave it out for the fast default");
   if (bf.format != "text" && bf.format != "json")
     throw Error("--format must be text or json, not \"" + bf.format + "\"");
@@ -412,9 +413,10 @@ CLI::App* add_build_command(CLI::App& app, LocalRunFlags& build_flags, BuildFlag
   build->add_option("--compression", bf.compression,
                     "Compression of new layers: gzip (default; every client reads it) or zstd (smaller and faster to "
                     "unpack; docker 23+, containerd 1.5+, podman)");
-  build->add_option("--compression-level", bf.compression_level,
-                    "gzip: compress new layers with zlib at this level, 1-9 (default: ISA-L, level 2); zstd: its "
-                    "level, 1-19 (default 3)");
+  build->add_option_function<int>(
+      "--compression-level", [&bf](int level) { bf.compression_level = level; },
+      "gzip: compress new layers with zlib at this level, 1-9 (default: ISA-L, level 2); zstd: its level, 1-19 "
+      "(default 3)");
   build->add_flag("--quiet,-q", bf.quiet, "No progress lines on stderr");
   build->add_flag("--verbose,-v", bf.verbose, "More detail in the progress lines");
   build->add_option("--insecure-registry", bf.insecure_registries,

@@ -47,8 +47,8 @@ struct PythonOptions {
   std::shared_ptr<net::DefaultGoogleCredentials> google;
 };
 
-// The name of what the pip steps keep of a base scan (layers::ScanSelection::name): with the base's layer digests, it
-// says where the scans are (layers::ScannedImage::scan_dir).
+// The name of what the pip steps keep of a base scan (layers::ScanSelection::name): with the base's layer digests and
+// diff_ids, it says where the scans are (layers::ScannedImage::scan_dir).
 std::string python_scan_name();
 
 // One layer of a pip step: the step's own (what == ""), then one per very large distribution ("torch 2.1.0").

@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <map>
 #include <thread>
 #include <vector>
 
+#include "layers/layer_tar_reader.h"
 #include "layers/rootfs_index.h"
+#include "support/error.h"
 #include "support/fs.h"
 #include "support/paths.h"
+#include "support/text.h"
 
 namespace trainpack::layers {
 namespace {
@@ -24,11 +28,37 @@ bool leaves_root(std::string_view path) {
   return false;
 }
 
+constexpr std::string_view kWhiteoutPrefix = ".wh.";
+constexpr std::string_view kWhiteoutMeta = ".wh..wh.";  // aufs metadata, and the opaque marker
+constexpr std::string_view kOpaque = ".wh..wh..opq";
+
+// What is wrong with the whiteouts in `name` (OCI image-spec layer.md, "Whiteouts"): ".wh.<name>" is an empty file
+// that hides <name> of lower layers in its directory, ".wh..wh..opq" one that hides all of them. What a whiteout
+// hides must be a file name (not empty, "." or ".."), and a whiteout holds nothing, so no entry lies under one;
+// aufs' metadata directories at the top (".wh..wh.plnk"), which Docker skips, are the exception.
+std::optional<std::string> whiteout_reason(std::string_view name) {
+  std::vector<std::string_view> parts = path_components(name);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    std::string_view part = parts[i];
+    if (!part.starts_with(kWhiteoutPrefix)) continue;
+    if (i + 1 < parts.size()) {
+      if (i == 0 && part.starts_with(kWhiteoutMeta) && part != kOpaque) continue;
+      return "it lies under the whiteout '" + std::string(part) + "'";
+    }
+    if (part.starts_with(kWhiteoutMeta)) return std::nullopt;
+    std::string_view hidden = part.substr(kWhiteoutPrefix.size());
+    if (hidden.empty()) return "it is a whiteout that names no file";
+    if (hidden == "." || hidden == "..") return "it is a whiteout of '" + std::string(hidden) + "', not of a file";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> unsafe_entry_reason(std::string_view name, EntryKind kind, std::string_view link_target) {
   if (name.starts_with('/')) return "its name is absolute";
   if (leaves_root(name)) return "its name leaves the root";
+  if (std::optional<std::string> reason = whiteout_reason(name)) return reason;
   switch (kind) {
     case EntryKind::kHardlink:
       // A hardlink names another entry: the same rules as names (createTarFile: "invalid hardlink").
@@ -55,18 +85,51 @@ std::optional<std::string> unsafe_entry_reason(std::string_view name, EntryKind 
 namespace trainpack::layers {
 namespace fs = std::filesystem;
 
-void mark_layer_safe(const fs::path& cache_dir, const image::Digest& layer) {
+void mark_layer_safe(const fs::path& cache_dir, const image::Digest& layer, const image::Digest& diff_id) {
   fs::create_directories(cache_dir / "checked-layers");
-  write_file_atomic(cache_dir / "checked-layers" / layer.hex(), "safe\n");
+  write_file_atomic(cache_dir / "checked-layers" / layer.hex(), diff_id.str() + "\n");
 }
 
-void check_layers_are_safe(const image::Image& image, const std::vector<image::Digest>& layers, const fs::path& cache_dir) {
-  const fs::path marks = cache_dir / "checked-layers";
-  std::vector<image::Digest> todo;
-  for (const image::Digest& d : layers) {
-    std::error_code ec;
-    if (!fs::exists(marks / d.hex(), ec)) todo.push_back(d);
+namespace {
+
+// The diff_id each of `layers` must have: the config's entry at the layer's place in the manifest.
+std::map<image::Digest, image::Digest> expected_diff_ids(const image::Image& image,
+                                                         const std::vector<image::Digest>& layers) {
+  const std::vector<image::Descriptor> listed = image.manifest().layers;
+  const std::vector<image::Digest> diff_ids = layer_diff_ids(image);
+  std::map<image::Digest, image::Digest> out;
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    if (std::find(layers.begin(), layers.end(), listed[i].digest) == layers.end()) continue;
+    auto [it, added] = out.emplace(listed[i].digest, diff_ids[i]);
+    if (!added && it->second != diff_ids[i])
+      throw Error(image.describe() + " layer " + listed[i].digest.str() + ": the config gives it two diff_ids, " +
+                      it->second.str() + " and " + diff_ids[i].str(),
+                  "the base image's config does not match its layers; Docker refuses it too: rebuild or re-push it");
   }
+  return out;
+}
+
+// Whether an earlier check found `layer` safe with the diff_id `expected`. The mark holds the digest its
+// uncompressed tar hashed to, so a config that names another diff_id for the same blob is refused without reading it.
+bool checked_before(const fs::path& marks, const image::Image& image, const image::Digest& layer,
+                    const image::Digest& expected) {
+  std::error_code ec;
+  if (!fs::exists(marks / layer.hex(), ec)) return false;
+  std::optional<image::Digest> hashed = image::Digest::parse(ascii_trim(read_file(marks / layer.hex(), 1024)));
+  if (!hashed) return false;  // a mark without the diff_id: read the layer again
+  if (*hashed != expected) throw diff_id_mismatch(image.describe() + " layer " + layer.str(), *hashed, expected);
+  return true;
+}
+
+}  // namespace
+
+void check_layers_are_safe(const image::Image& image, const std::vector<image::Digest>& layers, const fs::path& cache_dir) {
+  if (layers.empty()) return;
+  const fs::path marks = cache_dir / "checked-layers";
+  const std::map<image::Digest, image::Digest> diff_ids = expected_diff_ids(image, layers);
+  std::vector<image::Digest> todo;
+  for (const auto& [digest, diff_id] : diff_ids)
+    if (!checked_before(marks, image, digest, diff_id)) todo.push_back(digest);
   if (todo.empty()) return;
   // A few at once: each is one decompressing pass, bound by CPU or by the download.
   std::atomic<std::size_t> next{0};
@@ -74,8 +137,9 @@ void check_layers_are_safe(const image::Image& image, const std::vector<image::D
   auto worker = [&] {
     for (std::size_t k; (k = next++) < todo.size();) {
       try {
-        list_layer_blob(image.blob_path(todo[k]), image.describe() + " layer " + todo[k].str());
-        mark_layer_safe(cache_dir, todo[k]);
+        const image::Digest& diff_id = diff_ids.at(todo[k]);
+        list_layer_blob(image.blob_path(todo[k]), diff_id, image.describe() + " layer " + todo[k].str());
+        mark_layer_safe(cache_dir, todo[k], diff_id);
       } catch (...) {
         errors[k] = std::current_exception();
         next = todo.size();

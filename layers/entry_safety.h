@@ -1,8 +1,10 @@
 #pragma once
 // Which layer entries are unsafe to pass on: those Docker's extractor refuses (moby pkg/archive: UnpackLayer's
-// "breakout" check on names, createTarFile's checks on hardlink and symlink targets) and absolute names, which only a
-// crafted tar holds. A write through a symlink needs no rule of its own: it is resolved inside the root (Docker
-// extracts in a chroot), and a symlink whose target leaves the root is refused where it is created.
+// "breakout" check on names, createTarFile's checks on hardlink and symlink targets), absolute names, which only a
+// crafted tar holds, and whiteouts that hide no file of their directory (".wh.", ".wh..", ".wh...": Docker would
+// remove the directory or its parent) or have entries under them (OCI image-spec layer.md, "Whiteouts"). A write
+// through a symlink needs no rule of its own: it is resolved inside the root (Docker extracts in a chroot), and a
+// symlink whose target leaves the root is refused where it is created.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -24,12 +26,14 @@ std::optional<std::string> unsafe_entry_reason(std::string_view name, EntryKind 
 namespace trainpack::layers {
 
 // Reads each of `layers` of `image` (downloading those that are remote) and throws Error naming the layer and the
-// first unsafe entry. A layer found safe is remembered under <cache_dir>/checked-layers/<hex>, so it is read once.
+// first unsafe entry, or a layer whose uncompressed tar is not the config's diff_id for it. A layer found safe is
+// remembered under <cache_dir>/checked-layers/<hex> with the diff_id it hashed to, so it is read once.
 void check_layers_are_safe(const image::Image& image, const std::vector<image::Digest>& layers,
                            const std::filesystem::path& cache_dir);
 
-// Remembers a layer that was read whole without an unsafe entry (list_layer_blob refuses them), so that
-// check_layers_are_safe does not read it again: a base scan marks every layer it lists.
-void mark_layer_safe(const std::filesystem::path& cache_dir, const image::Digest& layer);
+// Remembers a layer that was read whole without an unsafe entry (list_layer_blob refuses them) and whose
+// uncompressed tar hashed to `diff_id`, so that check_layers_are_safe does not read it again: a base scan marks
+// every layer it lists.
+void mark_layer_safe(const std::filesystem::path& cache_dir, const image::Digest& layer, const image::Digest& diff_id);
 
 }  // namespace trainpack::layers

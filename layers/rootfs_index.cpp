@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "layers/entry_safety.h"
+#include "layers/layer_tar_reader.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/paths.h"
@@ -50,18 +51,14 @@ void refuse_unsafe_entry(struct archive_entry* e, std::string_view what) {
 
 }  // namespace
 
-LayerListing list_layer_blob(const fs::path& blob, std::string_view what, const LayerEntryVisitor& visit) {
-  std::unique_ptr<struct archive, int (*)(struct archive*)> a(archive_read_new(), archive_read_free);
-  archive_read_support_filter_all(a.get());
-  archive_read_support_format_tar(a.get());
-  if (archive_read_open_filename(a.get(), blob.c_str(), 1 << 20) != ARCHIVE_OK) {
-    const char* why = archive_error_string(a.get());  // may be null: libarchive does not always set one
-    throw Error(std::string(what) + ": cannot read layer: " + (why ? why : "unknown error"), "the image is corrupt");
-  }
+LayerListing list_layer_blob(const fs::path& blob, const std::optional<image::Digest>& diff_id, std::string_view what,
+                             const LayerEntryVisitor& visit) {
+  LayerTarReader reader(blob, diff_id, std::string(what));
+  struct archive* a = reader.tar();
   LayerListing out;
   struct archive_entry* e;
   int rc;
-  while ((rc = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
+  while ((rc = archive_read_next_header(a, &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
     const char* name = archive_entry_pathname(e);
     refuse_unsafe_entry(e, what);
     std::string path = clean_tar_path(name ? name : "");
@@ -85,10 +82,9 @@ LayerListing list_layer_blob(const fs::path& blob, std::string_view what, const 
       }
     }
     if (visit) {
-      struct archive* ar = a.get();
-      auto read = [ar, &what](char* buffer, std::size_t max) -> std::size_t {
-        la_ssize_t n = archive_read_data(ar, buffer, max);
-        if (n < 0) throw Error(std::string(what) + ": cannot read layer data: " + archive_error_string(ar));
+      auto read = [a, &what](char* buffer, std::size_t max) -> std::size_t {
+        la_ssize_t n = archive_read_data(a, buffer, max);
+        if (n < 0) throw Error(std::string(what) + ": cannot read layer data: " + archive_error_string(a));
         return static_cast<std::size_t>(n);
       };
       std::uint64_t size = archive_entry_size_is_set(e) ? static_cast<std::uint64_t>(archive_entry_size(e)) : 0;
@@ -98,12 +94,12 @@ LayerListing list_layer_blob(const fs::path& blob, std::string_view what, const 
   }
   // Some writers (umoci insert, for one) end a layer without padding the last file's data to 512 bytes. Go's tar
   // reader, and so Docker, accept that; the blob's digest was verified, so the listing read so far is the layer.
-  const char* err = archive_error_string(a.get());
+  const char* err = archive_error_string(a);
   bool truncated_tail = rc == ARCHIVE_FATAL && !out.entries.empty() && err && std::strstr(err, "Truncated");
   if (rc != ARCHIVE_EOF && !truncated_tail)
-    throw Error(std::string(what) + ": layer is not a readable tar: " +
-                    (archive_error_string(a.get()) ? archive_error_string(a.get()) : "unknown error"),
+    throw Error(std::string(what) + ": layer is not a readable tar: " + (err ? err : "unknown error"),
                 "the image is corrupt");
+  reader.finish();
   return out;
 }
 
@@ -142,7 +138,7 @@ LayerListing list_layer_cached(const std::function<fs::path()>& blob, const imag
   std::error_code ec;
   if (fs::exists(cached, ec))
     if (auto listing = parse_listing(read_file(cached, 1u << 30))) return *listing;
-  LayerListing out = list_layer_blob(blob(), what);
+  LayerListing out = list_layer_blob(blob(), std::nullopt, what);
   fs::create_directories(cache_dir, ec);
   write_file_atomic(cached, serialize_listing(out));
   return out;

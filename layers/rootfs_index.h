@@ -36,8 +36,10 @@ using LayerEntryVisitor = std::function<void(const std::string& path, const Path
                                              const std::function<std::size_t(char* buffer, std::size_t max)>& read)>;
 
 // Reads a layer blob (plain tar or any compression libarchive knows) and lists it, showing each entry to `visit`.
-LayerListing list_layer_blob(const std::filesystem::path& blob, std::string_view what,
-                             const LayerEntryVisitor& visit = {});
+// The uncompressed tar is checked against `diff_id` (the config's) in the same pass (layers/layer_tar_reader.h);
+// nullopt lists a blob no config describes.
+LayerListing list_layer_blob(const std::filesystem::path& blob, const std::optional<image::Digest>& diff_id,
+                             std::string_view what, const LayerEntryVisitor& visit = {});
 
 // The listing cache's file format (one JSON array of rows); parse gives nullopt for anything else.
 std::string serialize_listing(const LayerListing& listing);

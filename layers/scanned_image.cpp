@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "layers/entry_safety.h"
+#include "layers/layer_tar_reader.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/paths.h"
@@ -41,19 +42,20 @@ std::string safe_name(const std::string& name) {
 }  // namespace
 
 fs::path ScannedImage::scan_dir(const fs::path& cache_dir, const std::string& selection_name,
-                               const image::Digest& layer) {
-  return cache_dir / "scans" / safe_name(selection_name) / layer.hex();
+                               const image::Digest& layer, const image::Digest& diff_id) {
+  return cache_dir / "scans" / safe_name(selection_name) / (layer.hex() + "-" + diff_id.hex());
 }
 
 ScannedImage::ScannedImage(std::shared_ptr<const image::Image> image, fs::path cache_dir, ScanSelection selection)
     : image_(std::move(image)), cache_dir_(std::move(cache_dir)), selection_(std::move(selection)) {
   image::Manifest manifest = image_->manifest();
+  const std::vector<image::Digest> diff_ids = layer_diff_ids(*image_);
   const std::size_t n = manifest.layers.size();
   std::vector<std::optional<LayerListing>> listings(n);
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < n; ++i) {
-    fs::path dir = scan_dir(cache_dir_, selection_.name, manifest.layers[i].digest);
-    layers_.push_back({manifest.layers[i].digest, dir});
+    fs::path dir = scan_dir(cache_dir_, selection_.name, manifest.layers[i].digest, diff_ids[i]);
+    layers_.push_back({manifest.layers[i].digest, diff_ids[i], dir});
     std::error_code ec;
     if (fs::exists(dir / "listing.json", ec)) listings[i] = parse_listing(read_file(dir / "listing.json", 1u << 30));
     else todo.push_back(i);
@@ -99,9 +101,10 @@ LayerListing ScannedImage::scan_layer(std::size_t i) const {
     if (info.type != PathInfo::Type::kRegular || has_parent_reference(path)) return;
     if (selection_.keep(path, size)) keep_copy(staging.path() / "files" / path, read);
   };
-  LayerListing listing = list_layer_blob(image_->blob_path(layer.digest), what, visit);
+  LayerListing listing = list_layer_blob(image_->blob_path(layer.digest), layer.diff_id, what, visit);
   write_file_atomic(staging.path() / "listing.json", serialize_listing(listing));
-  mark_layer_safe(cache_dir_, layer.digest);  // listed whole: check_layers_are_safe need not read it again
+  // Listed whole and its diff_id checked: check_layers_are_safe need not read it again.
+  mark_layer_safe(cache_dir_, layer.digest, layer.diff_id);
   std::error_code ec;
   fs::rename(staging.path(), layer.dir, ec);
   if (!ec) staging.release();
@@ -151,8 +154,9 @@ std::optional<std::size_t> ScannedImage::provider(std::string_view path) const {
 }
 
 void ScannedImage::read_layer(std::size_t i, const LayerEntryVisitor& visit) const {
-  const image::Digest& digest = layers_.at(i).digest;
-  list_layer_blob(image_->blob_path(digest), image_->describe() + " layer " + digest.str(), visit);
+  const Layer& layer = layers_.at(i);
+  list_layer_blob(image_->blob_path(layer.digest), layer.diff_id, image_->describe() + " layer " + layer.digest.str(),
+                  visit);
 }
 
 std::optional<std::string> ScannedImage::read(std::string_view path, std::size_t max_bytes) const {

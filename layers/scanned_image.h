@@ -27,12 +27,14 @@ struct ScanSelection {
 
 class ScannedImage : public ImageFilesystem {
  public:
-  // Scans every layer of `image` (downloading a layer only when its scan is not cached; up to kScanWorkers at once).
+  // Scans every layer of `image` (downloading a layer only when its scan is not cached; up to kScanWorkers at once),
+  // checking each one it reads against the config's diff_id.
   ScannedImage(std::shared_ptr<const image::Image> image, std::filesystem::path cache_dir, ScanSelection selection);
 
-  // Where the scan of `layer` under `selection_name` is kept: listing.json, files/<path>.
+  // Where the scan of `layer` under `selection_name` is kept: listing.json, files/<path>. Keyed by the layer's
+  // digest and the diff_id its uncompressed tar was found to have: a scan vouches only for the diff_id it checked.
   static std::filesystem::path scan_dir(const std::filesystem::path& cache_dir, const std::string& selection_name,
-                                        const image::Digest& layer);
+                                        const image::Digest& layer, const image::Digest& diff_id);
 
   const PathInfo* find(std::string_view path) const override { return index_.find(path); }
   std::string resolve(std::string_view path) const override { return index_.resolve(path); }
@@ -55,7 +57,8 @@ class ScannedImage : public ImageFilesystem {
  private:
   struct Layer {
     image::Digest digest;
-    std::filesystem::path dir;  // <cache>/scans/<selection>/<hex>: listing.json, files/<path>
+    image::Digest diff_id;      // the config's
+    std::filesystem::path dir;  // <cache>/scans/<selection>/<hex>-<diff_id hex>: listing.json, files/<path>
   };
   static constexpr std::size_t kScanWorkers = 4;  // layers downloaded and listed at once on a cold cache
   // Lists layer i (downloading it when remote) and stores the listing and kept files under its dir.

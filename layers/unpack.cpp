@@ -13,6 +13,7 @@
 #include <system_error>
 #include <unordered_set>
 
+#include "layers/layer_tar_reader.h"
 #include "support/error.h"
 #include "support/paths.h"
 
@@ -60,12 +61,9 @@ class Unpacker {
   Unpacker(const Unpacker&) = delete;
   Unpacker& operator=(const Unpacker&) = delete;
 
-  void apply(const fs::path& blob) {
-    std::unique_ptr<struct archive, int (*)(struct archive*)> in(archive_read_new(), archive_read_free);
-    archive_read_support_filter_all(in.get());
-    archive_read_support_format_tar(in.get());
-    if (archive_read_open_filename(in.get(), blob.c_str(), 1 << 20) != ARCHIVE_OK)
-      throw Error(what_ + ": cannot read layer: " + err(in.get()), "the image is corrupt");
+  void apply(const fs::path& blob, const std::optional<image::Digest>& diff_id) {
+    LayerTarReader reader(blob, diff_id, what_);
+    struct archive* in = reader.tar();
 
     std::unique_ptr<struct archive, int (*)(struct archive*)> out(archive_write_disk_new(), archive_write_free);
     const bool root = ::geteuid() == 0;
@@ -81,14 +79,15 @@ class Unpacker {
     struct archive_entry* e;
     int rc;
     std::size_t count = 0;
-    while ((rc = archive_read_next_header(in.get(), &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
+    while ((rc = archive_read_next_header(in, &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
       ++count;
-      entry(in.get(), out.get(), e, root);
+      entry(in, out.get(), e, root);
     }
-    const char* msg = archive_error_string(in.get());
+    const char* msg = archive_error_string(in);
     bool truncated_tail = rc == ARCHIVE_FATAL && count > 0 && msg && std::strstr(msg, "Truncated");
     if (rc != ARCHIVE_EOF && !truncated_tail)
-      throw Error(what_ + ": layer is not a readable tar: " + err(in.get()), "the image is corrupt");
+      throw Error(what_ + ": layer is not a readable tar: " + err(in), "the image is corrupt");
+    reader.finish();
     // Directory modes and times are fixed up here (libarchive defers them so children can be written first).
     if (archive_write_close(out.get()) < ARCHIVE_WARN)
       throw Error(what_ + ": cannot finish unpacking: " + err(out.get()));
@@ -242,9 +241,10 @@ class Unpacker {
 
 }  // namespace
 
-void apply_layer(const fs::path& blob, const fs::path& rootfs, std::string_view what) {
+void apply_layer(const fs::path& blob, const std::optional<image::Digest>& diff_id, const fs::path& rootfs,
+                 std::string_view what) {
   Unpacker u(fs::absolute(rootfs), what);
-  u.apply(blob);
+  u.apply(blob, diff_id);
 }
 
 void unpack_image(const image::Image& image, const fs::path& rootfs) {
@@ -258,10 +258,11 @@ void unpack_image(const image::Image& image, const fs::path& rootfs) {
   }
   ::chmod(rootfs.c_str(), 0755);
   image::Manifest m = image.manifest();
+  const std::vector<image::Digest> diff_ids = layer_diff_ids(image);
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     std::string what = image.describe() + " layer " + std::to_string(i + 1) + "/" + std::to_string(m.layers.size()) +
                        " (" + m.layers[i].digest.str() + ")";
-    apply_layer(image.blob_path(m.layers[i].digest), rootfs, what);
+    apply_layer(image.blob_path(m.layers[i].digest), diff_ids[i], rootfs, what);
   }
 }
 

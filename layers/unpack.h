@@ -15,7 +15,11 @@
 // - While a layer is applied the process's working directory is the rootfs (libarchive's SECURE_* checks work on
 //   relative names); it is restored afterwards. Do not run it concurrently with code that relies on the cwd.
 // - A layer whose last file is not padded to 512 bytes (umoci writes such layers; Docker accepts them) is accepted.
+// - Each layer's uncompressed tar is checked against the config's diff_id (layers/layer_tar_reader.h); a mismatch
+//   is an Error once the layer has been read.
 #include <filesystem>
+#include <optional>
+#include <string_view>
 
 #include "image/image.h"
 
@@ -25,7 +29,9 @@ namespace trainpack::layers {
 // Throws Error naming the image, the layer and the entry on failure; what was unpacked so far is left in place.
 void unpack_image(const image::Image& image, const std::filesystem::path& rootfs);
 
-// Applies one layer blob on top of `rootfs` (the step unpack_image repeats). `what` names the layer in errors.
-void apply_layer(const std::filesystem::path& blob, const std::filesystem::path& rootfs, std::string_view what);
+// Applies one layer blob on top of `rootfs` (the step unpack_image repeats), checking its uncompressed tar against
+// `diff_id` (the config's; nullopt: no check) as it goes. `what` names the layer in errors.
+void apply_layer(const std::filesystem::path& blob, const std::optional<image::Digest>& diff_id,
+                 const std::filesystem::path& rootfs, std::string_view what);
 
 }  // namespace trainpack::layers

@@ -42,7 +42,11 @@ ImageLocation parse_image_location_or_throw(std::string_view text, std::string_v
   const Transport& t = transport_of(*loc);
   if (t.local && loc->path.empty())
     throw Error(std::string(flag) + ": \"" + mask_userinfo(text) + "\" names no path");
-  if (t.complete) t.complete(*loc);
+  try {
+    if (t.complete) t.complete(*loc);
+  } catch (const Error& e) {
+    throw Error(std::string(flag) + ": " + e.what(), e.hint());
+  }
   return *loc;
 }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <vector>
 
@@ -478,6 +479,18 @@ std::shared_ptr<const Image> open_location(const ImageLocation& location, const 
   return open_oci_layout(location.path, location.ref, context.platform);
 }
 
+// The tag becomes the org.opencontainers.image.ref.name annotation, whose grammar the OCI image spec gives
+// (annotations.md: component ("/" component)*, component = alphanum (separator alphanum)*,
+// separator = [-._:@+] | "--"); skopeo and umoci refuse other names too.
+void complete_location(ImageLocation& location) {
+  static const std::regex ref_name(
+      "[A-Za-z0-9]+(([-._:@+]|--)[A-Za-z0-9]+)*(/[A-Za-z0-9]+(([-._:@+]|--)[A-Za-z0-9]+)*)*");
+  if (location.ref.empty() || std::regex_match(location.ref, ref_name)) return;
+  throw Error("\"" + location.ref + "\" is not a valid OCI layout tag",
+              "use letters and digits joined by . _ - : @ + (e.g. oci:DIR:v1.0), as the image spec's ref.name "
+              "grammar allows");
+}
+
 void check_location(const ImageLocation& location) { check_oci_layout_destination(location.path); }
 
 WriteReport write_location(const Image& image, const ImageLocation& location, const WriteContext&) {
@@ -487,7 +500,7 @@ WriteReport write_location(const Image& image, const ImageLocation& location, co
 
 }  // namespace
 
-const Transport kOciLayoutTransport{"oci", "oci:", /*local=*/true, nullptr, open_location, check_location,
+const Transport kOciLayoutTransport{"oci", "oci:", /*local=*/true, complete_location, open_location, check_location,
                                     write_location};
 
 }  // namespace trainpack::transports

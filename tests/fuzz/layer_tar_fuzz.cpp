@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::filesystem::path blob = file.write(trainpack::fuzz::as_text(data, size));
   LayerListing listing;
   try {
-    listing = list_layer_blob(blob, "fuzz layer", read_all);
+    listing = list_layer_blob(blob, std::nullopt, "fuzz layer", read_all);
   } catch (const trainpack::Error&) {
     return 0;
   }

@@ -94,7 +94,7 @@ TEST(Runner, DaemonlessRuncMountsTheKeyReadOnlyAndPrintsGcloudsMessages) {
   // The key never entered the image.
   auto m = image->manifest();
   for (const auto& l : m.layers) {
-    auto listing = layers::list_layer_blob(image->blob_path(l.digest), "layer");
+    auto listing = layers::list_layer_blob(image->blob_path(l.digest), std::nullopt, "layer");
     for (const auto& [p, info] : listing.entries) EXPECT_EQ(p.find("cred_key"), std::string::npos) << p;
   }
 }
@@ -151,7 +151,7 @@ TEST(Runner, UnpackedBaseMatchesTheMergedLayerListing) {
   layers::unpack_image(*image, rootfs);
   layers::RootfsIndex idx;
   for (const auto& l : image->manifest().layers)
-    idx.apply(layers::list_layer_blob(image->blob_path(l.digest), "layer"));
+    idx.apply(layers::list_layer_blob(image->blob_path(l.digest), std::nullopt, "layer"));
   std::size_t count = 0;
   for (auto it = fs::recursive_directory_iterator(rootfs); it != fs::recursive_directory_iterator(); ++it) {
     ++count;

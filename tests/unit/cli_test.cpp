@@ -18,6 +18,7 @@
 #include <string>
 #include <chrono>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "image_test_support.h"
@@ -241,6 +242,45 @@ TEST_F(CliTest, HttpTimeoutIsCheckedBeforeAnyWork) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// --compression-level is 1-9 for gzip and 1-19 for zstd; 0 and the like are refused before any work.
+TEST_F(CliTest, CompressionLevelOutOfRangeIsRefused) {
+  file("trainer/task.py");
+  const fs::path out = root_.path() / "out";
+  for (const auto& [compression, level, max] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"gzip", "0", "9"}, {"gzip", "10", "9"}, {"gzip", "-1", "9"}, {"zstd", "0", "19"}, {"zstd", "20", "19"}}) {
+    CliResult r = trainpack({"build", "-q", "--executor-image-uri=python:3.10",
+                             "--base-source=oci:" + (root_.path() / "no-base").string() + ":1",
+                             "--cache-dir=" + (root_.path() / "cache").string(), "--output=oci:" + out.string(),
+                             pkg_flag(), "--script=trainer/task.py", "--compression=" + compression,
+                             "--compression-level=" + level});
+    EXPECT_EQ(r.exit_code, 1) << compression << " " << level << ": " << r.err;
+    EXPECT_NE(r.err.find("trainpack: error: --compression-level must be between 1 and " + max + " for " +
+                         compression + ", not " + level + "\nhint: "),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(root_.path() / "cache")) << "refused before any work";
+}
+
+// An --output=oci: tag outside the image spec's ref.name grammar is refused before any work.
+TEST_F(CliTest, BuildRefusesAnInvalidOciTagBeforeAnyWork) {
+  file("trainer/task.py");
+  const fs::path out = root_.path() / "out";
+  for (std::string tag : {"bad tag!", "../../x"}) {
+    CliResult r = trainpack({"build", "-q", "--executor-image-uri=python:3.10",
+                             "--base-source=oci:" + (root_.path() / "no-base").string() + ":1",
+                             "--cache-dir=" + (root_.path() / "cache").string(),
+                             "--output=oci:" + out.string() + ":" + tag, pkg_flag(), "--script=trainer/task.py"});
+    EXPECT_EQ(r.exit_code, 1) << tag << ": " << r.err;
+    EXPECT_NE(r.err.find("trainpack: error: --output: \"" + tag + "\" is not a valid OCI layout tag\nhint: "),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(root_.path() / "cache")) << "refused before any work";
+}
+
 TEST_F(CliTest, BuildEmptyLastOccurrenceMeansNoList) {
   // "--requirements=x --requirements=" is no --requirements at all: nothing asks for an image to be built.
   CliResult r = trainpack({"build", "--executor-image-uri=python:3.10", pkg_flag(), "--requirements=x",
@@ -317,6 +357,37 @@ TEST_F(CliTest, BuildRefusesABaseLayerWithAnUnsafeEntry) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("unsafe entry '../../tmp/planted' (its name leaves the root)"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
+}
+
+// A base whose config names a wrong diff_id for a layer (its bytes unchanged) is refused when its layers are passed
+// on to a file output, naming the layer and both digests; nothing is written.
+TEST_F(CliTest, BuildRefusesABaseLayerThatIsNotItsDiffId) {
+  file("trainer/task.py");
+  const fs::path base = root_.path() / "base";
+  auto image = trainpack::test_support::make_image_of_layers(root_.path() / "store", "amd64",
+                                                             {{{"etc/os-release", "ID=debian\n"}}});
+  const std::string wrong = trainpack::image::sha256_of("not the layer").str();
+  trainpack::transports::write_oci_layout(*trainpack::test_support::with_diff_id(*image.image, 0, wrong), base, "1");
+  // The last with a pip step, which scans the base first (its index is never asked).
+  for (auto [output, pip] : std::vector<std::pair<std::string, bool>>{
+           {"oci:" + (root_.path() / "out").string(), false},
+           {"docker-archive:" + (root_.path() / "out.tar").string(), false},
+           {"oci:" + (root_.path() / "out").string(), true}}) {
+    std::vector<std::string> args{"build", "-q", "--executor-image-uri=python:3.10",
+                                  "--base-source=oci:" + base.string() + ":1",
+                                  "--cache-dir=" + (root_.path() / "cache").string(), "--output=" + output, pkg_flag(),
+                                  "--script=trainer/task.py"};
+    if (pip) args.insert(args.end(), {"--requirements=six", "--index-url=http://127.0.0.1:9/simple"});
+    CliResult r = trainpack(args);
+    EXPECT_EQ(r.exit_code, 1) << output;
+    EXPECT_NE(r.err.find("layer " + image.layers[0].digest.str() + ": its uncompressed tar hashes to " +
+                         image.layers[0].diff_id.str() + " but the config's diff_id is " + wrong),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_FALSE(fs::exists(root_.path() / "out"));
+  EXPECT_FALSE(fs::exists(root_.path() / "out.tar"));
+  EXPECT_FALSE(fs::exists(root_.path() / "cache" / "checked-layers" / image.layers[0].digest.hex()));
 }
 
 // --format=json has the time of every phase (0 when it did not occur) and the total; -v prints them on stderr.

@@ -54,3 +54,18 @@ TEST(ImageLocation, RejectsUnknownKindsAndEmptyPaths) {
     EXPECT_NE(e.hint().find("oci:DIR"), std::string::npos);
   }
 }
+
+// An OCI layout's tag is its org.opencontainers.image.ref.name, whose grammar the image spec gives (annotations.md).
+TEST(ImageLocation, OciTagsFollowTheRefNameGrammar) {
+  for (std::string tag : {"v1", "3.11-slim", "library/python:3.11", "a--b", "x@y", "1+2", "latest"})
+    EXPECT_EQ(parse_image_location_or_throw("oci:/tmp/layout:" + tag, "--output").ref, tag);
+  for (std::string tag : {"bad tag!", "../../x", "-lead", "trail.", "a//b", "/abs", "a---b", "x\ny"}) {
+    try {
+      parse_image_location_or_throw("oci:/tmp/layout:" + tag, "--output");
+      ADD_FAILURE() << tag << " was accepted";
+    } catch (const trainpack::Error& e) {
+      EXPECT_EQ(std::string(e.what()), "--output: \"" + tag + "\" is not a valid OCI layout tag");
+      EXPECT_NE(e.hint().find("oci:DIR:v1.0"), std::string::npos) << e.hint();
+    }
+  }
+}

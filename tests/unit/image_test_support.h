@@ -166,6 +166,20 @@ inline BuiltImage make_image_of_layers(const fs::path& store_root, const std::st
   return out;
 }
 
+// `image` with its config's rootfs.diff_ids[layer] set to `diff_id`, the layer blobs unchanged (a corrupt config).
+inline std::unique_ptr<MemoryImage> with_diff_id(const MemoryImage& image, std::size_t layer,
+                                                 const std::string& diff_id, const std::string& name = "bad-diff-id") {
+  json config = json::parse(image.raw_config());
+  config["rootfs"]["diff_ids"][layer] = diff_id;
+  std::string raw_config = config.dump();
+  image::Manifest m = image.manifest();
+  m.config.digest = image.store().put(raw_config).digest;
+  m.config.size = raw_config.size();
+  std::string raw_manifest = m.serialize();
+  image.store().put(raw_manifest);
+  return std::make_unique<MemoryImage>(image.store().root(), raw_manifest, raw_config, name);
+}
+
 // A small linux image: one layer per entry of `layer_files` (each a file "app/<name>" with given content).
 inline BuiltImage make_image(const fs::path& store_root, const std::string& arch,
                              const std::vector<std::pair<std::string, std::string>>& layer_files, bool gzip_layers = true,

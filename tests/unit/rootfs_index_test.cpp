@@ -119,7 +119,7 @@ TEST(LayerListingCache, RowsWithMembersOfTheWrongTypeAreNotAListing) {
 TEST(LayerListingBlob, UnreadableBlobWithoutLibarchiveMessageIsAnError) {
   fs::path blob = fs::path(TRAINPACK_SOURCE_DIR) / "tests/fuzz/corpus/layer_tar/open-fails-without-message.tar.gz";
   try {
-    list_layer_blob(blob, "layer x");
+    list_layer_blob(blob, std::nullopt, "layer x");
     ADD_FAILURE() << "listed";
   } catch (const trainpack::Error& e) {
     EXPECT_NE(std::string(e.what()).find("layer x: "), std::string::npos) << e.what();

@@ -85,3 +85,37 @@ TEST(ScannedImage, ListsAllLayersKeepsSelectedFilesAndReadsOthersOnDemand) {
   ScannedImage other(again, dir.path() / "cache", {"test-v2", [](std::string_view, std::uint64_t) { return false; }});
   EXPECT_EQ(again->blob_reads.load(), 2);
 }
+
+// A layer whose uncompressed tar is not the config's diff_id is refused by the scan that reads it, and nothing is
+// kept that would vouch for it: neither a scan nor a safety mark. A scan made for the right diff_id does not vouch
+// for another config naming the same layer blob with a wrong one.
+TEST(ScannedImage, ALayerThatIsNotItsDiffIdIsRefusedAndNotCached) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir("", "tp-scan-"));
+  auto built = make_image_of_layers(dir.path() / "store", "amd64",
+                                    {{{"etc/os-release", "ID=debian\n"}}, {{"usr/bin/pip3", "pip"}}});
+  const std::string wrong = sha256_of("not the layer").str();
+  std::shared_ptr<const Image> bad = trainpack::test_support::with_diff_id(*built.image, 1, wrong);
+  auto scan_error = [&](std::shared_ptr<const Image> image) -> std::string {
+    try {
+      ScannedImage scan(image, dir.path() / "cache", python_files());
+    } catch (const trainpack::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  std::string error = scan_error(bad);
+  EXPECT_EQ(error, "bad-diff-id layer " + built.layers[1].digest.str() + ": its uncompressed tar hashes to " +
+                       built.layers[1].diff_id.str() + " but the config's diff_id is " + wrong);
+  fs::path scans = dir.path() / "cache" / "scans" / "test-v1";
+  EXPECT_FALSE(fs::exists(ScannedImage::scan_dir(dir.path() / "cache", "test-v1", built.layers[1].digest,
+                                                 Digest::parse_or_throw(wrong, "test"))));
+  EXPECT_FALSE(fs::exists(dir.path() / "cache" / "checked-layers" / built.layers[1].digest.hex()));
+
+  // The right config scans; the wrong one is still refused, its layer read again.
+  ScannedImage good(std::shared_ptr<const Image>(built.image.get(), [](const Image*) {}), dir.path() / "cache",
+                    python_files());
+  EXPECT_EQ(good.read("usr/bin/pip3", 1 << 20), "pip");
+  auto counting = std::make_shared<CountingImage>(*bad);
+  EXPECT_NE(scan_error(counting).find("but the config's diff_id is " + wrong), std::string::npos);
+  EXPECT_EQ(counting->blob_reads.load(), 1) << "only the layer whose diff_id no scan checked";
+}

@@ -94,7 +94,7 @@ class Unpack : public ::testing::Test {
     fs::path blob = tmp_ / ("layer" + std::to_string(n_++));
     std::string t = tar_of(members);
     std::ofstream(blob, std::ios::binary) << (gz ? test_support::gzip(t) : t);
-    apply_layer(blob, rootfs_, "test layer");
+    apply_layer(blob, trainpack::image::sha256_of(t), rootfs_, "test layer");
   }
   fs::path tmp_, rootfs_;
   int n_ = 0;
@@ -164,6 +164,21 @@ TEST_F(Unpack, UnpackImageAppliesEveryLayerIntoAnEmptyDir) {
   EXPECT_EQ(slurp(r / "app/one"), "1");
   EXPECT_EQ(slurp(r / "app/two"), "2");
   EXPECT_THROW(unpack_image(*built.image, r), Error);  // not empty any more
+}
+
+// Each layer is checked against the config's diff_id as it is applied.
+TEST_F(Unpack, ALayerThatIsNotItsDiffIdIsRefused) {
+  auto built = test_support::make_image(tmp_ / "store", "amd64", {{"one", "1"}, {"two", "2"}});
+  const std::string wrong = sha256_of("not the layer").str();
+  auto bad = test_support::with_diff_id(*built.image, 1, wrong);
+  try {
+    unpack_image(*bad, tmp_ / "r3");
+    ADD_FAILURE() << "a wrong diff_id was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "bad-diff-id layer 2/2 (" + built.layers[1].digest.str() +
+                                         "): its uncompressed tar hashes to " + built.layers[1].diff_id.str() +
+                                         " but the config's diff_id is " + wrong);
+  }
 }
 
 TEST_F(Unpack, OwnersAndSpecialBitsAreKeptAsRootDevicesNeverFail) {
