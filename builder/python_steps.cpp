@@ -419,7 +419,7 @@ void PythonInstaller::Step::collect_requirements_file(const std::string& path) {
   hash_mode_ = file.hash_checking_mode();
   for (const python::RequirementLine& line : file.lines) {
     std::string display =
-        line.file + ":" + std::to_string(line.line_number) + ": " + python::visible_text(line.requirement_text);
+        line.file + ":" + std::to_string(line.line_number) + ": " + visible_text(line.requirement_text);
     if (line.editable) throw Error(display + ": editable installs are not supported", "drop the -e");
     if (line.kind == python::RequirementLine::Kind::vcs)
       throw Error(display + ": VCS requirements are not supported", "build a wheel and pass it with --extra-packages");

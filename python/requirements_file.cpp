@@ -1056,21 +1056,6 @@ bool RequirementsFile::hash_checking_mode() const {
   return std::any_of(lines.begin(), lines.end(), [](const RequirementLine& l) { return !l.hashes.empty(); });
 }
 
-std::string visible_text(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : text) {
-    if ((c < 0x20 && c != '\t') || c == 0x7f) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 RequirementsFile parse_requirements_file(const std::string& file, const RequirementsEnv& env, bool constraint) {
   Parser p(env);
   p.parse_file(file, constraint, "");

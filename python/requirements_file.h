@@ -93,10 +93,6 @@ struct RequirementLine {
   bool is_url_or_path() const { return kind != Kind::named; }
 };
 
-// `text` with its C0 control characters (tab kept) and DEL written as \xNN, as Python's repr() writes them: a line
-// of the file in a message, whole (an error's text ends at a NUL) and not able to drive the terminal.
-std::string visible_text(std::string_view text);
-
 struct RequirementsFile {
   std::vector<RequirementLine> lines;  // requirement and constraint lines in pip's order (nested files inline)
   RequirementsOptions options;

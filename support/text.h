@@ -7,6 +7,24 @@
 
 namespace trainpack {
 
+// `text` with its C0 control characters (tab kept) and DEL written as \xNN, as Python's repr() writes them: outside
+// text in a message stays whole (a C string ends at a NUL), on one line, and cannot drive the terminal.
+inline std::string visible_text(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    if ((c < 0x20 && c != '\t') || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 inline std::string ascii_lower(std::string_view s) {

@@ -295,13 +295,16 @@ TEST_F(BuildTest, UnreadableFileFailsForAnUnprivilegedUser) {
 
 // --digest-file=/dev/stdout writes the digest to standard output, as `> /dev/stdout` would, before the result.
 TEST_F(BuildTest, DigestFileDevStdoutPrintsTheDigest) {
+  // A link of the test's own with /dev/stdout's target, so that no fault can replace the machine's /dev/stdout.
+  const fs::path stdout_link = dir_ / "stdout";
+  fs::create_symlink("/proc/self/fd/1", stdout_link);
   auto r = build(pkg_, "oci:" + (dir_ / "out").string() + ":t", dir_ / "cache",
-                 {"-q", "--format=text", "--digest-file=/dev/stdout"});
+                 {"-q", "--format=text", "--digest-file=" + stdout_link.string()});
   ASSERT_EQ(r.exit_code, 0) << joined(r);
   ASSERT_TRUE(r.out.starts_with("sha256:")) << joined(r);
   const std::string digest = r.out.substr(0, r.out.find('\n') + 1);
   EXPECT_EQ(r.out, digest + digest) << "the digest file's line, then the result";
-  EXPECT_TRUE(fs::is_symlink("/dev/stdout"));
+  EXPECT_TRUE(fs::is_symlink(stdout_link));
 }
 
 // --dry-run plans the layers and lists what .dockerignore keeps out, and writes no image.

@@ -183,6 +183,8 @@ TEST(PythonRequirementsFile, ANulInALineIsShownEscapedWithTheRestOfTheLine) {
   std::string error = error_of([&] { parse_requirements_text(line + " # note\n", "requirements.txt", text_env()); });
   EXPECT_EQ(error.substr(0, error.find(" (")),
             "requirements.txt:1: Invalid requirement: 'tp-alpha\\x00==1.0\\x1b[2J'");
+  // The parser's own detail, made from an inner Error's what(), keeps the line past the NUL too.
+  EXPECT_NE(error.find("(invalid requirement 'tp-alpha\\x00==1.0"), std::string::npos) << error;
 }
 
 TEST(PythonRequirementsFile, EnvironmentIsTheCallersNotTheHosts) {
