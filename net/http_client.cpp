@@ -886,20 +886,21 @@ std::chrono::milliseconds retry_delay(const HttpOptions& options, int attempt, c
   return std::min(delay, options.max_backoff);
 }
 
-// An answer whose Retry-After (RFC 9110 section 10.2.3) asks for a longer wait than the request's deadline: the server
-// says it will not be ready within the time the user allows, and asking again sooner only adds load. Throws Error
-// naming the server's Retry-After.
-void refuse_retry_after_past_deadline(const std::string& method, const std::string& url, const Attempt& last,
-                                      std::chrono::milliseconds timeout) {
+// An answer whose Retry-After (RFC 9110 section 10.2.3) asks for a longer wait than trainpack makes between tries
+// (max_backoff): the server says it will not be ready in that time, and asking again sooner only adds load. A shorter
+// one is waited for, past the deadline too: an asked wait is not silence. Throws Error naming the server's Retry-After.
+void refuse_retry_after_past_longest_wait(const std::string& method, const std::string& url, const Attempt& last,
+                                          std::chrono::milliseconds longest_wait) {
   std::string value = first_header(last.hop.headers, "retry-after");
   auto asked = parse_retry_after(value, std::chrono::system_clock::now());
-  if (!asked || *asked <= timeout) return;
+  if (!asked || *asked <= longest_wait) return;
   auto o = origin_of(last.url);
   std::string host = o ? o->authority : redact(last.url);
   throw Error(host + " answered " + std::to_string(last.hop.status) + " asking to retry after " +
                   seconds_text(*asked) + " (Retry-After: " + std::string(trim(value)) +
-                  "), longer than the deadline of " + seconds_text(timeout) + " (" + method + " " + redact(url) + ")",
-              "try again later, or allow the wait with --http-timeout=SECONDS (now " + seconds_text(timeout) + ")");
+                  "), longer than the " + seconds_text(longest_wait) + " trainpack waits between tries (" + method +
+                  " " + redact(url) + ")",
+              "try again when " + host + " is ready");
 }
 
 HttpResponse response_of(Attempt& last) {
@@ -1028,7 +1029,7 @@ HttpResponse HttpClient::send(const HttpRequest& request) {
     auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
     if (!retryable(request, last) || out_of_time || attempt >= max_attempts)
       return finish_request(request, method, origin, last, attempt, deadline, took, out_of_time);
-    if (!last.network_failure) refuse_retry_after_past_deadline(method, request.url, last, deadline.timeout());
+    if (!last.network_failure) refuse_retry_after_past_longest_wait(method, request.url, last, options_.max_backoff);
     std::chrono::milliseconds delay = retry_delay(options_, attempt, last);
     // After a network failure the wait counts against the deadline; after an answer it was asked for.
     if (last.network_failure && !deadline.allows_retry_after(delay, Clock::now()))

@@ -19,7 +19,7 @@
 //  - retries of idempotent requests on network errors (connection refused/reset, send/receive errors, HTTP/2
 //    stream errors, short bodies, stalls, empty replies) and 408/429/500/502/503/504, with exponential backoff
 //    (initial_backoff doubling, + up to 25% jitter, capped by max_backoff) or Retry-After (seconds or HTTP-date,
-//    also capped by max_backoff; one asking for longer than the deadline fails the request at once), up to
+//    one asking for longer than max_backoff fails the request at once), up to
 //    max_attempts and, after network errors, within the deadline. A
 //    non-idempotent request is only retried when its connection was refused (it was never sent). Every retry starts
 //    again from the request's URL, never from a redirect target;
