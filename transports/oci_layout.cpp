@@ -10,12 +10,12 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <set>
 #include <vector>
 
 #include "layers/blob_store.h"
 #include "image/media_types.h"
+#include "support/byte_regex.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/hash.h"
@@ -483,9 +483,10 @@ std::shared_ptr<const Image> open_location(const ImageLocation& location, const 
 // (annotations.md: component ("/" component)*, component = alphanum (separator alphanum)*,
 // separator = [-._:@+] | "--"); skopeo and umoci refuse other names too.
 void complete_location(ImageLocation& location) {
-  static const std::regex ref_name(
-      "[A-Za-z0-9]+(([-._:@+]|--)[A-Za-z0-9]+)*(/[A-Za-z0-9]+(([-._:@+]|--)[A-Za-z0-9]+)*)*");
-  if (location.ref.empty() || std::regex_match(location.ref, ref_name)) return;
+  static const RE2 ref_name(
+      "[A-Za-z0-9]+(?:(?:[-._:@+]|--)[A-Za-z0-9]+)*(?:/[A-Za-z0-9]+(?:(?:[-._:@+]|--)[A-Za-z0-9]+)*)*",
+      byte_regex_options());
+  if (location.ref.empty() || RE2::FullMatch(location.ref, ref_name)) return;
   throw Error("\"" + location.ref + "\" is not a valid OCI layout tag",
               "use letters and digits joined by . _ - : @ + (e.g. oci:DIR:v1.0), as the image spec's ref.name "
               "grammar allows");
