@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configure and build trainpack (binary, library, tests) into build/ (or $BUILD_DIR).
 #   BUILD_TYPE=Release bash scripts/build.sh      default: RelWithDebInfo
+#   bash scripts/build.sh --target trainpack      only the binary (arguments go to `cmake --build`)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -16,4 +17,4 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
 fi
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" "${launcher[@]}"
-cmake --build "$build_dir" -j"$jobs"
+cmake --build "$build_dir" -j"$jobs" "$@"

@@ -4,7 +4,7 @@
 # and run it as `gcloud ai custom-jobs local-run` would.
 #
 #   1. install missing build deps + mmdebstrap/umoci/skopeo/runc (scripts/install-deps.sh --demo)
-#   2. build trainpack (scripts/build.sh)
+#   2. build the trainpack binary, not the tests (scripts/build.sh --target trainpack)
 #   3. base image: tests/fixtures/python-base.sh .cache/demo/base   (OCI layout, tag 3.11; cached after the first run)
 #   4. a local Python package index with the trainer's requirements (tests/fixtures/python-index.sh; the public
 #      index is not needed), on 127.0.0.1:DEMO_INDEX_PORT (default 5391)
@@ -16,7 +16,13 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
 
-step() { printf '\n==> %s\n' "$*" >&2; }
+# Each step is numbered and says how long the demo has run so far.
+started=$SECONDS
+step_number=0
+step() {
+  step_number=$((step_number + 1))
+  printf '\n==> [%d/7, %ds] %s\n' "$step_number" "$((SECONDS - started))" "$*" >&2
+}
 die() { printf '\ndemo.sh: %s\n' "$*" >&2; exit 1; }
 
 # Paths relative to the repository root (the working directory from here on), so the commands shown read well.
@@ -33,8 +39,10 @@ step "Installing missing packages (build + mmdebstrap, umoci, skopeo, runc, setu
 bash scripts/install-deps.sh --demo
 
 if [[ -z "${TRAINPACK_BIN:-}" ]]; then
-  step "Building trainpack"
-  bash scripts/build.sh
+  step "Building the trainpack binary (only it: the tests are built by scripts/test.sh)"
+  bash scripts/build.sh --target trainpack
+else
+  step "Using the trainpack binary $tp"
 fi
 [[ -x "$tp" ]] || die "no trainpack binary at $tp"
 
@@ -73,4 +81,4 @@ run_args=(local-run --executor-image-uri="$base_name" --base-source="$base_ref" 
           --cache-dir="$demo/cache" --engine=runc -- --epochs 2)
 show "${run_args[@]}"
 "$tp" "${run_args[@]}" || die "the trainer exited with status $?"
-step "Done. Image: oci:$demo/image:latest"
+printf '\n==> Done in %ds. Image: oci:%s/image:latest\n' "$((SECONDS - started))" "$demo" >&2
