@@ -20,7 +20,7 @@ DEMO_PKGS=(mmdebstrap umoci skopeo runc oci-image-tool time)
 PACKAGE_PKGS=(dpkg-dev patchelf file binutils)
 BENCH_PKGS=(mmdebstrap umoci skopeo time docker.io docker-registry pigz python3 python3-pip jq curl ca-certificates)
 TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap runc bubblewrap docker.io
-           python3 python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates openssl
+           python3 python3-yaml python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates openssl
            # tests/fixtures/python-bases: CPython compiled from source, relocated with patchelf
            gcc make dpkg-dev xz-utils patchelf libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev libsqlite3-dev
            uuid-dev libreadline-dev libncurses-dev
