@@ -375,11 +375,14 @@ void Build::offer_to_pushes(const layers::LayerBlob& blob) {
 
 void Build::open_base() {
   Timings::Scope opening = timings_.scope(Phase::kBase);
-  // A base blob is downloaded only when a pip step lists it (or a file output needs it): a row while it comes.
-  auto on_fetch = [this](const image::Digest& digest, std::uint64_t done, std::uint64_t total, bool finished) {
+  // A base blob is downloaded only when a pip step lists it (or a file output, or local-run's unpacking, needs it):
+  // a row while it comes. The base outlives this build (local-run unpacks the image after it), so the row goes to
+  // the caller's Progress, never through this Build.
+  auto on_fetch = [&progress = progress_](const image::Digest& digest, std::uint64_t done, std::uint64_t total,
+                                          bool finished) {
     std::string key = "fetch " + digest.str();
-    if (finished) progress_.transfer_done(key);
-    else progress_.transfer(key, "downloading " + short_hex(digest) + " of the base", done, total);
+    if (finished) progress.transfer_done(key);
+    else progress.transfer(key, "downloading " + short_hex(digest) + " of the base", done, total);
   };
   base_ = open_image(req_.base_location, req_.platform, store_, req_.registries, req_.platform_required, on_fetch);
   base_manifest_ = base_->manifest();

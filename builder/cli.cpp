@@ -365,8 +365,9 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const local
   localrun::RunOptions run = localrun::run_options(rf, spec.service_account_key_file, spec.gpu);
 
   std::shared_ptr<const image::Image> image;
+  // Outlives the build: the image's base blobs are downloaded when run_image unpacks them, with a row each.
+  Progress progress(Progress::detect(bf.quiet), bf.verbose, std::cerr);
   if (spec.builds_image()) {
-    Progress progress(Progress::detect(bf.quiet), bf.verbose, std::cerr);
     image = run_build(req, progress).image;
     std::cerr << "A training image is built.\n";
     run.image_name = spec.output_image;

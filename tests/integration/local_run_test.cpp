@@ -96,6 +96,22 @@ TEST_F(LocalRunTest, ThroughDocker) {
   expect_secret_in_no_blob();
 }
 
+// A registry base whose layers are not in the cache: they are downloaded when the built image is unpacked, after the
+// build, with a progress row each (not -q: the rows are drawn on a terminal), so the rows must not go through the
+// finished build.
+TEST_F(LocalRunTest, DaemonlessFromARegistryBaseNotInTheCache) {
+  const std::string base = env_or_fail("TRAINPACK_TEST_REGISTRY") + "/local-run/python:3.11";
+  auto copy = run_command({"skopeo", "copy", "-q", "--dest-tls-verify=false", base_oci_ref(), "docker://" + base});
+  ASSERT_EQ(copy.exit_code, 0) << copy.err;
+  std::vector<std::string> argv{"env", "PATH=/usr/bin:/usr/sbin:/bin:/sbin:/usr/local/bin", trainpack_bin(),
+                                "local-run", "--engine=runc", "--executor-image-uri=" + base,
+                                "--local-package-path=" + (dir_->path() / "pkg").string(), "--script=trainer/task.py",
+                                "--cache-dir=" + (dir_->path() / "cache").string(), "--", "--epochs", "2"};
+  auto r = run_command(argv);
+  ASSERT_EQ(r.exit_code, 0) << describe(argv, r);
+  EXPECT_NE(r.out.find("args: --epochs 2"), std::string::npos) << r.out;
+}
+
 TEST_F(LocalRunTest, FailingTrainerGivesItsExitCodeAndOneLine) {
   write_file(dir_->path() / "pkg" / "trainer" / "task.py", "import sys\nprint('giving up')\nsys.exit(3)\n");
   auto r = local_run("runc");
