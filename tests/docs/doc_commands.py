@@ -98,10 +98,15 @@ class Help:
         words = [w.strip("[]") for w in argv]
         options = words[:words.index("--")] if "--" in words else words
         sub = next((w for w in options if not w.startswith("-")), None)
-        if sub is not None and sub not in self.subcommands:
+        if sub is not None and re.fullmatch(r"[A-Z][A-Z_]*", sub):
+            # A placeholder (`trainpack COMMAND --help`): the flags of any command.
+            known = self.top_flags.union(*(self.flags_of(c) for c in self.subcommands))
+            sub = None
+        elif sub is not None and sub not in self.subcommands:
             raise DocError(f"`trainpack {sub}`: no such subcommand (trainpack --help lists "
                            f"{', '.join(sorted(self.subcommands))})")
-        known = self.flags_of(sub) if sub else self.top_flags
+        else:
+            known = self.flags_of(sub) if sub else self.top_flags
         for w in options:
             if not w.startswith("-") or w == "-":
                 continue
@@ -131,6 +136,7 @@ class TestWorld:
         self.seeded = set()
         self.help = Help(self.binary)
         self.serial = 0
+        self.errors = []  # one line per wrong command; the run goes on, so one run shows them all
 
     def close(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -259,7 +265,7 @@ def check_script(world, script, env, where, run):
                 world.run(concrete, [world.substitute(a, root, work) for a in assignments],
                           {k: world.substitute(v, root, work) for k, v in env.items()}, root, work)
         except DocError as e:
-            raise DocError(f"{where}: `{stripped}`: {e}")
+            world.errors.append(f"{where}: `{stripped}`: {e}")
     return found
 
 
@@ -315,13 +321,14 @@ def check_markdown(world, path):
             continue
         marker = NOT_RUN.search(before)
         if marker and not marker.group(1).strip():
-            raise DocError(f"{name}:{number}: `<!-- not run: -->` needs a reason")
+            world.errors.append(f"{name}:{number}: `<!-- not run: -->` needs a reason")
+            continue
         found += check_script(world, body, {}, f"{name}:{number}", run=marker is None)
     for number, code in inline_commands(text):
         try:
             world.help.check(split_words(code.replace("…", ""))[1:])
         except DocError as e:
-            raise DocError(f"{name}:{number}: `{code}`: {e}")
+            world.errors.append(f"{name}:{number}: `{code}`: {e}")
         found += 1
     return found
 
@@ -472,14 +479,16 @@ def run_checks(kind, paths):
     world = TestWorld()
     try:
         for path in expand_paths(kind, paths):
-            found = (check_markdown if kind == "markdown" else check_template)(world, path)
-            print(f"{os.path.relpath(path, SOURCE_DIR)}: {found} trainpack command(s) checked", flush=True)
-    except DocError as e:
-        print(f"doc_commands: {e}", file=sys.stderr)
-        return 1
+            try:
+                found = (check_markdown if kind == "markdown" else check_template)(world, path)
+                print(f"{os.path.relpath(path, SOURCE_DIR)}: {found} trainpack command(s) checked", flush=True)
+            except DocError as e:
+                world.errors.append(f"{os.path.relpath(path, SOURCE_DIR)}: {e}")
     finally:
         world.close()
-    return 0
+    for error in world.errors:
+        print(f"doc_commands: {error}", file=sys.stderr)
+    return 1 if world.errors else 0
 
 
 # Each sample is wrong in one way; the checks must say so (and exit 1).
