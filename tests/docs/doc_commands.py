@@ -497,7 +497,7 @@ SELFTEST_CASES = [
     ("markdown", "missing_flag_not_run.md", "`--output-name` is not a flag of `trainpack build`"),
     ("markdown", "missing_flag_inline.md", "`--imge-uri` is not a flag of `trainpack job-spec`"),
     ("markdown", "no_such_subcommand.md", "`trainpack bild`: no such subcommand"),
-    ("markdown", "rejected_value.md", "exited 2"),
+    ("markdown", "rejected_value.md", 'unknown image location "registry:'),
     ("markdown", "not_run_without_reason.md", "needs a reason"),
     ("templates", "gitlab_undefined_variable.yml", "`$TRAINPACK_IMAGE` is not defined"),
     ("templates", "github_undefined_expression.yml", "`${{ env.IMAGE }}` is not defined"),
