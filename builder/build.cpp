@@ -310,6 +310,8 @@ class Build {
   void record_layer(const std::string& instruction, const layers::LayerBlob& blob, bool from_cache, FileEntries entries);
   void offer_to_pushes(const layers::LayerBlob& blob);
   void plan_layer(const std::string& instruction, FileEntries entries);
+  bool registry_outputs_have(const image::Digest& digest);
+  void list_planned_files(const std::vector<std::string>& files);
   layers::LayerOptions layer_format() const;
   layers::LayerOptions layer_options(const std::string& instruction, const FileEntries& entries);
   void write_output(const transports::ImageLocation& out);
@@ -391,7 +393,7 @@ void Build::open_base() {
   log("base " + req_.base_name + " " + result_.base_digest + " (" + std::to_string(base_manifest_.layers.size()) +
       " layers)");
   for (const auto& l : base_manifest_.layers)
-    result_.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type, 0});
+    result_.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type, 0, {}, {}});
   ignore_ = layers::DockerIgnore::load(req_.package_dir);
   spec_.created = layers::rfc3339_utc(req_.mtime);
   spec_.layer_media_type = std::string(layers::layer_media_type(req_.compression));
@@ -419,7 +421,7 @@ void Build::record_layer(const std::string& instruction, const layers::LayerBlob
   spec_.steps.push_back({instruction, blob});
   (from_cache ? result_.layers_cached : result_.layers_built)++;
   result_.layers.push_back({instruction, from_cache ? "cached" : "built", blob.digest, blob.diff_id, blob.size,
-                            std::string(layers::layer_media_type(req_.compression)), entries.size()});
+                            std::string(layers::layer_media_type(req_.compression)), entries.size(), {}, {}});
   log(std::string(from_cache ? "reused " : "built  ") + short_digest(blob.digest) + " " + std::to_string(blob.size) +
       " B  " + instruction);
   own_layers_.push_back(std::move(entries));
@@ -448,12 +450,63 @@ layers::LayerOptions Build::layer_options(const std::string& instruction, const 
   return options;
 }
 
-// A dry run lists the layer instead of building it.
+// A dry run lists the layer instead of building it: whether the layer cache has it (its fingerprint, as a build
+// would look it up) and whether every registry output has its blob already.
 void Build::plan_layer(const std::string& instruction, FileEntries entries) {
-  result_.layers.push_back({instruction, "planned", {}, {}, 0, "", entries.size()});
-  log("would build a layer of " + std::to_string(entries.size()) + " entries  " + instruction);
+  FileEntries sorted = entries;
+  layers::sort_and_check_entries(sorted);
+  BuiltLayerInfo info{instruction, "planned", {}, {}, 0, "", entries.size(), "build", {}};
+  for (const FileEntry& e : sorted) info.files.push_back(e.path);
+  std::string fingerprint = layers::LayerCache::fingerprint(sorted, layer_format());
+  if (std::optional<layers::LayerBlob> cached = cache_.lookup(fingerprint)) {
+    info = {instruction, "planned", cached->digest, cached->diff_id, cached->size,
+            std::string(layers::layer_media_type(req_.compression)), entries.size(), "cached", std::move(info.files)};
+    if (registry_outputs_have(cached->digest)) info.plan = "in registry";
+  }
+  static const std::map<std::string, std::string> kVerbs = {
+      {"build", "would build"},
+      {"cached", "would reuse from the layer cache"},
+      {"in registry", "would find in the registry"}};
+  log(kVerbs.at(info.plan) + " a layer of " + std::to_string(entries.size()) + " entries  " + instruction);
+  list_planned_files(info.files);
+  result_.layers.push_back(std::move(info));
   index_.apply(entries);
   own_layers_.push_back(std::move(entries));
+}
+
+// A planned layer's paths under its line: the first few, every one with --verbose (--format=json lists them all).
+void Build::list_planned_files(const std::vector<std::string>& files) {
+  constexpr std::size_t kShown = 20;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (i < kShown) log("    /" + files[i]);
+    else progress_.detail("    /" + files[i]);
+  }
+  if (files.size() > kShown && !progress_.verbose())
+    log("    ... and " + std::to_string(files.size() - kShown) + " more (--verbose lists them)");
+}
+
+// Whether there is a registry output and each has the blob (a HEAD, with pull access: a dry run asks no push
+// rights). A registry that cannot be asked counts as not having it; the dry run goes on.
+bool Build::registry_outputs_have(const image::Digest& digest) {
+  bool any = false;
+  for (const transports::ImageLocation& out : req_.outputs) {
+    if (!out.is_registry() || !req_.registries) continue;
+    registry::Reference target = registry::Reference::parse(out.ref);
+    net::HttpRequest head;
+    head.method = "HEAD";
+    head.url = "/v2/" + target.repository + "/blobs/" + digest.str();
+    head.follow_redirects = false;
+    try {
+      net::HttpResponse r =
+          req_.registries->client(target.registry).send(head, {registry::pull_scope(target.repository)});
+      if (r.status != 200 && (r.status < 300 || r.status >= 400)) return false;
+    } catch (const Error& e) {
+      log("could not ask " + target.name() + " for " + short_digest(digest) + ": " + e.what());
+      return false;
+    }
+    any = true;
+  }
+  return any;
 }
 
 void Build::run_step(const BuildStep& step) {
@@ -601,9 +654,11 @@ BuildResult Build::finish_dry_run() {
 // output) their bytes, which only outputs need.
 void Build::assemble() {
   Timings::Scope output = timings_.scope(Phase::kOutput);
+  for (const auto& [key, value] : req_.labels) config_.set_label(key, value);
   spec_.config = config_;
   spec_.manifest_annotations = {{"org.opencontainers.image.base.name", req_.base_name},
                                 {"org.opencontainers.image.base.digest", result_.base_digest}};
+  for (const auto& [key, value] : req_.annotations) spec_.manifest_annotations[key] = value;
   image_ = std::make_shared<layers::AppendedImage>(base_, store_, spec_);
   result_.image = image_;
   result_.manifest_digest = image_->manifest_digest();
@@ -643,7 +698,8 @@ void Build::share_cache() {
 }
 
 void Build::write_output(const transports::ImageLocation& out) {
-  transports::WriteContext context{req_.registries, push_options(req_, progress_, blob_locations_, store_)};
+  transports::WriteContext context{req_.registries, push_options(req_, progress_, blob_locations_, store_),
+                                   req_.extra_tags};
   if (auto ahead = ahead_.find(out.str()); ahead != ahead_.end()) context.push.ahead = ahead->second.get();
   transports::WriteReport report = transports::write_image(*image_, out, context);
   if (report.push) {
@@ -656,6 +712,7 @@ void Build::write_output(const transports::ImageLocation& out) {
 
 void Build::record_push(const registry::PushResult& pushed) {
   result_.pushed.push_back(pushed.reference);
+  result_.tags.insert(result_.tags.end(), pushed.tags.begin(), pushed.tags.end());
   result_.blobs_existing += pushed.blobs_existing;
   result_.blobs_mounted += pushed.blobs_mounted;
   result_.blobs_uploaded += pushed.blobs_uploaded;

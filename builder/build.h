@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,11 @@ struct BuildRequest {
   PythonOptions python;                        // pip steps: index overrides, --no-compile
   // --cache-repo: pip steps and base scans shared through this repository (builder/cache_repo.h); needs registries.
   std::optional<registry::Reference> cache_repo;
+  // Asked for, never added otherwise (builder/image_metadata.h): more tags of every output, config.Labels over the
+  // base's, manifest annotations over trainpack's base.name/base.digest.
+  std::vector<std::string> extra_tags;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
 };
 
 struct BuiltLayerInfo {
@@ -63,6 +69,10 @@ struct BuiltLayerInfo {
   std::uint64_t size = 0;
   std::string media_type;
   std::size_t entries = 0;  // files, dirs and links in a new layer
+  // Dry run: what a build would do with the layer, "build", "cached" (the layer cache has it: digest, diff_id and size
+  // are known) or "in registry" (cached, and every registry output has its blob); and its paths, sorted.
+  std::string plan;
+  std::vector<std::string> files;
 };
 
 struct BuildResult {
@@ -73,6 +83,7 @@ struct BuildResult {
   std::vector<BuiltLayerInfo> layers;
   std::vector<std::string> outputs;
   std::vector<std::string> pushed;    // "registry/repository@sha256:…" per registry output
+  std::vector<std::string> tags;      // "registry/repository:tag" per tag pushed, each output's own tag first
   int blobs_existing = 0;             // registry outputs: blobs the target already had,
   int blobs_mounted = 0;              // mounted from another repository,
   int blobs_uploaded = 0;             // or uploaded

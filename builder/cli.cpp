@@ -3,18 +3,23 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "builder/build.h"
 #include "builder/build_plan.h"
 #include "builder/cache_repo.h"
 #include "builder/gcloud_flags.h"
+#include "builder/image_metadata.h"
 #include "builder/job_spec.h"
 #include "builder/local_run_spec.h"
 #include "builder/progress.h"
@@ -25,6 +30,7 @@
 #include "net/google_credentials.h"
 #include "net/http_client.h"
 #include "registry/registries.h"
+#include "transports/oci_layout.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/redact.h"
@@ -92,6 +98,12 @@ struct BuildFlags {
   std::string build_python = "auto";
   int build_timeout = static_cast<int>(python::kDefaultBuildTimeout.count());
   int own_layer_mb = 100;
+  // What the image carries besides gcloud's build, and kaniko's side file (add_image_metadata_flags).
+  std::vector<std::string> tags;
+  std::vector<std::string> labels;
+  std::vector<std::string> annotations;
+  bool annotations_from_ci = false;
+  std::string image_name_with_digest_file;
 };
 
 // The flags of commands that talk to registries and package indexes, shared by build and local-run.
@@ -119,6 +131,60 @@ void add_python_flags(CLI::App& cmd, BuildFlags& bf) {
   cmd.add_option("--build-timeout", bf.build_timeout,
                  "Seconds one setup.py or build backend call (metadata, wheel) may run before the build stops it and "
                  "fails; default " + std::to_string(python::kDefaultBuildTimeout.count()));
+}
+
+// Tags, labels and annotations: none unless asked, so the default image is byte for byte gcloud's.
+void add_image_metadata_flags(CLI::App& cmd, BuildFlags& bf) {
+  cmd.add_option("--tag", bf.tags,
+                 "Also tag the image TAG in every output: pushed under REPOSITORY:TAG after the output's own tag, "
+                 "another ref.name in an oci: layout, another RepoTag of a docker-archive; repeatable");
+  cmd.add_option("--label", bf.labels,
+                 "Add KEY=VALUE to the image config's Labels (over the base's), as docker build --label; repeatable");
+  cmd.add_option("--annotation", bf.annotations, "Add KEY=VALUE to the manifest's annotations; repeatable");
+  cmd.add_flag("--annotations-from-ci", bf.annotations_from_ci,
+               "Annotate org.opencontainers.image.source, .revision and .created from GitHub Actions, GitLab CI or "
+               "Cloud Build variables (.created: SOURCE_DATE_EPOCH, else the commit time); --annotation wins");
+  cmd.add_option("--image-name-with-digest-file", bf.image_name_with_digest_file,
+                 "Write REGISTRY/REPOSITORY@sha256:... per pushed tag to this file, one a line, as kaniko's flag of "
+                 "that name");
+}
+
+// The image's tags, labels and annotations from the flags, checked before any work.
+void apply_image_metadata(BuildRequest& req, const BuildFlags& bf) {
+  check_tags(bf.tags);
+  for (const transports::ImageLocation& out : req.outputs)
+    if (out.transport == "oci")
+      for (const std::string& tag : bf.tags) transports::check_oci_layout_tag(tag);
+  req.extra_tags = bf.tags;
+  req.labels = parse_key_values(bf.labels, "--label");
+  std::map<std::string, std::string> explicit_annotations = parse_key_values(bf.annotations, "--annotation");
+  if (bf.annotations_from_ci) {
+    std::optional<std::int64_t> epoch;
+    if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); sde && *sde) epoch = req.mtime;
+    CiAnnotations ci = annotations_from_ci(process_environment(), epoch);
+    if (ci.ci.empty())
+      std::cerr << "trainpack: warning: --annotations-from-ci: no GitHub Actions, GitLab CI or Cloud Build "
+                   "variables found"
+                << (ci.annotations.empty() ? "; no annotation added\n" : "; only .created (SOURCE_DATE_EPOCH) added\n");
+    req.annotations = std::move(ci.annotations);
+  }
+  for (const auto& [key, value] : explicit_annotations) req.annotations[key] = value;
+}
+
+// kaniko's --image-name-with-digest-file: "REGISTRY/REPOSITORY@DIGEST\n" per destination tag
+// (GoogleContainerTools/kaniko pkg/executor/push.go), and per output pushed by digest.
+std::string image_names_with_digest(const BuildResult& result) {
+  std::string digest = result.manifest_digest.str();
+  std::string text;
+  std::set<std::string> tagged_names;
+  for (const std::string& tag : result.tags) {
+    std::string name = tag.substr(0, tag.rfind(':'));  // a tag has no ':'; a registry's port comes before a '/'
+    tagged_names.insert(name);
+    text += name + "@" + digest + "\n";
+  }
+  for (const std::string& pinned : result.pushed)
+    if (!tagged_names.count(pinned.substr(0, pinned.find('@')))) text += pinned + "\n";
+  return text;
 }
 
 void run_dockerfile(const LocalRunFlags& flags) {
@@ -281,9 +347,16 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
     check.image_uri = "registry.invalid/check@sha256:" + std::string(64, '0');
     make_job_spec(check);
   }
+  apply_image_metadata(req, bf);
+  if (!bf.image_name_with_digest_file.empty() &&
+      std::none_of(req.outputs.begin(), req.outputs.end(), [](const auto& o) { return o.is_registry(); }))
+    throw Error("--image-name-with-digest-file names pushed images, and this build pushes none",
+                "add --output=docker://REGISTRY/REPOSITORY:TAG, or use --digest-file for the digest alone");
   req.dry_run = bf.dry_run;
   req.refresh_pip_steps = bf.refresh_pip_steps;
   std::optional<OutputFile> digest_file = open_side_output(bf.digest_file, "--digest-file");
+  std::optional<OutputFile> names_file =
+      open_side_output(bf.image_name_with_digest_file, "--image-name-with-digest-file");
   std::optional<OutputFile> job_spec_file = open_side_output(job_spec_out, "--job-spec-out");
 
   // A dry run's plan is the command's output (stdout); a build's progress goes to stderr.
@@ -298,8 +371,12 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
     if (bf.format == "json") {
       json plan{{"dry_run", true}, {"base", {{"name", req.base_name}, {"digest", result.base_digest}}},
                 {"excluded", result.excluded}, {"layers", json::array()}, {"timings", timings_json(result.timings)}};
-      for (const auto& l : result.layers)
-        if (l.origin == "planned") plan["layers"].push_back({{"created_by", l.instruction}, {"entries", l.entries}});
+      for (const auto& l : result.layers) {
+        if (l.origin != "planned") continue;
+        json lj{{"created_by", l.instruction}, {"entries", l.entries}, {"plan", l.plan}, {"files", l.files}};
+        if (l.plan != "build") lj.update({{"digest", l.digest.str()}, {"diff_id", l.diff_id.str()}, {"size", l.size}});
+        plan["layers"].push_back(lj);
+      }
       std::cout << plan.dump(2) << "\n";
     }
     return;
@@ -312,6 +389,7 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
          {"image", spec.output_image},
          {"outputs", result.outputs},
          {"pushed", result.pushed},
+         {"tags", result.tags},
          {"blobs", {{"existing", result.blobs_existing}, {"mounted", result.blobs_mounted},
                     {"uploaded", result.blobs_uploaded}, {"bytes_uploaded", result.bytes_uploaded}}},
          {"layers_built", result.layers_built},
@@ -339,15 +417,20 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
     }
   };
   if (digest_file) write_side("--digest-file", *digest_file, result.manifest_digest.str() + "\n");
+  if (names_file) write_side("--image-name-with-digest-file", *names_file, image_names_with_digest(result));
   if (job_spec_file) {
     job.image_uri = result.pushed.front();  // REGISTRY/REPOSITORY@sha256:…, pinned by digest
     write_side("--job-spec-out", *job_spec_file, job_spec_text(job));
     j["job_spec"] = job_spec_out;
   }
   if (bf.format == "json") std::cout << j.dump(2) << "\n";
-  else if (!result.pushed.empty())
+  else if (!result.pushed.empty()) {
     for (const auto& ref : result.pushed) std::cout << ref << "\n";
-  else std::cout << result.manifest_digest.str() << "\n";
+    if (!bf.tags.empty())
+      for (const auto& ref : result.tags) std::cout << ref << "\n";
+  } else {
+    std::cout << result.manifest_digest.str() << "\n";
+  }
   if (!side_error.empty())
     throw Error("the image is built and in every --output (" + result.manifest_digest.str() + "), but writing " +
                     side_error,
@@ -427,10 +510,12 @@ CLI::App* add_build_command(CLI::App& app, LocalRunFlags& build_flags, BuildFlag
   build->add_option("--jobs", bf.jobs, "Parallel blob uploads (default 4)");
   add_network_flags(*build, bf);
   build->add_flag("--dry-run", bf.dry_run,
-                  "Show the layers that would be built and the paths .dockerignore excludes; write nothing");
+                  "Show each new layer (to build, reused from the layer cache, or already in the registry) with its "
+                  "files, and the paths .dockerignore excludes; write nothing");
   build->add_flag("--refresh-pip-steps", bf.refresh_pip_steps,
                   "Resolve and install every pip step again, even one whose inputs are unchanged since it last ran");
   add_python_flags(*build, bf);
+  add_image_metadata_flags(*build, bf);
   add_job_spec_flags(*build, job, job_spec_out);
   take_last_value(*build);
   return build;

@@ -38,6 +38,7 @@ class Progress {
   void finish();
 
   Mode mode() const { return mode_; }
+  bool verbose() const { return verbose_; }
 
  private:
   void redraw_locked();

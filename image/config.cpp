@@ -140,6 +140,12 @@ void ImageConfig::set_env(std::string_view key, std::string_view value) {
 
 void ImageConfig::set_working_dir(std::string_view dir) { execution()["WorkingDir"] = dir; }
 
+void ImageConfig::set_label(std::string_view key, std::string_view value) {
+  json& labels = execution()["Labels"];
+  if (!labels.is_object()) labels = json::object();  // Docker writes null for "no labels"
+  labels[std::string(key)] = value;
+}
+
 void ImageConfig::set_entrypoint(const std::vector<std::string>& entrypoint) {
   json& config = execution();
   config["Entrypoint"] = entrypoint;

@@ -72,6 +72,8 @@ class ImageConfig {
   void set_env(std::string_view key, std::string_view value);
   // Dockerfile WORKDIR.
   void set_working_dir(std::string_view dir);
+  // Dockerfile LABEL KEY=VALUE: sets config.Labels[KEY], over a label of that key the base has.
+  void set_label(std::string_view key, std::string_view value);
   // Dockerfile ENTRYPOINT: also drops the inherited Cmd, as Docker does.
   void set_entrypoint(const std::vector<std::string>& entrypoint);
   // Makes "config" an object ({} when absent or of another type): every config we author has one.

@@ -69,7 +69,15 @@ class ImagePush {
     push_blobs(blobs, pusher);
     if (ahead_) ahead_->release_sessions();  // cancelled while the manifest goes up
     if (failure_) std::rethrow_exception(failure_);
-    put_manifest();
+    put_manifest(target_.digest.empty() ? target_.tag : image_.manifest_digest().str());
+    result_.reference = target_.with_digest(result_.manifest_digest.str());
+    if (target_.digest.empty()) result_.tags.push_back(target_.str());
+    for (const std::string& tag : options_.extra_tags) {
+      std::string tagged = target_.name() + ":" + tag;
+      if (std::find(result_.tags.begin(), result_.tags.end(), tagged) != result_.tags.end()) continue;
+      put_manifest(tag);
+      result_.tags.push_back(tagged);
+    }
     if (options_.locations)
       for (const PlannedBlob& b : blobs)
         options_.locations->remember(b.descriptor.digest, {target_.registry, target_.repository});
@@ -141,24 +149,24 @@ class ImagePush {
     }
   }
 
-  // Every blob is there: now the manifest, by tag (or by digest for a digest reference).
-  void put_manifest() {
+  // Every blob is there: now the manifest, under `identifier` (a tag, or the digest for a digest reference).
+  void put_manifest(const std::string& identifier) {
     result_.manifest_digest = image_.manifest_digest();
+    // A tag has no ':' in its grammar; a digest always has one.
+    std::string where = target_.name() + (identifier.find(':') == std::string::npos ? ":" : "@") + identifier;
     net::HttpRequest put;
     put.method = "PUT";
-    put.url = "/v2/" + target_.repository + "/manifests/" +
-              (target_.digest.empty() ? target_.tag : result_.manifest_digest.str());
+    put.url = "/v2/" + target_.repository + "/manifests/" + identifier;
     put.headers = {{"Content-Type", manifest_.media_type}};
     put.body = image_.raw_manifest();
     net::HttpResponse r = clients_(target_.registry).send(put, {push_scope(target_.repository)});
     if (r.status != 200 && r.status != 201 && r.status != 202 && r.status != 204)
-      throw Error("cannot push the manifest to " + target_.str() + ": " + describe_registry_error(r));
+      throw Error("cannot push the manifest to " + where + ": " + describe_registry_error(r));
     std::string echoed = r.header("docker-content-digest");
     if (!echoed.empty() && echoed != result_.manifest_digest.str())
-      throw Error(target_.str() + ": the registry stored the manifest as " + echoed + ", not " +
+      throw Error(where + ": the registry stored the manifest as " + echoed + ", not " +
                       result_.manifest_digest.str(),
                   "the registry rewrote the manifest; pin the pushed image by the digest the registry reports");
-    result_.reference = target_.with_digest(result_.manifest_digest.str());
   }
 
   const image::Image& image_;

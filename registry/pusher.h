@@ -8,12 +8,13 @@
 // upload (POST, then one PUT with Content-Length streamed from the file, or, for a base blob not in the local store,
 // relayed straight from its origin registry: registry/blob_relay.h). Registries that refuse a body on PUT get one
 // streamed PATCH and an empty PUT. The manifest goes last, by tag, so a tag never points at a manifest whose blobs
-// are missing. An upload session that a failed or aborted push opened is cancelled (DELETE <location>, best
+// are missing; the extra tags follow it, each one more PUT of the same bytes. An upload session that a failed or aborted push opened is cancelled (DELETE <location>, best
 // effort), so the registry keeps no half-written upload. A build may begin the push while it runs
 // (registry/push_ahead.h); this then finishes it.
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "image/digest.h"
 #include "image/image.h"
@@ -45,10 +46,14 @@ struct PushOptions {
   // The push begun during the build (registry/push_ahead.h), if its target is this one: its sessions, its answer
   // about the tag and the blobs it pushed already are used, and its on_blob takes the events. Optional.
   PushAhead* ahead = nullptr;
+  // More tags of the target's repository (each valid: is_valid_tag), PUT with the same manifest after the target's
+  // own reference, in this order: a failed push writes none of them.
+  std::vector<std::string> extra_tags;
 };
 
 struct PushResult {
   std::string reference;  // "registry/repository@sha256:…"
+  std::vector<std::string> tags;  // "registry/repository:tag": the target's tag (if it has one), then extra_tags
   image::Digest manifest_digest;
   int blobs_existing = 0;
   int blobs_mounted = 0;

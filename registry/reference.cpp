@@ -261,6 +261,8 @@ bool Reference::is_google() const {
   return h == "gcr.io" || ends_with(h, ".gcr.io") || artifact_registry || regional;
 }
 
+bool is_valid_tag(std::string_view tag) { return valid_tag(tag); }
+
 bool is_registry_reference(std::string_view text) {
   return !(starts_with(text, "oci:") || starts_with(text, "docker-archive:"));
 }

@@ -27,6 +27,9 @@ struct Reference {
   bool is_google() const;
 };
 
+// Whether `tag` is a tag of the distribution spec's grammar ([a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}).
+bool is_valid_tag(std::string_view tag);
+
 // True when `text` names a registry image rather than a local location ("oci:…", "docker-archive:…").
 bool is_registry_reference(std::string_view text);
 

@@ -467,7 +467,8 @@ DockerArchiveRef parse_docker_archive_ref(std::string_view ref_in) {
   return r;
 }
 
-void write_docker_archive(const Image& image, const fs::path& file, std::string_view repo_tag) {
+void write_docker_archive(const Image& image, const fs::path& file, std::string_view repo_tag,
+                          const std::vector<std::string>& extra_tags) {
   const DockerArchiveRef ref = parse_docker_archive_ref(repo_tag);
   const std::string& raw_manifest = image.raw_manifest();
   const std::string& raw_config = image.raw_config();
@@ -498,16 +499,23 @@ void write_docker_archive(const Image& image, const fs::path& file, std::string_
   std::map<std::string, std::string> byte_blobs = {{blob_name(manifest_digest), raw_manifest},
                                                    {blob_name(manifest.config.digest), raw_config}};
 
-  json desc = {{"mediaType", manifest.media_type},
-               {"digest", manifest_digest.str()},
-               {"size", raw_manifest.size()},
-               {"annotations",
-                {{std::string(kAnnotationContainerdName), ref.full + ":" + ref.tag},
-                 {std::string(kAnnotationRefName), ref.tag}}}};
-  json index = {{"schemaVersion", 2}, {"mediaType", media::kOciIndex}, {"manifests", json::array({desc})}};
-  json manifest_json = json::array({{{"Config", blob_name(manifest.config.digest)},
-                                     {"RepoTags", json::array({ref.familiar + ":" + ref.tag})},
-                                     {"Layers", layer_names}}});
+  std::vector<std::string> tags{ref.tag};
+  for (const std::string& t : extra_tags)
+    if (std::find(tags.begin(), tags.end(), t) == tags.end()) tags.push_back(t);
+  json descs = json::array();
+  json repo_tags = json::array();
+  for (const std::string& tag : tags) {
+    descs.push_back({{"mediaType", manifest.media_type},
+                     {"digest", manifest_digest.str()},
+                     {"size", raw_manifest.size()},
+                     {"annotations",
+                      {{std::string(kAnnotationContainerdName), ref.full + ":" + tag},
+                       {std::string(kAnnotationRefName), tag}}}});
+    repo_tags.push_back(ref.familiar + ":" + tag);
+  }
+  json index = {{"schemaVersion", 2}, {"mediaType", media::kOciIndex}, {"manifests", descs}};
+  json manifest_json = json::array(
+      {{{"Config", blob_name(manifest.config.digest)}, {"RepoTags", repo_tags}, {"Layers", layer_names}}});
 
   OutputFile out(file);  // a FIFO or a device is written in place; a regular file by a rename when complete
   {
@@ -600,8 +608,8 @@ void check_location(const ImageLocation& location) {
                 "a docker-archive is a single tar file");
 }
 
-WriteReport write_location(const Image& image, const ImageLocation& location, const WriteContext&) {
-  write_docker_archive(image, location.path, location.ref);
+WriteReport write_location(const Image& image, const ImageLocation& location, const WriteContext& context) {
+  write_docker_archive(image, location.path, location.ref, context.extra_tags);
   return {};
 }
 

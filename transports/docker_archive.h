@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "layers/blob_store.h"
 #include "image/image.h"
@@ -23,7 +24,10 @@ namespace trainpack::transports {
 // when there is no tag). Layer bytes are streamed; the tar is built beside `file` and renamed over it at the end,
 // so a failure leaves nothing and concurrent writers never mix: the last rename wins, as with `docker save -o`.
 // Throws Error on an invalid reference or an unreadable/inconsistent image.
-void write_docker_archive(const image::Image& image, const std::filesystem::path& file, std::string_view repo_tag);
+// `extra_tags` are more tags of the same name: more RepoTags, and one more index.json descriptor each, as
+// `docker save NAME:A NAME:B` writes one image under two names.
+void write_docker_archive(const image::Image& image, const std::filesystem::path& file, std::string_view repo_tag,
+                          const std::vector<std::string>& extra_tags = {});
 
 // Opens the image `ref` (a RepoTag such as "trainer:latest", a full reference, or a bare tag; empty = the only
 // image) in a docker-archive written by `docker save` (legacy `<id>/layer.tar` form or the newer form with an

@@ -367,28 +367,49 @@ class LayoutLock {
   int fd_;
 };
 
-// Reads index.json again under the lock, replaces the entry with the same tag (or the same untagged manifest) by
-// `desc`, and writes it back: a tag another build added meanwhile stays.
-void add_to_index(const fs::path& dir, const std::string& what, const json& desc, std::string_view tag,
-                  const Digest& manifest_digest) {
+// Reads index.json again under the lock, replaces the entries with the same tags (or the same untagged manifest) by
+// `descs`, and writes it back: a tag another build added meanwhile stays.
+void add_to_index(const fs::path& dir, const std::string& what, const json& descs, const Digest& manifest_digest) {
   LayoutLock lock(dir);
   json index;
   if (classify_destination(dir, what, index) != DestinationMode::kExisting)
     throw Error(what + ": the layout changed while it was written", "run the build again");
+  std::set<std::string> tags;
+  for (const auto& d : descs) tags.insert(annotation(d, kAnnotationRefName));
   json kept = json::array();
   if (index.contains("manifests")) {
     for (const auto& d : index["manifests"]) {
       std::string ref = annotation(d, kAnnotationRefName);
-      bool same_tag = !tag.empty() && ref == tag;
-      bool same_untagged = tag.empty() && ref.empty() && d.is_object() &&
+      bool same_tag = !ref.empty() && tags.count(ref);
+      bool same_untagged = tags.count("") && ref.empty() && d.is_object() &&
                            d.value("digest", std::string()) == manifest_digest.str();
       if (!same_tag && !same_untagged) kept.push_back(d);
     }
   }
-  kept.push_back(desc);
+  for (const auto& d : descs) kept.push_back(d);
   index["manifests"] = std::move(kept);
   if (!index.contains("schemaVersion")) index["schemaVersion"] = 2;
   write_file_atomic(dir / "index.json", index.dump());
+}
+
+// The index.json descriptors of one manifest: one per tag (`tag`, then `extra_tags`), or one untagged.
+json index_descriptors(const std::string& media_type, const Digest& digest, std::size_t size,
+                       const json& extra_annotations, std::string_view tag,
+                       const std::vector<std::string>& extra_tags) {
+  std::vector<std::string> tags;
+  if (!tag.empty()) tags.emplace_back(tag);
+  for (const std::string& t : extra_tags)
+    if (std::find(tags.begin(), tags.end(), t) == tags.end()) tags.push_back(t);
+  if (tags.empty()) tags.emplace_back();
+  json descs = json::array();
+  for (const std::string& t : tags) {
+    json desc = {{"mediaType", media_type}, {"digest", digest.str()}, {"size", size}};
+    json annotations = extra_annotations.is_object() ? extra_annotations : json::object();
+    if (!t.empty()) annotations[std::string(kAnnotationRefName)] = t;
+    if (!annotations.empty()) desc["annotations"] = annotations;
+    descs.push_back(desc);
+  }
+  return descs;
 }
 
 }  // namespace
@@ -399,7 +420,7 @@ void check_oci_layout_destination(const fs::path& dir) {
 }
 
 void write_oci_layout(const Image& image, const fs::path& dir_in, std::string_view tag,
-                      const json& extra_annotations) {
+                      const json& extra_annotations, const std::vector<std::string>& extra_tags) {
   fs::path dir = dir_in;
   if (dir.has_filename() == false && dir.has_parent_path()) dir = dir.parent_path();  // "out/" → "out"
   const std::string what = layout_what(dir);
@@ -445,13 +466,10 @@ void write_oci_layout(const Image& image, const fs::path& dir_in, std::string_vi
   put_bytes_blob(root, manifest.config.digest, raw_config);
   put_bytes_blob(root, manifest_digest, raw_manifest);
 
-  json desc = {{"mediaType", manifest.media_type}, {"digest", manifest_digest.str()}, {"size", raw_manifest.size()}};
-  json annotations = extra_annotations.is_object() ? extra_annotations : json::object();
-  if (!tag.empty()) annotations[std::string(kAnnotationRefName)] = std::string(tag);
-  if (!annotations.empty()) desc["annotations"] = annotations;
-
+  json descs = index_descriptors(manifest.media_type, manifest_digest, raw_manifest.size(), extra_annotations, tag,
+                                 extra_tags);
   if (mode != DestinationMode::kExisting) {
-    index = {{"schemaVersion", 2}, {"mediaType", media::kOciIndex}, {"manifests", json::array({desc})}};
+    index = {{"schemaVersion", 2}, {"mediaType", media::kOciIndex}, {"manifests", descs}};
     write_file_atomic(root / "oci-layout", R"({"imageLayoutVersion":"1.0.0"})");
     write_file_atomic(root / "index.json", index.dump());
     // rename(2) replaces an empty directory; a directory that appeared meanwhile with content makes it fail.
@@ -467,7 +485,20 @@ void write_oci_layout(const Image& image, const fs::path& dir_in, std::string_vi
                   "was the directory created by someone else meanwhile?");
     move_blobs(root, dir);
   }
-  add_to_index(dir, what, desc, tag, manifest_digest);
+  add_to_index(dir, what, descs, manifest_digest);
+}
+
+// The tag becomes the org.opencontainers.image.ref.name annotation, whose grammar the OCI image spec gives
+// (annotations.md: component ("/" component)*, component = alphanum (separator alphanum)*,
+// separator = [-._:@+] | "--"); skopeo and umoci refuse other names too.
+void check_oci_layout_tag(std::string_view tag) {
+  static const RE2 ref_name(
+      "[A-Za-z0-9]+(?:(?:[-._:@+]|--)[A-Za-z0-9]+)*(?:/[A-Za-z0-9]+(?:(?:[-._:@+]|--)[A-Za-z0-9]+)*)*",
+      byte_regex_options());
+  if (RE2::FullMatch(tag, ref_name)) return;
+  throw Error("\"" + std::string(tag) + "\" is not a valid OCI layout tag",
+              "use letters and digits joined by . _ - : @ + (e.g. oci:DIR:v1.0), as the image spec's ref.name "
+              "grammar allows");
 }
 
 namespace {
@@ -479,23 +510,14 @@ std::shared_ptr<const Image> open_location(const ImageLocation& location, const 
   return open_oci_layout(location.path, location.ref, context.platform);
 }
 
-// The tag becomes the org.opencontainers.image.ref.name annotation, whose grammar the OCI image spec gives
-// (annotations.md: component ("/" component)*, component = alphanum (separator alphanum)*,
-// separator = [-._:@+] | "--"); skopeo and umoci refuse other names too.
 void complete_location(ImageLocation& location) {
-  static const RE2 ref_name(
-      "[A-Za-z0-9]+(?:(?:[-._:@+]|--)[A-Za-z0-9]+)*(?:/[A-Za-z0-9]+(?:(?:[-._:@+]|--)[A-Za-z0-9]+)*)*",
-      byte_regex_options());
-  if (location.ref.empty() || RE2::FullMatch(location.ref, ref_name)) return;
-  throw Error("\"" + location.ref + "\" is not a valid OCI layout tag",
-              "use letters and digits joined by . _ - : @ + (e.g. oci:DIR:v1.0), as the image spec's ref.name "
-              "grammar allows");
+  if (!location.ref.empty()) check_oci_layout_tag(location.ref);
 }
 
 void check_location(const ImageLocation& location) { check_oci_layout_destination(location.path); }
 
-WriteReport write_location(const Image& image, const ImageLocation& location, const WriteContext&) {
-  write_oci_layout(image, location.path, location.ref);
+WriteReport write_location(const Image& image, const ImageLocation& location, const WriteContext& context) {
+  write_oci_layout(image, location.path, location.ref, nullptr, context.extra_tags);
   return {};
 }
 

@@ -30,12 +30,17 @@ inline constexpr std::string_view kAnnotationContainerdName = "io.containerd.ima
 std::unique_ptr<image::Image> open_oci_layout(const std::filesystem::path& dir, std::string_view tag,
                                        const image::Platform& platform);
 
-// Writes `image` into the layout at `dir` under `tag` (no ref.name annotation when empty), adding
-// `extra_annotations` (an object, or null) to its index.json descriptor. A missing `dir` is created; an existing
-// layout gets the image added and any descriptor with the same ref.name replaced; an existing empty directory is
-// replaced by the new layout; anything else is an Error.
+// Writes `image` into the layout at `dir` under `tag` (no ref.name annotation when empty) and each of `extra_tags`
+// (one index.json descriptor per tag, as skopeo copies one image to several tags), adding `extra_annotations` (an
+// object, or null) to its index.json descriptors. A missing `dir` is created; an existing layout gets the image
+// added and any descriptor with the same ref.name replaced; an existing empty directory is replaced by the new
+// layout; anything else is an Error.
 void write_oci_layout(const image::Image& image, const std::filesystem::path& dir, std::string_view tag,
-                      const nlohmann::json& extra_annotations = nullptr);
+                      const nlohmann::json& extra_annotations = nullptr,
+                      const std::vector<std::string>& extra_tags = {});
+
+// Throws Error unless `tag` fits the image spec's grammar of org.opencontainers.image.ref.name.
+void check_oci_layout_tag(std::string_view tag);
 
 // Throws the Error write_oci_layout would raise for `dir` as a destination (exists but is not a directory, a non-empty
 // directory that is no layout, a corrupt layout), so a build can refuse a bad output before doing any work.

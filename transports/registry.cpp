@@ -39,7 +39,9 @@ std::shared_ptr<const image::Image> open_location(const ImageLocation& location,
 
 WriteReport write_location(const image::Image& image, const ImageLocation& location, const WriteContext& context) {
   registry::Registries& registries = need_registries(context.registries);
-  return {write_registry_image(image, registry::Reference::parse(location.ref), registries, context.push)};
+  registry::PushOptions options = context.push;
+  options.extra_tags = context.extra_tags;
+  return {write_registry_image(image, registry::Reference::parse(location.ref), registries, options)};
 }
 
 }  // namespace

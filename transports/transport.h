@@ -33,6 +33,9 @@ struct OpenContext {
 struct WriteContext {
   registry::Registries* registries = nullptr;  // needed for registry locations
   registry::PushOptions push;                  // parallel uploads and per-blob progress of a push
+  // --tag: more tags for the image, written with the location's own: pushed under each (a registry), more ref.name
+  // entries of index.json (an OCI layout), more RepoTags of the same name (a docker-archive).
+  std::vector<std::string> extra_tags;
 };
 
 // What writing did: a push reports the pushed reference and its blob counts; a local sink reports nothing.

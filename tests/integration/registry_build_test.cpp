@@ -167,7 +167,7 @@ TEST_F(RegistryBuildTest, ABuildThatFailsAfterItsPushBeganLeavesNoTagAndNoSessio
   fs::path index = dir_->path() / "empty-index" / "simple";
   fs::create_directories(index);
   const std::string target = registry_->host() + "/trainer/failed:v1";
-  auto r = build(target, {"--requirements=no-such-project", "--index-url=file://" + index.string()});
+  auto r = build(target, {"--requirements=no-such-project", "--index-url=file://" + index.string(), "--tag=also"});
   ASSERT_NE(r.exit_code, 0) << r.out;
   EXPECT_NE(r.err.find("no-such-project"), std::string::npos) << r.err;
   auto log = registry_->requests();
@@ -176,6 +176,9 @@ TEST_F(RegistryBuildTest, ABuildThatFailsAfterItsPushBeganLeavesNoTagAndNoSessio
   EXPECT_EQ(registry_->open_uploads("trainer/failed"), 0);
   auto inspect = run_command({"skopeo", "inspect", "--tls-verify=false", "docker://" + target});
   EXPECT_NE(inspect.exit_code, 0) << "the failed build's tag exists";
+  inspect = run_command(
+      {"skopeo", "inspect", "--tls-verify=false", "docker://" + registry_->host() + "/trainer/failed:also"});
+  EXPECT_NE(inspect.exit_code, 0) << "the failed build's --tag exists";
 }
 
 // A second repository of the same registry gets this build's own layers and config by mounts from the repository an
@@ -293,6 +296,45 @@ TEST_F(RegistryBuildTest, JobSpecOutPinsThePushedImageByDigest) {
   auto inspect = run_command({"skopeo", "inspect", "--tls-verify=false",
                               "docker://" + pool["containerSpec"]["imageUri"].get<std::string>()});
   EXPECT_EQ(inspect.exit_code, 0) << describe({"skopeo inspect"}, inspect);
+}
+
+// --tag pushes the one manifest under more tags after the output's own (blobs once), --label and --annotation land
+// in the config and the manifest, --image-name-with-digest-file names every pushed tag as kaniko does; a dry run
+// then finds every new layer in the registry.
+TEST_F(RegistryBuildTest, ExtraTagsLabelsAnnotationsAndTheImageNameFile) {
+  const std::string repo = registry_->host() + "/trainer/tagged";
+  fs::path names = dir_->path() / "names.txt";
+  auto r = build(repo + ":main", {"--tag=v1", "--tag=stable", "--label=team=ml", "--annotation=com.example.k=v",
+                                  "--image-name-with-digest-file=" + names.string()});
+  ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build"}, r);
+  json result = json::parse(r.out);
+  const std::string digest = result.at("manifest_digest");
+  EXPECT_EQ(result.at("tags"), json({repo + ":main", repo + ":v1", repo + ":stable"}));
+  EXPECT_EQ(read_file(names), repo + "@" + digest + "\n" + repo + "@" + digest + "\n" + repo + "@" + digest + "\n");
+  auto log = registry_->requests();
+  EXPECT_EQ(count(log, "PUT", "/v2/trainer/tagged/manifests/"), 3);
+  for (const std::string tag : {"main", "v1", "stable"}) {
+    auto inspect = run_command({"skopeo", "inspect", "--tls-verify=false", "docker://" + repo + ":" + tag});
+    ASSERT_EQ(inspect.exit_code, 0) << describe({"skopeo inspect"}, inspect);
+    json info = json::parse(inspect.out);
+    EXPECT_EQ(info.at("Digest"), digest) << tag;
+    EXPECT_EQ(info.at("Labels").at("team"), "ml");
+  }
+  auto raw = run_command({"skopeo", "inspect", "--raw", "--tls-verify=false", "docker://" + repo + ":v1"});
+  ASSERT_EQ(raw.exit_code, 0) << describe({"skopeo inspect --raw"}, raw);
+  json annotations = json::parse(raw.out).at("annotations");
+  EXPECT_EQ(annotations.at("com.example.k"), "v");
+  EXPECT_EQ(annotations.at("org.opencontainers.image.base.name"), base_ref_);
+
+  auto plan = build(repo + ":main", {"--dry-run", "-q"});
+  ASSERT_EQ(plan.exit_code, 0) << describe({"trainpack build --dry-run"}, plan);
+  int new_layers = 0;
+  const json planned = json::parse(plan.out);
+  for (const json& layer : planned.at("layers")) {
+    EXPECT_EQ(layer.at("plan"), "in registry") << layer.dump();
+    ++new_layers;
+  }
+  EXPECT_GT(new_layers, 0);
 }
 
 }  // namespace

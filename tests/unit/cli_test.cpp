@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -22,6 +23,8 @@
 #include <vector>
 
 #include "image_test_support.h"
+#include "layers/blob_store.h"
+#include "transports/docker_archive.h"
 #include "transports/oci_layout.h"
 #include "support/fs.h"
 #include "support/privileges.h"
@@ -639,6 +642,137 @@ TEST_F(CliTest, CredentialArgumentsAreBlankedAfterParsing) {
   for (const std::string& a : args) EXPECT_EQ(a.find("hunter2"), std::string::npos) << a;
   EXPECT_STREQ(argv[6], "--index-url=https://me:***@pypi.example.com/simple");
   EXPECT_STREQ(argv[8], "https://me:***@other.example.com/simple");
+}
+
+// --tag, --label and --annotation, and the plans of --dry-run, on local outputs from a local base.
+class ImageMetadataCliTest : public CliTest {
+ protected:
+  ImageMetadataCliTest() {
+    file("trainer/task.py");
+    auto image = trainpack::test_support::make_image(root_.path() / "store", "amd64", {{"f", "y"}});
+    trainpack::transports::write_oci_layout(*image.image, base_, "1");
+  }
+  CliResult build(const std::string& output, std::vector<std::string> extra, const std::string& base = {}) {
+    std::vector<std::string> args{"build", "-q", "--format=json", "--executor-image-uri=python:3.10",
+                                  "--base-source=" + (base.empty() ? "oci:" + base_.string() + ":1" : base),
+                                  "--cache-dir=" + (root_.path() / "cache").string(), "--output=" + output,
+                                  pkg_flag(), "--script=trainer/task.py"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return trainpack(args);
+  }
+  // A blob of an OCI layout, as JSON.
+  static json blob(const fs::path& layout, const std::string& digest) {
+    return json::parse(trainpack::read_file(layout / "blobs" / "sha256" / digest.substr(7)));
+  }
+  static json manifest_of(const fs::path& layout) {
+    json index = json::parse(trainpack::read_file(layout / "index.json"));
+    return blob(layout, index.at("manifests").at(0).at("digest"));
+  }
+
+  const fs::path base_ = root_.path() / "base";
+};
+
+TEST_F(ImageMetadataCliTest, TagsLabelsAndAnnotationsGoWhereAskedAndNowhereElse) {
+  const fs::path plain = root_.path() / "plain", out = root_.path() / "out";
+  CliResult r = build("oci:" + plain.string() + ":v1", {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = build("oci:" + out.string() + ":v1",
+            {"--tag=v2", "--tag=stable", "--label=team=ml", "--label=b=2", "--annotation=com.example.k=v"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string digest = json::parse(r.out).at("manifest_digest");
+
+  json index = json::parse(trainpack::read_file(out / "index.json"));
+  std::vector<std::string> names;
+  for (const json& d : index.at("manifests")) {
+    EXPECT_EQ(d.at("digest"), digest);
+    // As skopeo's and buildah's layouts: the index descriptor names the tag, the manifest holds the annotations.
+    EXPECT_EQ(d.at("annotations").size(), 1u) << d.dump();
+    names.push_back(d.at("annotations").at("org.opencontainers.image.ref.name"));
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"v1", "v2", "stable"}));
+  json manifest = manifest_of(out);
+  EXPECT_EQ(manifest.at("annotations").at("com.example.k"), "v");
+  EXPECT_EQ(manifest.at("annotations").at("org.opencontainers.image.base.name"), "python:3.10");
+  json config = blob(out, manifest.at("config").at("digest"));
+  EXPECT_EQ(config.at("config").at("Labels"), json({{"team", "ml"}, {"b", "2"}}));
+
+  // Without the flags: one tag, trainpack's two base annotations, no Labels.
+  json plain_manifest = manifest_of(plain);
+  EXPECT_EQ(plain_manifest.at("annotations").size(), 2u) << plain_manifest.dump();
+  EXPECT_FALSE(blob(plain, plain_manifest.at("config").at("digest")).at("config").contains("Labels"));
+  EXPECT_EQ(json::parse(trainpack::read_file(plain / "index.json")).at("manifests").size(), 1u);
+
+  // Labels merge over the base's, a later value of a key winning.
+  r = build("oci:" + (root_.path() / "over").string() + ":v1", {"--label=b=3"}, "oci:" + out.string() + ":stable");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json over = manifest_of(root_.path() / "over");
+  EXPECT_EQ(blob(root_.path() / "over", over.at("config").at("digest")).at("config").at("Labels"),
+            json({{"team", "ml"}, {"b", "3"}}));
+}
+
+TEST_F(ImageMetadataCliTest, ExtraTagsAreRepoTagsOfADockerArchive) {
+  const fs::path tar = root_.path() / "out.tar";
+  CliResult r = build("docker-archive:" + tar.string() + ":trainer:v1", {"--tag=v2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  trainpack::layers::BlobStore store(root_.path() / "read");
+  for (const char* name : {"trainer:v1", "trainer:v2"}) {
+    auto image = trainpack::transports::open_docker_archive(tar, name, trainpack::image::Platform::parse("linux/amd64"),
+                                                            store);
+    EXPECT_EQ(image->manifest_digest().str(), json::parse(r.out).at("manifest_digest")) << name;
+  }
+}
+
+TEST_F(ImageMetadataCliTest, BadMetadataFlagsAreOneLineErrorsBeforeAnyWork) {
+  const fs::path out = root_.path() / "out";
+  const std::vector<std::string> flags{"--tag=-x", "--tag=a/b", "--tag=a..b", "--label=novalue", "--label==v",
+                                       "--annotation=k",
+                                       "--image-name-with-digest-file=" + (root_.path() / "n").string()};
+  for (const std::string& flag : flags) {
+    CliResult r = build("oci:" + out.string() + ":v1", {flag});
+    EXPECT_EQ(r.exit_code, 1) << flag << ": " << r.err;
+    EXPECT_TRUE(r.err.starts_with("trainpack: error: ")) << r.err;
+    EXPECT_NE(r.err.find("\nhint: "), std::string::npos) << flag << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << flag << ": " << r.err;
+    EXPECT_FALSE(fs::exists(out)) << flag;
+    EXPECT_FALSE(fs::exists(root_.path() / "n")) << flag;
+  }
+}
+
+TEST_F(ImageMetadataCliTest, DryRunTellsLayersToBuildFromCachedOnesAndListsTheirFiles) {
+  const std::string out = "oci:" + (root_.path() / "out").string() + ":v1";
+  CliResult plan = build(out, {"--dry-run"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  bool lists_task = false;
+  const json first_plan = json::parse(plan.out);
+  for (const json& layer : first_plan.at("layers")) {
+    EXPECT_EQ(layer.at("plan"), "build") << layer.dump();
+    EXPECT_EQ(layer.at("files").size(), layer.at("entries")) << layer.dump();
+    for (const json& f : layer.at("files")) lists_task |= f.get<std::string>().ends_with("trainer/task.py");
+  }
+  EXPECT_TRUE(lists_task) << plan.out;
+
+  CliResult built = build(out, {});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  std::vector<json> built_digests, planned_digests;
+  const json built_result = json::parse(built.out);
+  for (const json& layer : built_result.at("layers"))
+    if (layer.at("origin") != "base") built_digests.push_back(layer.at("digest"));
+  plan = build(out, {"--dry-run"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const json second_plan = json::parse(plan.out);
+  for (const json& layer : second_plan.at("layers")) {
+    EXPECT_EQ(layer.at("plan"), "cached") << layer.dump();
+    planned_digests.push_back(layer.at("digest"));
+  }
+  EXPECT_EQ(planned_digests, built_digests);
+
+  CliResult text = trainpack({"build", "--dry-run", "--executor-image-uri=python:3.10",
+                              "--base-source=oci:" + base_.string() + ":1",
+                              "--cache-dir=" + (root_.path() / "cache").string(), "--output=" + out, pkg_flag(),
+                              "--script=trainer/task.py"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("would reuse from the layer cache a layer of"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("trainer/task.py\n"), std::string::npos) << text.out;
 }
 
 }  // namespace

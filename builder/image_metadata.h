@@ -1,0 +1,44 @@
+#pragma once
+// What the user adds to an image besides gcloud's build: tags (--tag), config labels (--label), manifest annotations
+// (--annotation, --annotations-from-ci). Nothing here is added unless asked, so the default image stays gcloud's.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainpack::builder {
+
+// "KEY=VALUE" as --label and --annotation take it (the first '=' splits; the value may be empty or hold '=');
+// throws Error naming `flag` for text without '=' or with an empty key.
+std::pair<std::string, std::string> parse_key_value(std::string_view text, std::string_view flag);
+
+// Every "KEY=VALUE" of a repeatable flag, a later one of the same key winning (as docker build --label).
+std::map<std::string, std::string> parse_key_values(const std::vector<std::string>& texts, std::string_view flag);
+
+// Checks each --tag against the distribution spec's tag grammar; throws Error naming the first bad one.
+void check_tags(const std::vector<std::string>& tags);
+
+// An environment variable's value, or nullopt when unset; std::getenv for a real run, a map in tests.
+using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
+EnvLookup process_environment();
+
+// The OCI standard annotations (image-spec annotations.md) a CI run tells of: org.opencontainers.image.source,
+// .revision and .created.
+struct CiAnnotations {
+  std::string ci;  // "GitHub Actions", "GitLab CI", "Cloud Build"; empty outside a CI this knows
+  std::map<std::string, std::string> annotations;
+};
+
+// Read from GitHub Actions (GITHUB_ACTIONS=true: GITHUB_SERVER_URL/GITHUB_REPOSITORY, GITHUB_SHA), GitLab CI
+// (GITLAB_CI=true: CI_PROJECT_URL, CI_COMMIT_SHA, CI_COMMIT_TIMESTAMP, else CI_PIPELINE_CREATED_AT) or Cloud Build
+// (BUILD_ID and PROJECT_ID: COMMIT_SHA, and _HEAD_REPO_URL for a pull request trigger; a Cloud Build step sees its
+// substitutions only through options.automapSubstitutions or the step's env). `created` is SOURCE_DATE_EPOCH when
+// set (the time the layers carry, so the same commit gives the same digest), else the commit's time where the CI
+// gives it; never the time of the build, which would make every build's manifest differ.
+// `source_date_epoch` is SOURCE_DATE_EPOCH as the build read it, nullopt when unset.
+CiAnnotations annotations_from_ci(const EnvLookup& env, std::optional<std::int64_t> source_date_epoch);
+
+}  // namespace trainpack::builder

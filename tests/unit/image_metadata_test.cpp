@@ -1,0 +1,107 @@
+// What --tag, --label, --annotation and --annotations-from-ci accept, and what each CI's variables give.
+#include "builder/image_metadata.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "support/error.h"
+
+namespace {
+
+using trainpack::Error;
+using trainpack::builder::annotations_from_ci;
+using trainpack::builder::check_tags;
+using trainpack::builder::EnvLookup;
+using trainpack::builder::parse_key_value;
+using trainpack::builder::parse_key_values;
+
+EnvLookup env_of(std::map<std::string, std::string> vars) {
+  return [vars](const char* name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+TEST(ImageMetadata, KeyValueSplitsAtTheFirstEqualsSign) {
+  EXPECT_EQ(parse_key_value("a=b=c", "--label"), std::make_pair(std::string("a"), std::string("b=c")));
+  EXPECT_EQ(parse_key_value("a=", "--label"), std::make_pair(std::string("a"), std::string()));
+  EXPECT_EQ(parse_key_values({"k=1", "j=2", "k=3"}, "--label"),
+            (std::map<std::string, std::string>{{"j", "2"}, {"k", "3"}}));
+}
+
+TEST(ImageMetadata, KeyValueWithoutKeyOrEqualsIsAOneLineError) {
+  for (const char* bad : {"novalue", "=value", ""}) {
+    try {
+      parse_key_value(bad, "--annotation");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("--annotation"), std::string::npos) << e.what();
+      EXPECT_FALSE(e.hint().empty());
+    }
+  }
+}
+
+TEST(ImageMetadata, TagsFollowTheDistributionSpecGrammar) {
+  EXPECT_NO_THROW(check_tags({"v1.2", "latest", "_x", "A-b_c.9", std::string(128, 'a')}));
+  for (const std::string& bad : {std::string("-x"), std::string(".x"), std::string("a:b"), std::string("r/a"),
+                                 std::string(), std::string(129, 'a'), std::string("a b")})
+    EXPECT_THROW(check_tags({"ok", bad}), Error) << bad;
+}
+
+TEST(ImageMetadata, GitHubActionsGivesSourceAndRevision) {
+  auto ci = annotations_from_ci(env_of({{"GITHUB_ACTIONS", "true"},
+                                        {"GITHUB_SERVER_URL", "https://github.com"},
+                                        {"GITHUB_REPOSITORY", "acme/trainer"},
+                                        {"GITHUB_SHA", "0123abc"}}),
+                                std::nullopt);
+  EXPECT_EQ(ci.ci, "GitHub Actions");
+  EXPECT_EQ(ci.annotations, (std::map<std::string, std::string>{
+                                {"org.opencontainers.image.revision", "0123abc"},
+                                {"org.opencontainers.image.source", "https://github.com/acme/trainer"}}));
+}
+
+TEST(ImageMetadata, GitLabGivesTheCommitTimeAsCreated) {
+  auto ci = annotations_from_ci(env_of({{"GITLAB_CI", "true"},
+                                        {"CI_PROJECT_URL", "https://gitlab.example.com/g/p"},
+                                        {"CI_COMMIT_SHA", "feed"},
+                                        {"CI_COMMIT_TIMESTAMP", "2024-05-01T10:20:30+02:00"},
+                                        {"CI_PIPELINE_CREATED_AT", "2024-05-02T00:00:00Z"}}),
+                                std::nullopt);
+  EXPECT_EQ(ci.ci, "GitLab CI");
+  EXPECT_EQ(ci.annotations.at("org.opencontainers.image.source"), "https://gitlab.example.com/g/p");
+  EXPECT_EQ(ci.annotations.at("org.opencontainers.image.revision"), "feed");
+  EXPECT_EQ(ci.annotations.at("org.opencontainers.image.created"), "2024-05-01T10:20:30+02:00");
+  // A timestamp that is not RFC 3339 is left out, never passed on.
+  auto odd = annotations_from_ci(env_of({{"GITLAB_CI", "true"}, {"CI_COMMIT_TIMESTAMP", "yesterday"}}), std::nullopt);
+  EXPECT_EQ(odd.annotations.count("org.opencontainers.image.created"), 0u);
+}
+
+TEST(ImageMetadata, SourceDateEpochIsTheCreatedTimeWhenSet) {
+  auto ci = annotations_from_ci(env_of({{"GITLAB_CI", "true"}, {"CI_COMMIT_TIMESTAMP", "2024-05-01T10:20:30Z"}}),
+                                86400);
+  EXPECT_EQ(ci.annotations.at("org.opencontainers.image.created"), "1970-01-02T00:00:00Z");
+}
+
+TEST(ImageMetadata, CloudBuildReadsTheSubstitutionsAStepIsGiven) {
+  auto ci = annotations_from_ci(env_of({{"BUILD_ID", "b-1"},
+                                        {"PROJECT_ID", "proj"},
+                                        {"COMMIT_SHA", "cafe"},
+                                        {"_HEAD_REPO_URL", "https://github.com/acme/trainer"}}),
+                                std::nullopt);
+  EXPECT_EQ(ci.ci, "Cloud Build");
+  EXPECT_EQ(ci.annotations.at("org.opencontainers.image.revision"), "cafe");
+  EXPECT_EQ(ci.annotations.at("org.opencontainers.image.source"), "https://github.com/acme/trainer");
+}
+
+TEST(ImageMetadata, OutsideCiNothingIsRead) {
+  auto ci = annotations_from_ci(env_of({{"GITHUB_SHA", "x"}, {"CI_COMMIT_SHA", "y"}, {"COMMIT_SHA", "z"}}),
+                                std::nullopt);
+  EXPECT_TRUE(ci.ci.empty());
+  EXPECT_TRUE(ci.annotations.empty());
+}
+
+}  // namespace
