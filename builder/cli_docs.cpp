@@ -262,31 +262,43 @@ std::string man_command(const CommandDoc& c) {
   return out + roff_examples(c.examples);
 }
 
+// Help text in Markdown: "<script>" is not an HTML tag, "pip-* and facts-*" no emphasis, '|' no table column.
+std::string markdown_text(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '*' || c == '|' || c == '\\' || c == '`') out += std::string("\\") + c;
+    else out += c;
+  }
+  return out;
+}
+
+std::string markdown_examples(const std::vector<Example>& examples) {
+  std::string out = "Examples:\n\n```sh\n";
+  for (const Example& e : examples) out += "# " + e.what + "\n" + e.command + "\n";
+  return out + "```\n\n";
+}
+
 std::string markdown_flag(const FlagDoc& f) {
   std::string names;
   for (const std::string& n : f.names) {
     std::string shown = n + (f.value_name.empty() ? "" : (n.starts_with("--") ? "=" : " ") + f.value_name);
     names += (names.empty() ? "" : ", ") + ("`" + shown + "`");
   }
-  std::string help = f.help;
-  for (std::size_t at = 0; (at = help.find('|', at)) != std::string::npos; at += 2) help.replace(at, 1, "\\|");
-  return "| " + names + (f.required ? " (required)" : "") + " | " + help + " |\n";
+  return "| " + names + (f.required ? " (required)" : "") + " | " + markdown_text(f.help) + " |\n";
 }
 
 std::string markdown_command(const CommandDoc& c) {
-  std::string out = "## trainpack " + c.name + "\n\n" + c.description + "\n\n```\n" + c.usage + "\n```\n\n";
-  for (const FlagDoc& p : c.positionals) out += "`" + p.names.front() + "`: " + p.help + "\n\n";
+  std::string out = "## trainpack " + c.name + "\n\n" + markdown_text(c.description) + "\n\n```\n" + c.usage +
+                    "\n```\n\n";
+  for (const FlagDoc& p : c.positionals) out += "`" + p.names.front() + "`: " + markdown_text(p.help) + "\n\n";
   for (const GroupDoc& g : c.groups) {
     out += "**" + g.name + "**\n\n| flag | meaning |\n|---|---|\n";
     for (const FlagDoc& f : g.flags) out += markdown_flag(f);
     out += "\n";
   }
-  if (!c.examples.empty()) {
-    out += "Examples:\n\n```sh\n";
-    for (const Example& e : c.examples) out += "# " + e.what + "\n" + e.command + "\n";
-    out += "```\n\n";
-  }
-  return out;
+  return c.examples.empty() ? out : out + markdown_examples(c.examples);
 }
 
 }  // namespace
@@ -301,7 +313,10 @@ std::string man_page(const std::vector<CommandDoc>& commands, std::string_view v
   std::string out = ".TH TRAINPACK 1 \"\" \"trainpack " + roff(std::string(version)) + "\" \"User Commands\"\n" +
                     ".SH NAME\ntrainpack \\- " + roff(what_it_does(top(commands))) + "\n" +
                     ".SH SYNOPSIS\n\\fBtrainpack\\fR \\fICOMMAND\\fR [\\fIOPTIONS\\fR] [\\-\\- \\fIARGS\\fR...]\n" +
-                    ".SH DESCRIPTION\n" + roff(top(commands).description) +
+                    ".SH DESCRIPTION\n" +
+                    roff("trainpack builds the image gcloud ai custom-jobs local-run builds from the same flags, "
+                         "without a container engine, and pushes it to a registry or writes it as an OCI layout or "
+                         "a docker-archive; local-run then runs the trainer in it.") +
                     "\n.PP\nEach command's flags are grouped by concern; \\fBtrainpack \\fICOMMAND\\fB \\-\\-help\\fR "
                     "shows them too.\n.SH COMMANDS\n";
   for (const CommandDoc* c : subcommands(commands)) out += man_command(*c);
@@ -318,7 +333,10 @@ std::string markdown_reference(const std::vector<CommandDoc>& commands) {
   std::string out = "# trainpack command line reference\n\n"
                     "<!-- Made by `trainpack man --markdown > docs/cli.md` from the flag definitions; "
                     "CliDocs.MarkdownReferenceIsUpToDate fails when it is stale. -->\n\n" +
-                    top(commands).description + "\n\n```\n" + top(commands).usage + "\n```\n\n";
+                    top(commands).description + "\n\n```\n" + top(commands).usage + "\n```\n\n" +
+                    markdown_examples(top(commands).examples) +
+                    "`trainpack --version` prints the version; `trainpack COMMAND --help` shows a command's flags as "
+                    "below; `man trainpack` shows this reference as a man page.\n\n";
   for (const CommandDoc* c : subcommands(commands)) out += markdown_command(*c);
   out += "## Exit status\n\n| status | meaning |\n|---|---|\n";
   for (const auto& [code, meaning] : exit_codes()) out += "| " + code + " | " + meaning + " |\n";

@@ -37,7 +37,7 @@ std::string bash_candidates(const fs::path& script, const std::string& words) {
   return r.out;
 }
 
-TEST(CliDocs, BashCompletionLoadsAndOffersCommandsFlagsAndValues) {
+TEST(CliDocsRead, BashCompletionLoadsAndOffersCommandsFlagsAndValues) {
   TempDir dir("tp-completion");
   fs::path script = trainpack_output(dir, "trainpack.bash", {"completion", "bash"});
   CommandResult syntax = run_command({"bash", "-n", script.string()});
@@ -58,7 +58,7 @@ TEST(CliDocs, BashCompletionLoadsAndOffersCommandsFlagsAndValues) {
   EXPECT_EQ(bash_candidates(script, "trainpack local-run -- --ep"), "\n");
 }
 
-TEST(CliDocs, ZshCompletionLoads) {
+TEST(CliDocsRead, ZshCompletionLoads) {
   if (!have("zsh")) GTEST_SKIP() << "no zsh (scripts/install-deps.sh --test installs it)";
   TempDir dir("tp-completion");
   fs::path script = trainpack_output(dir, "_trainpack", {"completion", "zsh"});
@@ -72,7 +72,7 @@ TEST(CliDocs, ZshCompletionLoads) {
   EXPECT_EQ(loaded.out, "_trainpack\n") << loaded.err;
 }
 
-TEST(CliDocs, FishCompletionLoadsAndOffersFlagsAndValues) {
+TEST(CliDocsRead, FishCompletionLoadsAndOffersFlagsAndValues) {
   if (!have("fish")) GTEST_SKIP() << "no fish (scripts/install-deps.sh --test installs it)";
   TempDir dir("tp-completion");
   fs::path script = trainpack_output(dir, "trainpack.fish", {"completion", "fish"});
@@ -97,18 +97,18 @@ TEST(CliDocs, FishCompletionLoadsAndOffersFlagsAndValues) {
   EXPECT_EQ(candidates("trainpack completion "), "bash fish zsh");
 }
 
-TEST(CliDocs, ManPageHasNoGroffWarning) {
+TEST(CliDocsRead, ManPageHasNoGroffWarning) {
   if (!have("groff")) GTEST_SKIP() << "no groff (groff-base)";
   TempDir dir("tp-man");
   fs::path page = trainpack_output(dir, "trainpack.1", {"man"});
   CommandResult r = run_command({"groff", "-man", "-Tutf8", "-ww", "-z", page.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "") << "groff warns about trainpack.1";
-  CommandResult shown = run_command({"groff", "-man", "-Tutf8", page.string()});
+  CommandResult shown = run_command({"groff", "-man", "-Tutf8", "-P-cbou", page.string()});  // plain text
   EXPECT_NE(shown.out.find("EXIT STATUS"), std::string::npos) << shown.out;
 }
 
-TEST(CliDocs, TheBuildMadeTheManPageFromTheBinary) {
+TEST(CliDocsRead, TheBuildMadeTheManPageFromTheBinary) {
   fs::path built = fs::path(trainpack_bin()).parent_path() / "trainpack.1";
   ASSERT_TRUE(fs::exists(built)) << built << " (CMake's man page target)";
   CommandResult r = run_command({trainpack_bin(), "man"});
