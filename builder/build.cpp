@@ -27,6 +27,7 @@
 #include "transports/transport.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/human.h"
 #include "support/paths.h"
 
 namespace trainpack::builder {
@@ -390,8 +391,8 @@ void Build::open_base() {
   base_manifest_ = base_->manifest();
   config_ = base_->config();
   result_.base_digest = base_->manifest_digest().str();
-  log("base " + req_.base_name + " " + result_.base_digest + " (" + std::to_string(base_manifest_.layers.size()) +
-      " layers)");
+  log("base " + req_.base_name + " " + result_.base_digest + " (" +
+      counted(base_manifest_.layers.size(), "layer", "layers") + ")");
   for (const auto& l : base_manifest_.layers)
     result_.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type, 0, {}, {}});
   ignore_ = layers::DockerIgnore::load(req_.package_dir);
@@ -422,8 +423,8 @@ void Build::record_layer(const std::string& instruction, const layers::LayerBlob
   (from_cache ? result_.layers_cached : result_.layers_built)++;
   result_.layers.push_back({instruction, from_cache ? "cached" : "built", blob.digest, blob.diff_id, blob.size,
                             std::string(layers::layer_media_type(req_.compression)), entries.size(), {}, {}});
-  log(std::string(from_cache ? "reused " : "built  ") + short_digest(blob.digest) + " " + std::to_string(blob.size) +
-      " B  " + instruction);
+  log(std::string(from_cache ? "reused " : "built  ") + short_digest(blob.digest) + " " + human_bytes(blob.size) +
+      "  " + instruction);
   own_layers_.push_back(std::move(entries));
 }
 
@@ -467,7 +468,7 @@ void Build::plan_layer(const std::string& instruction, FileEntries entries) {
       {"build", "would build"},
       {"cached", "would reuse from the layer cache"},
       {"in registry", "would find in the registry"}};
-  log(kVerbs.at(info.plan) + " a layer of " + std::to_string(entries.size()) + " entries  " + instruction);
+  log(kVerbs.at(info.plan) + " a layer of " + counted(entries.size(), "entry", "entries") + "  " + instruction);
   list_planned_files(info.files);
   result_.layers.push_back(std::move(info));
   index_.apply(entries);
@@ -672,7 +673,7 @@ void Build::assemble() {
 void Build::write_outputs() {
   Timings::Scope output = timings_.scope(Phase::kOutput);
   for (const transports::ImageLocation& out : req_.outputs) write_output(out);
-  log(std::to_string(result_.layers_built) + " layers built, " + std::to_string(result_.layers_cached) +
+  log(counted(result_.layers_built, "layer", "layers") + " built, " + std::to_string(result_.layers_cached) +
       " reused from cache");
 }
 
@@ -717,7 +718,7 @@ void Build::record_push(const registry::PushResult& pushed) {
   result_.blobs_mounted += pushed.blobs_mounted;
   result_.blobs_uploaded += pushed.blobs_uploaded;
   result_.bytes_uploaded += pushed.bytes_uploaded;
-  log("pushed " + pushed.reference + " (" + std::to_string(pushed.blobs_uploaded) + " blobs uploaded, " +
+  log("pushed " + pushed.reference + " (" + counted(pushed.blobs_uploaded, "blob", "blobs") + " uploaded, " +
       human_bytes(pushed.bytes_uploaded) + "; " + std::to_string(pushed.blobs_mounted) + " mounted, " +
       std::to_string(pushed.blobs_existing) + " already there)");
 }
@@ -729,7 +730,7 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   for (const transports::ImageLocation& out : req.outputs) transports::check_destination(out);
   Build build(req, progress, start);
   if (int removed = sweep_leftovers(req))
-    build.log("removed " + std::to_string(removed) + " leftovers of killed builds");
+    build.log("removed " + counted(removed, "leftover", "leftovers") + " of killed builds");
   build.open_base();
   build.begin_pushes();
   for (const BuildStep& step : req.steps) build.run_step(step);

@@ -18,6 +18,7 @@
 #include "builder/build.h"
 #include "builder/build_plan.h"
 #include "builder/cache_repo.h"
+#include "builder/cli_help.h"
 #include "builder/gcloud_flags.h"
 #include "builder/image_metadata.h"
 #include "builder/job_spec.h"
@@ -492,11 +493,13 @@ CLI::App* add_build_command(CLI::App& app, LocalRunFlags& build_flags, BuildFlag
                     "push's credentials): a runner with an empty --cache-dir reuses what another stored there. "
                     "Entries are tags pip-* and facts-*; delete them to expire them");
   build->add_option("--platform", bf.platform, "Platform to pick from a multi-platform base (default linux/amd64)");
-  build->add_option("--format", bf.format, "Result on stdout: text (the manifest digest) or json");
+  build->add_option("--format", bf.format, "Result on stdout: text (the manifest digest) or json")
+      ->type_name("{text,json}");
   build->add_option("--digest-file", bf.digest_file, "Also write the manifest digest to this file");
   build->add_option("--compression", bf.compression,
                     "Compression of new layers: gzip (default; every client reads it) or zstd (smaller and faster to "
-                    "unpack; docker 23+, containerd 1.5+, podman)");
+                    "unpack; docker 23+, containerd 1.5+, podman)")
+      ->type_name("{gzip,zstd}");
   build->add_option_function<int>(
       "--compression-level", [&bf](int level) { bf.compression_level = level; },
       "gzip: compress new layers with zlib at this level, 1-9 (default: ISA-L, level 2); zstd: its level, 1-19 "
@@ -541,7 +544,7 @@ CLI::App* add_local_run_command(CLI::App& app, LocalRunFlags& lr_flags, BuildFla
 }  // namespace
 
 int run_cli(int argc, char** argv) {
-  CLI::App app{"trainpack: build Vertex AI trainer images without a Docker daemon"};
+  CLI::App app{"trainpack: build Vertex AI trainer images without a Docker daemon", "trainpack"};
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
 
@@ -559,6 +562,8 @@ int run_cli(int argc, char** argv) {
   localrun::RunFlags lr;
   CLI::App* local_run = add_local_run_command(app, lr_flags, lr_bf, lr);
   add_job_spec_command(app);
+  add_doc_commands(app);
+  document_cli(app);
 
   try {
     parse_like_argparse(app, argc, argv);
@@ -574,10 +579,22 @@ int run_cli(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const UnknownArgument& e) {
+    std::cerr << "trainpack: error: " << mask_userinfo(e.what()) << "\n"
+              << "hint: " << mask_userinfo(e.hint()) << "\n";
+    return kExitUsage;
   } catch (const CLI::ParseError& e) {
     std::cerr << "trainpack: error: " << mask_userinfo(e.what()) << "\n"
               << "hint: see trainpack --help, or trainpack COMMAND --help\n";
-    return 2;
+    return kExitUsage;
+  } catch (const localrun::RunError& e) {
+    // gcloud's local-run exits with the status of its `docker run` (googlecloudsdk/command_lib/ai/docker/run.py
+    // RunContainer raises DockerError(exit_code=return_code), calliope/exceptions.py _Exit does
+    // sys.exit(exc.exit_code)): the trainer's own status, which a script running local-run may act on.
+    std::cout << std::flush;
+    std::cerr << "trainpack: error: " << mask_userinfo(e.what()) << "\n";
+    if (!e.hint().empty()) std::cerr << "hint: " << mask_userinfo(e.hint()) << "\n";
+    return e.exit_code() > 0 && e.exit_code() < 256 ? e.exit_code() : 1;  // an exit status is one byte
   } catch (const Error& e) {
     std::cout << std::flush;
     // Every message passes here: a password in a reference or URL it quotes is masked.
@@ -586,7 +603,7 @@ int run_cli(int argc, char** argv) {
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "trainpack: internal error: " << mask_userinfo(e.what()) << "\n";
-    return 70;
+    return kExitInternal;
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "support/error.h"
+#include "support/suggest.h"
 
 namespace trainpack::builder {
 
@@ -110,6 +111,63 @@ CLI::App* subcommand_named(CLI::App& app, const std::string& arg) {
   return found.empty() ? nullptr : found.front();
 }
 
+// "trainpack build" for a subcommand, "trainpack" for the app.
+std::string command_path(const CLI::App& cmd) {
+  return cmd.get_parent() != nullptr ? command_path(*cmd.get_parent()) + " " + cmd.get_name() : cmd.get_name();
+}
+
+// The hint for a mistyped `typed` among `names` (compared without `prefix`, "--": a third of "--x" is not the
+// budget of "x"): the closest one, then where the valid ones are listed.
+std::string did_you_mean(const std::string& prefix, const std::string& typed, const std::vector<std::string>& names,
+                         const std::string& listed) {
+  std::optional<std::string> near = closest_match(typed, names);
+  return near ? "did you mean " + prefix + *near + "? " + listed : listed;
+}
+
+UnknownArgument unknown_flag(const CLI::App& cmd, const std::string& flag) {
+  std::vector<std::string> names;  // long ones only: a one-letter typo has no meaningful neighbour
+  for (const CLI::Option* opt : cmd.get_options())
+    for (const std::string& l : opt->get_lnames()) names.push_back(l);
+  const std::string path = command_path(cmd);
+  const std::string listed = path + " --help lists its flags";
+  return UnknownArgument("unknown flag " + flag + " for " + path,
+                         flag.starts_with("--") ? did_you_mean("--", flag.substr(2), names, listed) : listed);
+}
+
+bool takes_positionals(const CLI::App& cmd) {
+  return !cmd.get_options([](const CLI::Option* opt) { return opt->get_positional(); }).empty();
+}
+
+UnknownArgument unknown_command(const CLI::App& app, const std::string& arg) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({}))
+    if (!sub->get_group().empty()) names.push_back(sub->get_name());  // hidden commands are not offered
+  std::string listed = command_path(app) + " --help lists the commands";
+  if (app.get_parent() == nullptr)
+    return UnknownArgument("unknown command \"" + arg + "\"", did_you_mean("", arg, names, listed));
+  return UnknownArgument(command_path(app) + " takes no argument \"" + arg + "\"",
+                         "flags start with --; " + command_path(app) + " --help lists them");
+}
+
+// Throws UnknownArgument when `arg`, not a flag's value, is a flag `cmd` does not have ("--bogus", "-x" or a
+// bundle of short flags "-qx"), or an argument where `cmd` takes none.
+void check_known(const CLI::App& cmd, const std::string& arg) {
+  if (arg.starts_with("--")) {
+    const std::string name = arg.substr(0, arg.find('='));
+    if (cmd.get_option_no_throw(name) == nullptr) throw unknown_flag(cmd, name);
+    return;
+  }
+  if (!looks_like_flag(cmd, arg)) {
+    if (!takes_positionals(cmd)) throw unknown_command(cmd, arg);
+    return;
+  }
+  for (std::size_t k = 1; k < arg.size(); ++k) {  // CLI11 reads "-qv" as -q -v, and "-jVALUE" as -j VALUE
+    const CLI::Option* opt = cmd.get_option_no_throw(std::string("-") + arg[k]);
+    if (opt == nullptr) throw unknown_flag(cmd, k == 1 ? arg.substr(0, 2) : std::string("-") + arg[k]);
+    if (opt->get_items_expected_max() > 0) return;
+  }
+}
+
 }  // namespace
 
 void parse_like_argparse(CLI::App& app, int argc, const char* const* argv) {
@@ -131,6 +189,7 @@ void parse_like_argparse(CLI::App& app, int argc, const char* const* argv) {
     }
     const CLI::Option* opt = value_option(*cmd, arg);
     if (opt == nullptr) {
+      check_known(*cmd, arg);
       args.push_back(arg);
       continue;
     }

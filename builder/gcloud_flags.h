@@ -2,6 +2,7 @@
 // gcloud's flag values on top of CLI11: list flags as calliope's ArgList reads them, what a repeated flag means, and
 // which argument is a flag's value (Cloud SDK 578.0.0: lib/googlecloudsdk/calliope/arg_parsers.py and the argparse
 // gcloud bundles, lib/third_party/argparse/__init__.py).
+#include <CLI/Error.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,11 +40,26 @@ void add_list_flag(CLI::App& cmd, const std::string& name, std::vector<std::stri
 void add_value_flag(CLI::App& cmd, const std::string& name, std::string& target, const std::string& metavar,
                     const std::string& help);
 
+// A command line naming a command or flag that does not exist, or an argument a command takes none of: what()
+// says which, hint() the closest valid name when one is near ("did you mean build?").
+class UnknownArgument : public CLI::ParseError {
+ public:
+  UnknownArgument(const std::string& cause, std::string hint)
+      : CLI::ParseError(cause, CLI::ExitCodes::ExtrasError), hint_(std::move(hint)) {}
+  const std::string& hint() const { return hint_; }
+
+ private:
+  std::string hint_;
+};
+
 // Parses argv with `app` after settling which argument is a flag's value as argparse does, where CLI11 2.1.2 reads
 // differently: "--flag=" and "--flag=--" are the value "" (CLI11 would take the next argument instead, or "--"),
 // "--flag VALUE" takes VALUE even when it starts with '-' but holds a space ("--args '-x 1'"), and a flag with no
 // value after it (the end, or an argument that looks like a flag) is argparse's error "argument --flag: expected one
-// argument". Arguments after "--" are left alone. Throws what CLI::App::parse throws.
+// argument". Arguments after "--" are left alone. An unknown command or flag, or an argument where a command takes
+// none, is reported as UnknownArgument before a missing required flag or command; a flag followed by another where
+// its value is due stays argparse's error ("--args --lr=0.1": the value was meant, written as gcloud cannot read it).
+// Otherwise throws what CLI::App::parse throws.
 void parse_like_argparse(CLI::App& app, int argc, const char* const* argv);
 
 }  // namespace trainpack::builder

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ostream>
@@ -105,20 +104,6 @@ void Progress::finish() {
   rows_.clear();
   transfers_.clear();
   drawn_ = 0;  // rows stay on screen as their final state
-}
-
-std::string human_bytes(unsigned long long bytes) {
-  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1000 && u < 4) {
-    v /= 1000;
-    ++u;
-  }
-  char buf[32];
-  if (u == 0) std::snprintf(buf, sizeof buf, "%llu B", bytes);
-  else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-  return buf;
 }
 
 }  // namespace trainpack::builder

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "support/human.h"
+
 namespace trainpack::builder {
 
 class Progress {
@@ -59,7 +61,6 @@ class Progress {
                            std::chrono::steady_clock::time_point now);
 };
 
-// "1.2 MB", "512 B".
-std::string human_bytes(unsigned long long bytes);
+using trainpack::human_bytes;  // progress rows and summaries print sizes as support/human.h does
 
 }  // namespace trainpack::builder

@@ -22,6 +22,7 @@
 #include "layers/deflate_splice.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/human.h"
 #include "support/zip_archive.h"
 
 namespace trainpack::layers {
@@ -240,7 +241,7 @@ void EntryContentReader::copy_to(const FileEntry& e, const std::filesystem::path
 std::string EntryContentReader::read(const FileEntry& e, std::uint64_t max_bytes) {
   if (e.type != FileEntry::Type::kRegular) throw Error("layer entry " + e.path + " is not a regular file");
   if (e.size > max_bytes)
-    throw Error("layer entry " + e.path + " is too large to read (" + std::to_string(e.size) + " bytes)");
+    throw Error("layer entry " + e.path + " is too large to read (" + human_bytes(e.size) + ")");
   if (!e.zip_member.empty()) {
     std::string out;
     out.reserve(e.size);

@@ -1,6 +1,7 @@
 #include "layers/memory_filesystem.h"
 
 #include "support/error.h"
+#include "support/human.h"
 #include "support/paths.h"
 
 namespace trainpack::layers {
@@ -65,7 +66,7 @@ std::optional<std::string> MemoryFilesystem::read(std::string_view path, std::si
   auto it = contents_.find(p);
   if (it == contents_.end()) return std::string();
   if (it->second.size() > max_bytes)
-    throw Error("/" + p + " is larger than " + std::to_string(max_bytes) + " bytes",
+    throw Error("/" + p + " is larger than " + human_bytes(max_bytes),
                 "the base image has an unexpectedly large file there");
   return it->second;
 }

@@ -11,7 +11,8 @@ namespace trainpack::localrun {
 namespace fs = std::filesystem;
 
 void add_run_flags(CLI::App& cmd, RunFlags& flags) {
-  cmd.add_option("--engine", flags.engine, "auto (docker, then podman, then runc), docker, podman or runc (daemonless)");
+  cmd.add_option("--engine", flags.engine, "auto (docker, then podman, then runc), docker, podman or runc (daemonless)")
+      ->type_name("{auto,docker,podman,runc}");
   cmd.add_flag("--aip-env", flags.aip_env,
                "Set AIP_MODEL_DIR, AIP_CHECKPOINT_DIR and AIP_TENSORBOARD_LOG_DIR to local directories "
                "mounted into the container, as Vertex AI sets them");

@@ -34,6 +34,7 @@
 #include "net/url.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/human.h"
 #include "support/text.h"
 
 #if LIBCURL_VERSION_NUM < 0x074d00
@@ -548,9 +549,9 @@ std::string failure_cause(CURL* h, CURLcode code, const Transfer& t, const char*
   if ((t.stalled || code == CURLE_OPERATION_TIMEDOUT) && pretransfer == 0) return "connection timed out";
   if (t.stalled) {
     if (t.status == 0 && t.sent < t.body_size)
-      return "upload stalled after " + std::to_string(t.sent) + " of " + std::to_string(t.body_size) + " bytes";
+      return "upload stalled after " + human_bytes(t.sent) + " of " + human_bytes(t.body_size);
     if (t.status == 0) return "no response";
-    return "response stalled after " + std::to_string(t.received) + " bytes";
+    return "response stalled after " + human_bytes(t.received);
   }
   long os_errno = 0;
   curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &os_errno);

@@ -8,6 +8,7 @@
 #include "python/names.h"
 #include "python/text.h"
 #include "support/error.h"
+#include "support/human.h"
 #include "support/text.h"
 #include "support/utf8.h"
 
@@ -133,7 +134,7 @@ void WheelFile::add_member(std::uint64_t index) {
   if (m.size > 0 && st.comp_size == 0) throw Error(where_ + m.name + " declares data but no compressed bytes");
   if (m.size >= kRatioCheckFrom && m.size / st.comp_size > kMaxRatio)
     throw Error(where_ + m.name + " expands " + std::to_string(m.size / st.comp_size) +
-                    ":1 (" + std::to_string(m.size) + " bytes), which looks like a zip bomb",
+                    ":1 (" + human_bytes(m.size) + "), which looks like a zip bomb",
                 "refusing to install it; check where the wheel came from");
   zip_uint8_t opsys;
   zip_uint32_t attr = 0;
@@ -172,7 +173,7 @@ std::optional<std::string> WheelFile::read_dist_info(std::string_view file) cons
 }
 
 std::string WheelFile::read(const WheelMember& m, std::uint64_t limit) const {
-  if (m.size > limit) throw Error(name_ + ": " + m.name + " is too large (" + std::to_string(m.size) + " bytes)");
+  if (m.size > limit) throw Error(name_ + ": " + m.name + " is too large (" + human_bytes(m.size) + ")");
   ZipArchive::Member f = zip_.open_member(m.index);
   if (!f) throw Error("cannot read " + m.name + " from " + name_ + ": " + zip_.error());
   std::string out(m.size, '\0');

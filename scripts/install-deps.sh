@@ -24,6 +24,8 @@ TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap 
            # tests/fixtures/python-bases: CPython compiled from source, relocated with patchelf
            gcc make dpkg-dev xz-utils patchelf libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev libsqlite3-dev
            uuid-dev libreadline-dev libncurses-dev
+           # tests/integration/cli_docs_test.cpp: the completion scripts loaded by each shell, the man page by groff
+           zsh fish groff-base
            # scripts/sanitize.sh: clang with its ASan/UBSan/libFuzzer runtimes, llvm-symbolizer for readable stacks
            clang libclang-rt-dev llvm)
 

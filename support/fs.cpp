@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "support/error.h"
+#include "support/human.h"
 #include "support/process.h"
 
 namespace trainpack {
@@ -120,18 +121,9 @@ std::string file_kind(mode_t mode) {
 
 namespace {
 
-// "64 MiB" for a whole number of KiB/MiB/GiB, else bytes.
-std::string size_text(std::uintmax_t bytes) {
-  static const std::pair<const char*, std::uintmax_t> units[] = {{"GiB", 1ull << 30}, {"MiB", 1ull << 20},
-                                                                  {"KiB", 1ull << 10}};
-  for (const auto& [unit, size] : units)
-    if (bytes >= size && bytes % size == 0) return std::to_string(bytes / size) + " " + unit;
-  return std::to_string(bytes) + " bytes";
-}
-
 Error too_large(const fs::path& path, std::string_view size, std::uintmax_t limit, std::string_view kind) {
   return Error(path.string() + " is too large (" + std::string(size) + "): the limit for " + std::string(kind) +
-                   " is " + size_text(limit),
+                   " is " + human_bytes(limit),
                "check that it names the right file");
 }
 
@@ -157,7 +149,7 @@ std::string read_file(const fs::path& path, std::uintmax_t limit, std::string_vi
   }
   if (static_cast<std::uintmax_t>(st.st_size) > limit) {
     ::close(fd);
-    throw too_large(path, std::to_string(st.st_size) + " bytes", limit, kind);
+    throw too_large(path, human_bytes(static_cast<std::uint64_t>(st.st_size)), limit, kind);
   }
   std::string out;
   out.reserve(static_cast<std::size_t>(st.st_size));
@@ -174,7 +166,7 @@ std::string read_file(const fs::path& path, std::uintmax_t limit, std::string_vi
     out.append(buffer, static_cast<std::size_t>(n));
     if (out.size() > limit) {
       ::close(fd);
-      throw too_large(path, "more than " + size_text(limit), limit, kind);
+      throw too_large(path, "more than " + human_bytes(limit), limit, kind);
     }
   }
   ::close(fd);

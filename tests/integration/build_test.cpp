@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -197,6 +198,11 @@ TEST_F(BuildTest, SameInputsFromTwoCheckoutsGiveTheSameDigestAndRebuildsReuseLay
   json jd = json::parse(changed.out);
   EXPECT_EQ(jd.at("layers_built"), 1);
   EXPECT_NE(jd.at("manifest_digest"), ja.at("manifest_digest"));
+  // The progress says so in words that agree, and each layer's size in a human unit ("built  sha256:… 1.2 kB").
+  EXPECT_NE(changed.err.find("\n1 layer built, "), std::string::npos) << changed.err;
+  EXPECT_FALSE(std::regex_search(changed.err, std::regex("[0-9]{4,} B ")))
+      << "a size of 1000 bytes or more in bytes:\n" << changed.err;
+  EXPECT_NE(changed.err.find(" kB  "), std::string::npos) << changed.err;
 }
 
 // Each bad input: non-zero exit, a one-line "error:" (plus an optional hint line), and no output left behind.

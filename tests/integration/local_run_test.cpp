@@ -112,10 +112,12 @@ TEST_F(LocalRunTest, DaemonlessFromARegistryBaseNotInTheCache) {
   EXPECT_NE(r.out.find("args: --epochs 2"), std::string::npos) << r.out;
 }
 
+// gcloud's local-run exits with its docker run's status, the trainer's (command_lib/ai/docker/run.py RunContainer
+// raises DockerError(exit_code=return_code); calliope/exceptions.py _Exit exits with it): so does trainpack's.
 TEST_F(LocalRunTest, FailingTrainerGivesItsExitCodeAndOneLine) {
   write_file(dir_->path() / "pkg" / "trainer" / "task.py", "import sys\nprint('giving up')\nsys.exit(3)\n");
   auto r = local_run("runc");
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.out.find("giving up"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("trainpack: error: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("3"), std::string::npos) << r.err;

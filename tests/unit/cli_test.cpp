@@ -22,6 +22,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cli_test_support.h"
 #include "image_test_support.h"
 #include "layers/blob_store.h"
 #include "transports/docker_archive.h"
@@ -37,24 +38,8 @@ using nlohmann::json;
 constexpr const char* kPrebuilt = "us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-14.py310:latest";
 const std::string kImage = "us-central1-docker.pkg.dev/proj/repo/trainer@sha256:" + std::string(64, 'a');
 
-struct CliResult {
-  int exit_code;
-  std::string out, err;
-};
-
-// trainpack ARGS..., with stdout and stderr captured.
-CliResult trainpack(std::vector<std::string> args) {
-  args.insert(args.begin(), "trainpack");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  std::ostringstream out, err;
-  std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
-  std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
-  const int code = trainpack::builder::run_cli(static_cast<int>(argv.size()), argv.data());
-  std::cout.rdbuf(old_out);
-  std::cerr.rdbuf(old_err);
-  return {code, out.str(), err.str()};
-}
+using trainpack::testing::CliResult;
+using trainpack::testing::trainpack;
 
 std::string golden(const std::string& name) {
   return trainpack::read_file(fs::path(TRAINPACK_TESTDATA_DIR) / "dockerfile" / name);

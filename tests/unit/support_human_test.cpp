@@ -1,0 +1,53 @@
+// Sizes and counts in messages (support/human.h), and the "did you mean" of a mistyped name (support/suggest.h).
+#include <gtest/gtest.h>
+
+#include "support/human.h"
+#include "support/suggest.h"
+
+namespace {
+
+using trainpack::closest_match;
+using trainpack::counted;
+using trainpack::edit_distance;
+using trainpack::human_bytes;
+
+TEST(HumanBytes, OneDecimalUnitWhateverTheSize) {
+  EXPECT_EQ(human_bytes(0), "0 B");
+  EXPECT_EQ(human_bytes(999), "999 B");
+  EXPECT_EQ(human_bytes(1000), "1.0 kB");
+  EXPECT_EQ(human_bytes(50'400'000), "50.4 MB");
+  EXPECT_EQ(human_bytes(1'887'601'258), "1.9 GB");
+  EXPECT_EQ(human_bytes(3'000'000'000'000), "3.0 TB");
+}
+
+TEST(HumanBytes, AValueThatRoundsToAThousandMovesUpAUnit) {
+  EXPECT_EQ(human_bytes(999'949), "999.9 kB");
+  EXPECT_EQ(human_bytes(999'950), "1.0 MB");
+  EXPECT_EQ(human_bytes(999'999'999), "1.0 GB");
+}
+
+TEST(Counted, TheNounAgreesWithTheNumber) {
+  EXPECT_EQ(counted(0, "layer", "layers"), "0 layers");
+  EXPECT_EQ(counted(1, "layer", "layers"), "1 layer");
+  EXPECT_EQ(counted(2, "entry", "entries"), "2 entries");
+}
+
+TEST(EditDistance, CountsInsertionsDeletionsSubstitutionsAndSwaps) {
+  EXPECT_EQ(edit_distance("bild", "build"), 1u);
+  EXPECT_EQ(edit_distance("verison", "version"), 1u);  // a swap of neighbours is one edit
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("same", "same"), 0u);
+}
+
+TEST(ClosestMatch, ATypoFindsItsNameAndNonsenseFindsNone) {
+  const std::vector<std::string> commands{"dockerfile", "build", "local-run", "job-spec", "completion"};
+  EXPECT_EQ(closest_match("bild", commands), "build");
+  EXPECT_EQ(closest_match("localrun", commands), "local-run");
+  EXPECT_EQ(closest_match("jobspec", commands), "job-spec");
+  EXPECT_EQ(closest_match("loc", commands), "local-run");  // the prefix of exactly one
+  EXPECT_EQ(closest_match("deploy", commands), std::nullopt);
+  EXPECT_EQ(closest_match("", commands), std::nullopt);
+}
+
+}  // namespace
