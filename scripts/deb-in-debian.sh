@@ -8,7 +8,7 @@
 # --package, GoogleTest left out: the tests are not built), cached as tests/fixtures cache theirs (under
 # $TRAINPACK_TEST_CACHE or ~/.cache/trainpack-tests, keyed by this script and install-deps.sh). The build: trainpack
 # alone (BUILD_TESTING=OFF) in Release mode, run with bwrap in that root (the checkout bound read-only at /src), into
-# BUILD_DIR-SUITE (default build-release-SUITE), which later runs reuse. A first build compiles everything with that
+# SUITE_BUILD_DIR (default build-release-SUITE in the checkout), which later runs reuse. A first build compiles everything with that
 # release's compiler (about 10 minutes on 2 cores); the root takes about 600 MB. Needs root (mmdebstrap, bwrap).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -17,7 +17,7 @@ source tests/fixtures/python-bases/lib.sh
 [[ $# -eq 2 && -n "$1" ]] || die "usage: deb-in-debian.sh SUITE DIST_DIR"
 suite=$1
 dist=$(mkdir -p "$2" && realpath "$2")
-build_dir=$(realpath -m "${BUILD_DIR:-build-release}-$suite")
+build_dir=$(realpath -m "${SUITE_BUILD_DIR:-build-release-$suite}")
 need_tools bwrap flock sha256sum
 ((EUID == 0)) || die "mmdebstrap --variant=minbase and bwrap --bind /: run as root"
 

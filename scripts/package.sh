@@ -43,7 +43,7 @@ made=()   # the files this run puts in dist/
 # The .deb for this machine's Debian release, then those of DEB_SUITES.
 made+=("$(bash scripts/make-deb.sh "$build_dir" "$dist")")
 for suite in ${DEB_SUITES:-}; do
-  made+=("$(BUILD_DIR=$build_dir bash scripts/deb-in-debian.sh "$suite" "$dist")")
+  made+=("$(bash scripts/deb-in-debian.sh "$suite" "$dist")")
 done
 
 # The tarball: self-contained, for any Linux of this architecture whatever its libc (glibc of any version, musl,
