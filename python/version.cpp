@@ -71,7 +71,7 @@ std::optional<Version> Version::try_parse(std::string_view text) {
     return std::nullopt;
 
   auto matched = [&](int i) { return m[i].data() != nullptr; };
-  auto group = [&](int i) { return std::string_view(m[i]); };
+  auto group = [&](int i) { return std::string_view(m[i].data(), m[i].size()); };  // abseil's own type in Debian 13
   Version v;
   if (matched(1) && !to_number(group(1), v.epoch_)) return std::nullopt;
   {
