@@ -282,10 +282,11 @@ TEST_F(Packages, Debian13DebInstallsWithAptOnCleanDebian13) {
   std::vector<std::string> copy{"cp", "-a", roots.at("TRAINPACK_TEST_ROOT_DEBIAN13"), root.string()};
   auto copied = run_command(copy);
   ASSERT_EQ(copied.exit_code, 0) << describe(copy, copied);
-  // apt and dpkg as root with their capabilities (chown, setuid to _apt), on the copy; its sources are the mirror's.
+  // apt and dpkg as root with their capabilities (chown, setuid to _apt), on the copy and its own /tmp (which _apt
+  // writes to); its sources are the mirror's.
   std::vector<std::string> install{
       "bwrap", "--bind", root.string(), "/", "--ro-bind", dist().string(), "/dist", "--proc", "/proc", "--dev",
-      "/dev", "--tmpfs", "/tmp", "--cap-add", "ALL", "--setenv", "DEBIAN_FRONTEND", "noninteractive", "sh", "-c",
+      "/dev", "--cap-add", "ALL", "--setenv", "DEBIAN_FRONTEND", "noninteractive", "sh", "-c",
       "apt-get update -q >&2 && apt-get install -y -q /dist/" + deb + " >&2 && command -v trainpack && "
       "dpkg-query -W -f='${Depends}\\n' trainpack && trainpack --version"};
   fs::create_directories(root / "dist");
