@@ -67,10 +67,11 @@ std::optional<Version> Version::try_parse(std::string_view text) {
     if (static_cast<unsigned char>(c) >= 0x80 || c == '\0') return std::nullopt;
   // m[0] is the whole match; a group that did not take part has a null data().
   re2::StringPiece m[kVersionGroups + 1];
-  if (!version_regex().Match(s, 0, s.size(), RE2::ANCHOR_BOTH, m, kVersionGroups + 1)) return std::nullopt;
+  if (!version_regex().Match(regex_text(s), 0, s.size(), RE2::ANCHOR_BOTH, m, kVersionGroups + 1))
+    return std::nullopt;
 
   auto matched = [&](int i) { return m[i].data() != nullptr; };
-  auto group = [&](int i) { return std::string_view(m[i]); };
+  auto group = [&](int i) { return std::string_view(m[i].data(), m[i].size()); };  // abseil's own type in Debian 13
   Version v;
   if (matched(1) && !to_number(group(1), v.epoch_)) return std::nullopt;
   {

@@ -6,6 +6,8 @@
 #                                     oci-image-tool, time)
 #   scripts/install-deps.sh --bench   + what scripts/bench.sh needs (dockerd, registry, pigz, pip, jq, time)
 #   scripts/install-deps.sh --package + what scripts/package.sh needs (dpkg-shlibdeps, patchelf)
+#   scripts/install-deps.sh --print --package   prints the packages of those sets, one a line, installing nothing
+#                                     (scripts/deb-in-debian.sh installs the build dependencies in another release)
 #   scripts/install-deps.sh --test    + what the test suite needs (registry, OCI tools, runtimes, dockerd, python,
 #                                     clang for the sanitizer build, mmdebstrap, and --package's: the Packages.*
 #                                     test runs scripts/package.sh)
@@ -19,7 +21,7 @@ BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libzip-dev libisal-dev libz
 DEMO_PKGS=(mmdebstrap umoci skopeo runc oci-image-tool time)
 PACKAGE_PKGS=(dpkg-dev patchelf file binutils)
 BENCH_PKGS=(mmdebstrap umoci skopeo time docker.io docker-registry pigz python3 python3-pip jq curl ca-certificates)
-TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap runc bubblewrap docker.io
+TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap runc bubblewrap busybox-static docker.io
            python3 python3-yaml python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates openssl
            # tests/fixtures/python-bases: CPython compiled from source, relocated with patchelf
            gcc make dpkg-dev xz-utils patchelf libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev libsqlite3-dev
@@ -29,11 +31,13 @@ TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap 
            # scripts/sanitize.sh: clang with its ASan/UBSan/libFuzzer runtimes, llvm-symbolizer for readable stacks
            clang libclang-rt-dev llvm)
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 
 want=("${BUILD_PKGS[@]}")
+print=0
 for arg in "$@"; do
   case "$arg" in
+    --print) print=1 ;;
     --test) want+=("${TEST_PKGS[@]}" "${PACKAGE_PKGS[@]}") ;;
     --demo) want+=("${DEMO_PKGS[@]}") ;;
     --bench) want+=("${BENCH_PKGS[@]}") ;;
@@ -42,6 +46,11 @@ for arg in "$@"; do
     *) echo "install-deps.sh: unknown argument: $arg" >&2; usage >&2; exit 2 ;;
   esac
 done
+
+if ((print)); then
+  printf '%s\n' "${want[@]}"
+  exit 0
+fi
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   echo "install-deps.sh: this script needs a Debian/Ubuntu system (dpkg-query and apt-get)" >&2

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Release packages of trainpack, built from this checkout (in Release mode unless told otherwise) into dist/:
-#   trainpack_VERSION_ARCH.deb              CPack; its Depends come from dpkg-shlibdeps (Debian 12 libraries)
-#   trainpack-VERSION-linux-ARCH.tar.gz     self-contained: bin/trainpack plus, in lib/, every shared library it
-#                                           loads that is not part of glibc (found through RUNPATH $ORIGIN/../lib);
-#                                           runs on any x86-64 Linux with glibc >= the build machine's (2.36 here)
+#   trainpack_VERSION-1~debN_ARCH.deb       for this machine's Debian release N (scripts/make-deb.sh), and one for
+#                                           each release DEB_SUITES names (e.g. DEB_SUITES=trixie), built in a root
+#                                           of that release (scripts/deb-in-debian.sh: a full compile at first)
+#   trainpack-VERSION-linux-ARCH.tar.gz     self-contained: runs on any Linux of ARCH whatever its libc (below)
+#   trainpack-step-VERSION-linux-ARCH.oci.tar
+#                                           the CI step image (scripts/self-image.sh) on STEP_BASE (default
+#                                           python:3.11-slim-bookworm; STEP_BASE= leaves it out; STEP_FLAGS adds
+#                                           flags to its build), an OCI image layout archive: push it with
+#                                           `skopeo copy oci-archive:FILE docker://REF`
+#   SHA256SUMS                              the sha256 of each of the above (`sha256sum -c SHA256SUMS`)
 #
 #   bash scripts/package.sh        BUILD_DIR (default build-release) holds the build, of type BUILD_TYPE (default
 #                                  Release); DIST_DIR (default dist) receives the packages
@@ -31,38 +37,80 @@ mkdir -p "$dist"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
-# The .deb, of what `cmake --install` puts under /usr (the DEB generator's prefix). CPack packs that staged tree
-# rather than installing the project itself, which would first build the tree's `preinstall` target (all of it):
-# with PREBUILT=1 nothing may be rebuilt. CPack's own staging is under the build directory; only the package lands
-# in dist/.
-cmake --install "$build_dir" --prefix "$stage/deb/usr" >/dev/null
-(cd "$build_dir" && cpack -G DEB -B "$build_dir/cpack" -D CPACK_INSTALL_CMAKE_PROJECTS= \
-   -D "CPACK_INSTALLED_DIRECTORIES=$stage/deb;/" >/dev/null)
-deb=$(ls -t "$build_dir"/cpack/trainpack_*.deb | head -1)
-mv -f "$deb" "$dist/"
-echo "$dist/$(basename "$deb")"
+epoch=$(git log -1 --format=%ct 2>/dev/null || date +%s)
+made=()   # the files this run puts in dist/
 
-# The tarball: the binary, README, and the non-glibc libraries ldd resolves (transitively) for it.
-name=trainpack-$version-linux-$arch
-mkdir -p "$stage/$name/bin" "$stage/$name/lib"
-install -m 755 "$build_dir/trainpack" "$stage/$name/bin/trainpack"
-strip --strip-debug "$stage/$name/bin/trainpack"
-cp README.md "$stage/$name/"
-glibc='^(linux-vdso|ld-linux|libc|libm|libpthread|libdl|librt|libresolv|libutil|libanl|libnss_[a-z]+)\.so'
-ldd "$build_dir/trainpack" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r soname path; do
-  [[ "$soname" =~ $glibc ]] && continue
-  cp -L "$path" "$stage/$name/lib/$soname"
-  patchelf --set-rpath '$ORIGIN' "$stage/$name/lib/$soname"
+# The .deb for this machine's Debian release, then those of DEB_SUITES.
+made+=("$(bash scripts/make-deb.sh "$build_dir" "$dist")")
+for suite in ${DEB_SUITES:-}; do
+  made+=("$(bash scripts/deb-in-debian.sh "$suite" "$dist")")
 done
-patchelf --set-rpath '$ORIGIN/../lib' "$stage/$name/bin/trainpack"
-# Nothing of this machine may be picked instead: the packaged binary must resolve every library from lib/.
-if LD_LIBRARY_PATH= ldd "$stage/$name/bin/trainpack" | awk '$2 == "=>" {print $1, $3}' |
-   grep -Ev "$glibc" | grep -Ev " $stage/$name/(bin/\.\./)?lib/"; then
+
+# The tarball: self-contained, for any Linux of this architecture whatever its libc (glibc of any version, musl,
+# none). It holds
+#   bin/trainpack                the static launcher (scripts/release_launcher.c): runs lib/trainpack.bin through
+#                                lib/LOADER --library-path lib, so nothing of the host's libc or libraries is used
+#   lib/trainpack.bin            the binary
+#   lib/                         every shared library it loads (ldd, transitively), glibc's and the loader included,
+#                                and the NSS module glibc loads for `compat` (`files` and `dns` are in libc.so.6)
+#   share/trainpack/cacert.pem   this machine's CA bundle, used only when the host has none
+#   share/trainpack/example/     a code-only trainer (testdata/example-trainer) to try a build with
+#   share/doc/                   README.md and the copyright file of every Debian package a library comes from
+# No gconv modules: trainpack never calls setlocale(3), so libarchive's name conversions are the C locale's (UTF-8
+# and ASCII), which glibc's iconv has built in.
+name=trainpack-$version-linux-$arch
+top=$stage/$name
+mkdir -p "$top/bin" "$top/lib" "$top/share/trainpack" "$top/share/doc/trainpack"
+install -m 755 "$build_dir/trainpack" "$top/lib/trainpack.bin"
+strip --strip-debug "$top/lib/trainpack.bin"
+patchelf --remove-rpath "$top/lib/trainpack.bin"
+interp=$(patchelf --print-interpreter "$build_dir/trainpack")
+loader=$(basename "$interp")
+libs=$(ldd "$build_dir/trainpack" | awk '$2 == "=>" && $3 ~ /^\// {print $3}')
+nss=$(dirname "$(ldd "$build_dir/trainpack" | awk '$1 ~ /^libc\.so/ {print $3}')")/libnss_compat.so.2
+for path in $libs "$nss" "$interp"; do
+  soname=$(basename "$path")
+  cp -L "$path" "$top/lib/$soname"
+  chmod 755 "$top/lib/$soname"
+  real=$(realpath "$path")   # dpkg knows it under /usr or, on a merged-/usr system, maybe under /lib
+  pkg=$({ dpkg -S "$real" || dpkg -S "${real#/usr}"; } 2>/dev/null | sed -n '1s/:.*//p' || true)
+  if [[ -n "$pkg" && -f /usr/share/doc/$pkg/copyright ]]; then
+    mkdir -p "$top/share/doc/$pkg"
+    cp /usr/share/doc/"$pkg"/copyright "$top/share/doc/$pkg/"
+  fi
+done
+${CC:-cc} -static -Os -s -Wall -Werror -DLOADER="\"$loader\"" -o "$top/bin/trainpack" scripts/release_launcher.c
+cp README.md "$top/share/doc/trainpack/"
+cp -L "$(bash scripts/ca-bundle.sh)" "$top/share/trainpack/cacert.pem"
+cp -r testdata/example-trainer "$top/share/trainpack/example"
+chmod -R u+w,go-w,a+rX "$top"
+# Nothing of this machine may be picked instead: with the bundle's loader, every library resolves inside lib/.
+resolved=$("$top/lib/$loader" --inhibit-cache --library-path "$top/lib" --list "$top/lib/trainpack.bin")
+if grep -Ev "^\s*(linux-vdso\.so|/)|=> $top/lib/" <<<"$resolved" | grep .; then
   echo "package.sh: the libraries above resolve outside the tarball" >&2
   exit 1
 fi
-"$stage/$name/bin/trainpack" --version >/dev/null
-epoch=$(git log -1 --format=%ct 2>/dev/null || date +%s)
-tar -C "$stage" --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner -czf "$dist/$name.tar.gz.tmp" "$name"
-mv -f "$dist/$name.tar.gz.tmp" "$dist/$name.tar.gz"
-echo "$dist/$name.tar.gz"
+"$top/bin/trainpack" --version >/dev/null
+# Reproducible: sorted names, one mtime (the commit's), no owner names, gzip without a timestamp.
+reproducible_tar() {  # OUTPUT DIR NAMES...: NAMES of DIR, into OUTPUT (a .gz name compresses)
+  local out=$1 dir=$2
+  shift 2
+  tar -C "$dir" --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner -cf - "$@" |
+    if [[ "$out" == *.gz ]]; then gzip -n9; else cat; fi > "$out.tmp"
+  mv -f "$out.tmp" "$out"
+}
+reproducible_tar "$dist/$name.tar.gz" "$stage" "$name"
+made+=("$dist/$name.tar.gz")
+
+# The step image, written as an OCI layout and archived as one (the layout's files at the top of the tar).
+if [[ -n "${STEP_BASE-python:3.11-slim-bookworm}" ]]; then
+  step=trainpack-step-$version-linux-$arch.oci.tar
+  # shellcheck disable=SC2086  # STEP_FLAGS is a list of flags
+  TRAINPACK_BIN=$build_dir/trainpack bash scripts/self-image.sh "${STEP_BASE-python:3.11-slim-bookworm}" \
+    "trainpack-step:$version" --output="oci:$stage/step" -q ${STEP_FLAGS:-} >/dev/null
+  reproducible_tar "$dist/$step" "$stage/step" oci-layout index.json blobs
+  made+=("$dist/$step")
+fi
+
+(cd "$dist" && sha256sum -- "${made[@]##*/}" > SHA256SUMS.tmp && mv -f SHA256SUMS.tmp SHA256SUMS)
+printf '%s\n' "${made[@]}" "$dist/SHA256SUMS"

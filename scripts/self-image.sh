@@ -42,13 +42,7 @@ bin=$(realpath "${TRAINPACK_BIN:-build/trainpack}")
 version=$("$bin" --version | awk 'NR == 1 {print $2}')
 interp=$(readelf -l "$bin" | sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
 [[ -n "$interp" ]] || { echo "self-image.sh: $bin names no program interpreter" >&2; exit 1; }
-# The CA bundle to ship: the first of the places trainpack itself looks (net/http_client.cpp, system_ca_file).
-cacert=
-for f in "${SSL_CERT_FILE:-}" /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt \
-         /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem /etc/ssl/ca-bundle.pem /etc/ssl/cert.pem; do
-  if [[ -n "$f" && -s "$f" && -r "$f" ]]; then cacert=$f; break; fi
-done
-[[ -n "$cacert" ]] || { echo "self-image.sh: no CA bundle on this host (install ca-certificates)" >&2; exit 1; }
+cacert=$(bash scripts/ca-bundle.sh)
 
 umask 022
 stage=$(mktemp -d)

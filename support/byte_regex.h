@@ -21,11 +21,15 @@ inline RE2::Options byte_regex_options(RegexCase letter_case = RegexCase::sensit
   return options;
 }
 
+// `text` as the string type RE2's functions take (re2::StringPiece): in Debian 13's RE2 that is absl::string_view,
+// a type of abseil's own there, to which std::string_view does not convert.
+inline re2::StringPiece regex_text(std::string_view text) { return {text.data(), text.size()}; }
+
 // The length of the match of `re` that starts at the beginning of `text` (leftmost-first, as Perl and Python
 // choose among alternatives), or nullopt when none does.
 inline std::optional<size_t> match_prefix(const RE2& re, std::string_view text) {
   re2::StringPiece whole;
-  if (!re.Match(text, 0, text.size(), RE2::ANCHOR_START, &whole, 1)) return std::nullopt;
+  if (!re.Match(regex_text(text), 0, text.size(), RE2::ANCHOR_START, &whole, 1)) return std::nullopt;
   return whole.size();
 }
 

@@ -2,6 +2,8 @@
 
 #include <re2/re2.h>
 
+#include "support/byte_regex.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -124,7 +126,7 @@ void blank_secret_arguments(int argc, char** argv) {
     std::string_view arg = argv[i];
     // No guessing at opaque words here: paths and names of our own flags would go too.
     std::string masked = value_of_secret_flag ? std::string(kMask) : mask_named_secrets(arg);
-    value_of_secret_flag = RE2::FullMatch(arg, secret_flag());
+    value_of_secret_flag = RE2::FullMatch(regex_text(arg), secret_flag());
     if (masked == arg) continue;
     std::size_t kept = std::min(masked.size(), arg.size());
     std::memcpy(argv[i], masked.data(), kept);
