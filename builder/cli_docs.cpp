@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "builder/cli_help.h"
+#include "builder/gcloud_flags.h"
 
 namespace trainpack::builder {
 
@@ -351,6 +352,24 @@ void add_doc_commands(CLI::App& app) {
       ->required()
       ->check(CLI::IsMember({"bash", "zsh", "fish"}));
   completion->callback([&app, shell] { std::cout << completion_script(command_docs(app), *shell) << std::flush; });
+
+  // `trainpack help build` as `trainpack build --help`: the form git, go and kubectl users type.
+  auto topic = std::make_shared<std::string>();
+  CLI::App* help = app.add_subcommand("help", "Print the help of trainpack, or of one command (as COMMAND --help)");
+  help->add_option("command", *topic, "The command whose flags and examples to print");
+  help->callback([&app, topic] {
+    if (topic->empty()) {
+      // Not app.help(): while `help` is the parsed command, CLI11 answers with the help of that command.
+      std::cout << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal) << std::flush;
+      return;
+    }
+    for (const CLI::App* cmd : app.get_subcommands({}))
+      if (cmd->get_name() == *topic && !cmd->get_group().empty()) {
+        std::cout << cmd->help(app.get_name()) << std::flush;
+        return;
+      }
+    throw unknown_command(app, *topic);
+  });
 
   auto markdown = std::make_shared<bool>(false);
   CLI::App* man = app.add_subcommand("man", "Print the man page trainpack(1), or the Markdown reference docs/cli.md");

@@ -134,6 +134,9 @@ std::vector<Example> examples_of(const std::string& command) {
             {"The REST API's CustomJob, with a GPU",
              "trainpack job-spec --image-uri=" + pushed + "@$(cat digest.txt) --accelerator-type=NVIDIA_TESLA_T4 "
              "--display-name=mnist --format=rest"}};
+  if (command == "help")
+    return {{"The flags of build, by concern, and its examples", "trainpack help build"},
+            {"Every command", "trainpack help"}};
   if (command == "completion")
     return {{"bash, for this shell", "source <(trainpack completion bash)"},
             {"zsh, for every shell", "trainpack completion zsh > \"${fpath[1]}/_trainpack\""},

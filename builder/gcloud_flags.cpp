@@ -138,16 +138,6 @@ bool takes_positionals(const CLI::App& cmd) {
   return !cmd.get_options([](const CLI::Option* opt) { return opt->get_positional(); }).empty();
 }
 
-UnknownArgument unknown_command(const CLI::App& app, const std::string& arg) {
-  std::vector<std::string> names;
-  for (const CLI::App* sub : app.get_subcommands({}))
-    if (!sub->get_group().empty()) names.push_back(sub->get_name());  // hidden commands are not offered
-  std::string listed = command_path(app) + " --help lists the commands";
-  if (app.get_parent() == nullptr)
-    return UnknownArgument("unknown command \"" + arg + "\"", did_you_mean("", arg, names, listed));
-  return UnknownArgument(command_path(app) + " takes no argument \"" + arg + "\"",
-                         "flags start with --; " + command_path(app) + " --help lists them");
-}
 
 // Throws UnknownArgument when `arg`, not a flag's value, is a flag `cmd` does not have ("--bogus", "-x" or a
 // bundle of short flags "-qx"), or an argument where `cmd` takes none.
@@ -169,6 +159,17 @@ void check_known(const CLI::App& cmd, const std::string& arg) {
 }
 
 }  // namespace
+
+UnknownArgument unknown_command(const CLI::App& app, const std::string& arg) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({}))
+    if (!sub->get_group().empty()) names.push_back(sub->get_name());  // hidden commands are not offered
+  std::string listed = command_path(app) + " --help lists the commands";
+  if (app.get_parent() == nullptr)
+    return UnknownArgument("unknown command \"" + arg + "\"", did_you_mean("", arg, names, listed));
+  return UnknownArgument(command_path(app) + " takes no argument \"" + arg + "\"",
+                         "flags start with --; " + command_path(app) + " --help lists them");
+}
 
 void parse_like_argparse(CLI::App& app, int argc, const char* const* argv) {
   if (app.get_name().empty() && argc > 0) app.name(argv[0]);

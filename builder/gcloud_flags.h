@@ -52,6 +52,10 @@ class UnknownArgument : public CLI::ParseError {
   std::string hint_;
 };
 
+// `arg` where `app` expects a command: "unknown command" with the closest visible one at the top level, "takes no
+// argument" below it.
+UnknownArgument unknown_command(const CLI::App& app, const std::string& arg);
+
 // Parses argv with `app` after settling which argument is a flag's value as argparse does, where CLI11 2.1.2 reads
 // differently: "--flag=" and "--flag=--" are the value "" (CLI11 would take the next argument instead, or "--"),
 // "--flag VALUE" takes VALUE even when it starts with '-' but holds a space ("--args '-x 1'"), and a flag with no

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 using trainpack::testing::CliResult;
 using trainpack::testing::trainpack;
 
-const std::vector<std::string> kCommands{"dockerfile", "build", "local-run", "job-spec", "completion"};
+const std::vector<std::string> kCommands{"dockerfile", "build", "local-run", "job-spec", "completion", "help"};
 
 // Where `text` is in `s` from `from` on, failing the test when it is not.
 std::size_t position(const std::string& s, const std::string& text, std::size_t from = 0) {
@@ -74,6 +74,21 @@ TEST(CliHelp, AnUnknownCommandIsReportedWithTheClosestOne) {
   CliResult far = trainpack({"deploy"});
   EXPECT_EQ(far.exit_code, 2);
   EXPECT_NE(far.err.find("hint: trainpack --help lists the commands"), std::string::npos) << far.err;
+}
+
+// `trainpack help COMMAND` prints what `trainpack COMMAND --help` prints; an unknown one is a usage error.
+TEST(CliHelp, HelpCommandPrintsTheCommandsHelp) {
+  CliResult help = trainpack({"help", "build"});
+  CliResult flag = trainpack({"build", "--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_EQ(help.out, flag.out);
+  EXPECT_NE(help.out.find("Usage: trainpack build"), std::string::npos) << help.out;
+  CliResult top = trainpack({"help"});
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_EQ(top.out, trainpack({"--help"}).out);
+  CliResult typo = trainpack({"help", "bild"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("unknown command \"bild\"\nhint: did you mean build?"), std::string::npos) << typo.err;
 }
 
 TEST(CliHelp, AnUnknownFlagIsReportedBeforeAMissingOneOrAMissingCommand) {
