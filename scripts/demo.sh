@@ -4,7 +4,8 @@
 # and run it as `gcloud ai custom-jobs local-run` would.
 #
 #   1. install missing build deps + mmdebstrap/umoci/skopeo/runc (scripts/install-deps.sh --demo)
-#   2. build the trainpack binary, not the tests (scripts/build.sh --target trainpack)
+#   2. build the trainpack binary, not the tests, in Release mode into build-release/ (scripts/build.sh --target
+#      trainpack; no debug info: a third less compiling; scripts/package.sh packages the same build)
 #   3. base image: tests/fixtures/python-base.sh .cache/demo/base   (OCI layout, tag 3.11; cached after the first run)
 #   4. a local Python package index with the trainer's requirements (tests/fixtures/python-index.sh; the public
 #      index is not needed), on 127.0.0.1:DEMO_INDEX_PORT (default 5391)
@@ -29,7 +30,7 @@ die() { printf '\ndemo.sh: %s\n' "$*" >&2; exit 1; }
 demo=.cache/demo
 trainer=testdata/example-pip-trainer
 index_port=${DEMO_INDEX_PORT:-5391}
-build_dir=${BUILD_DIR:-build}
+build_dir=${BUILD_DIR:-build-release}
 [[ "$build_dir" == /* ]] || build_dir=$root/$build_dir
 tp=${TRAINPACK_BIN:-$build_dir/trainpack}   # TRAINPACK_BIN=/path/to/trainpack: use that binary, skip the build
 base_name=trainpack-test/python:3.11
@@ -40,7 +41,7 @@ bash scripts/install-deps.sh --demo
 
 if [[ -z "${TRAINPACK_BIN:-}" ]]; then
   step "Building the trainpack binary (only it: the tests are built by scripts/test.sh)"
-  bash scripts/build.sh --target trainpack
+  BUILD_DIR=$build_dir BUILD_TYPE=${BUILD_TYPE:-Release} bash scripts/build.sh --target trainpack
 else
   step "Using the trainpack binary $tp"
 fi
