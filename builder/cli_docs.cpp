@@ -276,7 +276,9 @@ std::string markdown_text(const std::string& text) {
 }
 
 std::string markdown_examples(const std::vector<Example>& examples) {
-  std::string out = "Examples:\n\n```sh\n";
+  // The examples name the user's images, files and shell paths: tests/docs/doc_commands.py checks their flags
+  // against --help without running them.
+  std::string out = "Examples:\n\n<!-- not run: the user's images, files and shell paths -->\n```sh\n";
   for (const Example& e : examples) out += "# " + e.what + "\n" + e.command + "\n";
   return out + "```\n\n";
 }
@@ -332,7 +334,7 @@ std::string man_page(const std::vector<CommandDoc>& commands, std::string_view v
 
 std::string markdown_reference(const std::vector<CommandDoc>& commands) {
   std::string out = "# trainpack command line reference\n\n"
-                    "<!-- Made by `trainpack man --markdown > docs/cli.md` from the flag definitions; "
+                    "<!-- Made by `build/trainpack man --markdown > docs/cli.md` from the flag definitions; "
                     "CliDocs.MarkdownReferenceIsUpToDate fails when it is stale. -->\n\n" +
                     top(commands).description + "\n\n```\n" + top(commands).usage + "\n```\n\n" +
                     markdown_examples(top(commands).examples) +

@@ -74,7 +74,9 @@ class Help:
         self.binary = binary
         top = self._help([])
         self.top_flags = self._flags(top)
-        self.subcommands = set(self.SUBCOMMAND_LINE.findall(top))
+        # Only the "Subcommands:" section lists commands; other sections (exit status) have indented words too.
+        section = re.search(r"^Subcommands:\n((?:[ \t]+\S.*\n)+)", top, re.M)
+        self.subcommands = set(self.SUBCOMMAND_LINE.findall(section.group(1))) if section else set()
         if not self.subcommands:
             raise DocError(f"{binary} --help lists no subcommands:\n{top}")
         self.flags = {}

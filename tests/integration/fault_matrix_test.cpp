@@ -241,7 +241,7 @@ TEST_F(FaultMatrixTest, AStalledBaseDownloadFailsAtTheDeadlineAndWritesNothing) 
   EXPECT_TRUE(contains(cause_of(r), server_->host() + " stalled for 3 s (GET http://" + server_->host() +
                                         "/v2/base/python/blobs/" + base_config_ + ": "))
       << r.err;
-  EXPECT_TRUE(contains(cause_of(r), "the last: response stalled after 100 bytes)")) << r.err;
+  EXPECT_TRUE(contains(cause_of(r), "the last: response stalled after 100 B)")) << r.err;
   EXPECT_FALSE(fs::exists(out));
   EXPECT_FALSE(fs::exists(blob_in_cache(base_config_)));
 }
