@@ -6,11 +6,15 @@
 #                                     oci-image-tool, time)
 #   scripts/install-deps.sh --bench   + what scripts/bench.sh needs (dockerd, registry, pigz, pip, jq, time)
 #   scripts/install-deps.sh --package + what scripts/package.sh needs (dpkg-shlibdeps, patchelf)
+#   scripts/install-deps.sh --cross-arm64
+#                                     + what `ARCH=arm64 scripts/package.sh` needs on amd64: Debian's cross
+#                                     toolchain, the arm64 (multiarch) -dev packages, qemu-user to run the result
+#                                     (adds the arm64 architecture to dpkg first)
 #   scripts/install-deps.sh --print --package   prints the packages of those sets, one a line, installing nothing
 #                                     (scripts/deb-in-debian.sh installs the build dependencies in another release)
 #   scripts/install-deps.sh --test    + what the test suite needs (registry, OCI tools, runtimes, dockerd, python,
-#                                     clang for the sanitizer build, mmdebstrap, and --package's: the Packages.*
-#                                     test runs scripts/package.sh)
+#                                     clang for the sanitizer build, mmdebstrap, and --package's and --cross-arm64's:
+#                                     the Packages* tests run scripts/package.sh for amd64 and arm64)
 #
 # Idempotent: packages are checked with dpkg-query first, so a machine that has everything runs no apt at all.
 # `apt-get update` runs only when something is missing. Needs root, or sudo when not root.
@@ -20,6 +24,10 @@ BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libzip-dev libisal-dev libz
             nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libgtest-dev)
 DEMO_PKGS=(mmdebstrap umoci skopeo runc oci-image-tool time)
 PACKAGE_PKGS=(dpkg-dev patchelf file binutils)
+# libisal (not co-installable with its amd64 version) is unpacked by scripts/cross-prefix.sh instead.
+CROSS_ARM64_PKGS=(crossbuild-essential-arm64 qemu-user qemu-user-binfmt binfmt-support
+                  libarchive-dev:arm64 libcurl4-openssl-dev:arm64 libssl-dev:arm64 libzip-dev:arm64 libzstd-dev:arm64
+                  libre2-dev:arm64 zlib1g-dev:arm64 libtomlplusplus-dev:arm64)
 BENCH_PKGS=(mmdebstrap umoci skopeo time docker.io docker-registry pigz python3 python3-pip jq curl ca-certificates)
 TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap runc bubblewrap busybox-static docker.io
            python3 python3-yaml python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates openssl
@@ -31,14 +39,16 @@ TEST_PKGS=(docker-registry apache2-utils skopeo umoci oci-image-tool mmdebstrap 
            # scripts/sanitize.sh: clang with its ASan/UBSan/libFuzzer runtimes, llvm-symbolizer for readable stacks
            clang libclang-rt-dev llvm)
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
 
 want=("${BUILD_PKGS[@]}")
 print=0
 for arg in "$@"; do
   case "$arg" in
     --print) print=1 ;;
-    --test) want+=("${TEST_PKGS[@]}" "${PACKAGE_PKGS[@]}") ;;
+    --test) want+=("${TEST_PKGS[@]}" "${PACKAGE_PKGS[@]}")
+            [[ "$(dpkg --print-architecture 2>/dev/null)" != amd64 ]] || want+=("${CROSS_ARM64_PKGS[@]}") ;;
+    --cross-arm64) want+=("${CROSS_ARM64_PKGS[@]}") ;;
     --demo) want+=("${DEMO_PKGS[@]}") ;;
     --bench) want+=("${BENCH_PKGS[@]}") ;;
     --package) want+=("${PACKAGE_PKGS[@]}") ;;
@@ -57,11 +67,15 @@ if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>
   exit 1
 fi
 
-# One dpkg-query call for all packages (unknown ones are simply absent from its output).
+# One dpkg-query call for all packages (unknown ones are simply absent from its output). A package of another
+# architecture is wanted as NAME:ARCH; one of this machine's (or of all) as NAME.
+native=$(dpkg --print-architecture)
 declare -A installed=()
-while read -r name status; do
-  [[ "$status" == "install ok installed" ]] && installed[$name]=1
-done < <(dpkg-query -W -f='${Package} ${Status}\n' "${want[@]}" 2>/dev/null || true)
+while read -r name arch status; do
+  [[ "$status" == "install ok installed" ]] || continue
+  installed[$name:$arch]=1
+  [[ "$arch" != "$native" && "$arch" != all ]] || installed[$name]=1
+done < <(dpkg-query -W -f='${Package} ${Architecture} ${Status}\n' "${want[@]}" 2>/dev/null || true)
 
 missing=()
 declare -A seen=()
@@ -87,5 +101,11 @@ if ((EUID != 0)); then
 fi
 
 echo "install-deps.sh: installing: ${missing[*]}" >&2
+# Packages of another architecture (Debian multiarch) need it known to dpkg before apt-get update.
+for pkg in "${missing[@]}"; do
+  [[ "$pkg" == *:* ]] || continue
+  foreign=${pkg##*:}
+  dpkg --print-foreign-architectures | grep -qx "$foreign" || "${as_root[@]}" dpkg --add-architecture "$foreign"
+done
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -13,6 +13,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -297,4 +298,79 @@ TEST_F(Packages, Debian13DebInstallsWithAptOnCleanDebian13) {
   EXPECT_NE(installed.out.find("libcurl4t64"), std::string::npos) << installed.out;
   const std::string version = installed.out.substr(installed.out.find('\n', installed.out.find('\n') + 1) + 1);
   EXPECT_EQ(first_line(version), first_line(host.out)) << installed.out;
+}
+
+// The linux-arm64 tarball (`ARCH=arm64 scripts/package.sh`, cross-built by fixture.release_arm64) under Debian's
+// qemu-user: its binary is arm64 and loads only the tarball's libraries, prints what the build under test prints,
+// and builds the image of the tarball's example trainer that the build under test builds: the same config (so the
+// same layer tars, diff_ids and history); the gzip bytes differ, as ISA-L's arm64 deflate is not its x86 one, and
+// each layer is checked to decompress to its diff_id. The launcher itself (an arm64 static binary that execs the
+// bundled loader) runs when binfmt_misc hands arm64 programs to qemu (the fixture registers it with update-binfmts);
+// the bundled loader is started by qemu either way.
+TEST_F(Packages, Arm64TarballRunsUnderQemuAndBuildsTheSameImageConfig) {
+  auto host = host_version();
+  const fs::path arm64_dist = env_or_fail("TRAINPACK_TEST_RELEASE_DIST_ARM64");
+  const std::string name = only_file(arm64_dist, "trainpack-", "-linux-arm64.tar.gz");
+  ASSERT_FALSE(HasFailure());
+  TempDir dir("tp-arm64");
+  const fs::path release = dir.path() / "release";
+  fs::create_directories(release);
+  std::vector<std::string> untar{"tar", "-xzf", (arm64_dist / name).string(), "-C", release.string(),
+                                 "--strip-components=1"};
+  auto untarred = run_command(untar);
+  ASSERT_EQ(untarred.exit_code, 0) << describe(untar, untarred);
+  // ELF e_machine (offset 18, little-endian) 183: EM_AARCH64, for the binary, the loader and the launcher.
+  for (const char* file : {"lib/trainpack.bin", "lib/ld-linux-aarch64.so.1", "bin/trainpack"}) {
+    const std::string elf = read_file(release / file);
+    ASSERT_GT(elf.size(), 20u) << file;
+    EXPECT_EQ(elf.substr(0, 4), "\x7f" "ELF") << file;
+    EXPECT_EQ(static_cast<unsigned char>(elf[18]) | static_cast<unsigned char>(elf[19]) << 8, 183) << file;
+  }
+  EXPECT_TRUE(fs::is_regular_file(release / "share/man/man1/trainpack.1"));
+
+  const std::vector<std::string> bundled{"qemu-aarch64", (release / "lib/ld-linux-aarch64.so.1").string(),
+                                         "--inhibit-cache", "--library-path", (release / "lib").string(),
+                                         (release / "lib/trainpack.bin").string()};
+  auto with_args = [](std::vector<std::string> argv, const std::vector<std::string>& args) {
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  };
+  auto version = run_command(with_args(bundled, {"--version"}));
+  ASSERT_EQ(version.exit_code, 0) << describe(with_args(bundled, {"--version"}), version);
+  EXPECT_EQ(version.out, host.out);
+  const fs::path binfmt = "/proc/sys/fs/binfmt_misc/qemu-aarch64";
+  if (fs::exists(binfmt) && read_file(binfmt).starts_with("enabled")) {
+    auto launched = run_command({(release / "bin/trainpack").string(), "--version"});
+    ASSERT_EQ(launched.exit_code, 0) << describe({"bin/trainpack --version"}, launched);
+    EXPECT_EQ(launched.out, host.out);
+  } else {
+    std::cout << "binfmt_misc has no enabled qemu-aarch64: the launcher was not run\n";
+  }
+
+  // The same build (same base, trainer and paths) by each binary, each into its own cache and layout.
+  const std::string example = (release / "share/trainpack/example").string();
+  auto build = [&](std::vector<std::string> program, const std::string& out) {
+    return with_args(std::move(program),
+                     {"build", "--executor-image-uri=" + base_oci_ref(), "--local-package-path=" + example,
+                      "--script=trainer/task.py", "--extra-dirs=config",
+                      "--output=oci:" + (dir.path() / out).string() + ":latest",
+                      "--cache-dir=" + (dir.path() / (out + "-cache")).string(), "--format=json"});
+  };
+  auto expected = run_command(build({trainpack_bin()}, "amd64"));
+  ASSERT_EQ(expected.exit_code, 0) << describe(build({trainpack_bin()}, "amd64"), expected);
+  auto built = run_command(build(bundled, "arm64"));
+  ASSERT_EQ(built.exit_code, 0) << describe(build(bundled, "arm64"), built);
+  const auto arm64_image = nlohmann::json::parse(built.out), amd64_image = nlohmann::json::parse(expected.out);
+  EXPECT_EQ(arm64_image.at("config_digest"), amd64_image.at("config_digest")) << built.out << "\n" << expected.out;
+  int checked = 0;
+  for (const auto& layer : arm64_image.at("layers")) {
+    if (!layer.contains("diff_id")) continue;  // the base's, not rewritten
+    const std::string digest = layer.at("digest");
+    const fs::path blob = dir.path() / "arm64/blobs/sha256" / digest.substr(std::string("sha256:").size());
+    auto unzipped = run_command({"sh", "-c", "gzip -dc \"$0\" | sha256sum", blob.string()});
+    ASSERT_EQ(unzipped.exit_code, 0) << unzipped.err;
+    EXPECT_EQ("sha256:" + unzipped.out.substr(0, 64), layer.at("diff_id").get<std::string>()) << digest;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3) << built.out;
 }
