@@ -358,7 +358,14 @@ void add_doc_commands(CLI::App& app) {
   // `trainpack help build` as `trainpack build --help`: the form git, go and kubectl users type.
   auto topic = std::make_shared<std::string>();
   CLI::App* help = app.add_subcommand("help", "Print the help of trainpack, or of one command (as COMMAND --help)");
-  help->add_option("command", *topic, "The command whose flags and examples to print");
+  // Its value's type names the commands, for completion (choices_of) and --help; not a check, so that an unknown
+  // one is answered with the closest command (unknown_command).
+  help->add_option("command", *topic, "The command whose flags and examples to print")->type_name_fn([&app] {
+    std::string names;
+    for (const CLI::App* cmd : app.get_subcommands({}))
+      if (!cmd->get_group().empty()) names += (names.empty() ? "" : ",") + cmd->get_name();
+    return "{" + names + "}";
+  });
   help->callback([&app, topic] {
     if (topic->empty()) {
       // Not app.help(): while `help` is the parsed command, CLI11 answers with the help of that command.

@@ -53,6 +53,7 @@ TEST(CliDocsRead, BashCompletionLoadsAndOffersCommandsFlagsAndValues) {
   EXPECT_EQ(bash_candidates(script, "trainpack local-run --engine=r"), "--engine=runc\n");
   EXPECT_EQ(bash_candidates(script, "trainpack job-spec --format ''"), "config rest\n");
   EXPECT_EQ(bash_candidates(script, "trainpack completion ''"), "bash zsh fish\n");
+  EXPECT_EQ(bash_candidates(script, "trainpack help l"), "local-run\n");
   // A path, and the trainer's arguments after --, are left to the shell's file name completion.
   EXPECT_EQ(bash_candidates(script, "trainpack build --cache-dir ''"), "\n");
   EXPECT_EQ(bash_candidates(script, "trainpack local-run -- --ep"), "\n");
@@ -95,6 +96,7 @@ TEST(CliDocsRead, FishCompletionLoadsAndOffersFlagsAndValues) {
   EXPECT_EQ(candidates("trainpack build --compression="), "--compression=gzip --compression=zstd");
   EXPECT_EQ(candidates("trainpack build --dry-"), "--dry-run");
   EXPECT_EQ(candidates("trainpack completion "), "bash fish zsh");
+  EXPECT_EQ(candidates("trainpack help j"), "job-spec");
 }
 
 TEST(CliDocsRead, ManPageHasNoGroffWarning) {
