@@ -21,8 +21,9 @@ if command -v ccache >/dev/null; then
   # Paths relative to the checkout, so another clone of the repository hits the same cache entries.
   export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
 fi
+# Line tables are all a sanitizer's stack needs (file:line): about a tenth less compiling than full -g.
 cmake -S . -B "$build_dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
-  -DTRAINPACK_SANITIZE=ON -DTRAINPACK_FUZZ=ON "${launcher[@]}"
+  -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DTRAINPACK_SANITIZE=ON -DTRAINPACK_FUZZ=ON "${launcher[@]}"
 # Only what runs here: neither the trainpack binary nor the integration tests.
 cmake --build "$build_dir" -j"$jobs" --target trainpack_unit_tests trainpack_fuzz_targets
 
