@@ -408,10 +408,10 @@ void Build::add_layer(const std::string& instruction, FileEntries entries) {
   }
   Timings::Scope writing = timings_.scope(Phase::kLayers);
   if (req_.dry_run) return plan_layer(instruction, std::move(entries));
-  FileEntries applied = entries;
-  layers::BuiltLayer built = layers::build_layer(store_, cache_, std::move(entries), layer_options(instruction, applied));
+  layers::LayerOptions options = layer_options(instruction, entries);
+  layers::BuiltLayer built = layers::build_layer(store_, cache_, std::move(entries), options);
   progress_.transfer_done(instruction);
-  record_layer(instruction, built.blob, built.from_cache, std::move(applied));
+  record_layer(instruction, built.blob, built.from_cache, std::move(built.entries));
 }
 
 // A layer made (or found in a cache) for an instruction: into the image, the listing and the result.
@@ -557,22 +557,33 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
           else progress_.transfer("download " + file, "downloading " + file, bytes, 0);
         });
   }
-  std::vector<CachedPipLayer> made;
+  // Each layer's entries stay in own_layers_ (at `own`); the cache entries read them from there.
+  struct Made {
+    std::string what;
+    std::optional<layers::LayerBlob> blob;
+    std::optional<std::size_t> own;
+  };
+  std::vector<Made> made;
   for (PipLayer& layer : python_->install(step, config_, own_layers_)) {
     std::size_t layers_before = own_layers_.size();
     add_layer(pip_layer_instruction(instruction, layer.what), std::move(layer.entries));
-    if (!cacheable) continue;
     bool has_layer = own_layers_.size() > layers_before;
-    made.push_back({layer.what, spec_.steps.back().layer, has_layer ? own_layers_.back() : FileEntries{}});
+    made.push_back({layer.what, spec_.steps.back().layer, has_layer ? std::optional(layers_before) : std::nullopt});
   }
   if (!cacheable) return;
+  static const FileEntries kNoEntries;
+  std::vector<PipLayerMade> listed;
+  for (const Made& m : made) listed.push_back({m.what, m.blob, m.own ? &own_layers_[*m.own] : &kNoEntries});
   try {
-    pip_steps_.remember(key, made);
+    pip_steps_.remember(key, listed);
   } catch (const std::exception& e) {
     // Only a cache: the image is right either way, the next build runs the step again.
     log(std::string("could not remember the pip step for the next build: ") + e.what());
   }
-  if (shared_) to_share_.push_back({key, std::move(made), std::move(earlier)});
+  if (!shared_) return;
+  std::vector<CachedPipLayer> shared;
+  for (const PipLayerMade& m : listed) shared.push_back({m.what, m.blob, *m.entries});
+  to_share_.push_back({key, std::move(shared), std::move(earlier)});
 }
 
 // docker's rule for RUN: the same instruction on the same layers is not run again (see pip_step_cache.h).

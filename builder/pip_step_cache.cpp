@@ -267,12 +267,18 @@ std::optional<std::vector<CachedPipLayer>> PipStepCache::lookup(const std::strin
 }
 
 void PipStepCache::remember(const std::string& key, const std::vector<CachedPipLayer>& layers) const {
+  std::vector<PipLayerMade> made;
+  for (const CachedPipLayer& layer : layers) made.push_back({layer.what, layer.blob, &layer.entries});
+  remember(key, made);
+}
+
+void PipStepCache::remember(const std::string& key, const std::vector<PipLayerMade>& layers) const {
   SourceTable sources;
   json header{{"layers", json::array()}};
   std::string lines;
-  for (const CachedPipLayer& layer : layers) {
-    for (const FileEntry& e : layer.entries) lines += entry_line(e, store_, sources);
-    json j{{"what", layer.what}, {"entries", layer.entries.size()}};
+  for (const PipLayerMade& layer : layers) {
+    for (const FileEntry& e : *layer.entries) lines += entry_line(e, store_, sources);
+    json j{{"what", layer.what}, {"entries", layer.entries->size()}};
     if (layer.blob) {
       j["diff_id"] = layer.blob->diff_id.str();
       j["digest"] = layer.blob->digest.str();

@@ -42,6 +42,14 @@ struct CachedPipLayer {
   layers::FileEntries entries;
 };
 
+// A layer as remember() reads it: its entries stay where the build keeps them (a framework's listing is tens of
+// thousands of entries, not worth a copy).
+struct PipLayerMade {
+  std::string what;
+  std::optional<layers::LayerBlob> blob;
+  const layers::FileEntries* entries = nullptr;  // never null
+};
+
 // An entry's listing (path, type, mode, owner, link target, size) as the cache writes it, without its contents;
 // and back (a regular file then has no contents: its `source` is empty).
 nlohmann::json entry_listing_json(const layers::FileEntry& entry);
@@ -53,6 +61,7 @@ class PipStepCache {
 
   std::optional<std::vector<CachedPipLayer>> lookup(const std::string& key) const;
   // Stores ephemeral entry contents as blobs, then writes the entry atomically.
+  void remember(const std::string& key, const std::vector<PipLayerMade>& layers) const;
   void remember(const std::string& key, const std::vector<CachedPipLayer>& layers) const;
 
  private:

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "image/digest.h"
+#include "layers/blob_store.h"
 #include "layers/layer_writer.h"
 #include "layers/rootfs_index.h"
 #include "layers/scanned_image.h"
@@ -238,7 +239,7 @@ class PythonInstaller::Step {
   };
   struct Prepared {
     Installed installed;
-    std::optional<std::future<std::vector<python::Bytecode>>> bytecode;  // none: no .py, or --no-compile
+    std::optional<std::future<FileEntries>> bytecode;  // the .pyc entries; none: no .py, or --no-compile
   };
   struct OwnLayer {
     std::string what;  // "torch 2.1.0"
@@ -255,8 +256,8 @@ class PythonInstaller::Step {
   void check_hashes(const python::Resolution& resolution, IndexCandidates& source);
   void install(const python::Resolution& resolution, IndexCandidates& source);
   Prepared prepare(const python::ResolvedDist& d, IndexCandidates& source);
-  std::optional<std::future<std::vector<python::Bytecode>>> start_bytecode(const Installed& installed);
-  void add_bytecode(Installed& installed, std::vector<python::Bytecode> compiled);
+  std::optional<std::future<FileEntries>> start_bytecode(const Installed& installed);
+  void add_bytecode(Installed& installed, FileEntries compiled);
   void uninstall(const python::SiteDistribution& old);
   std::vector<PipLayer> layers();
 
@@ -799,8 +800,10 @@ python::InstalledWheel PythonInstaller::Step::staged_files(const python::LegacyI
 
 // pip compiles every installed .py (compileall, failures ignored) and lists the .pyc in RECORD. A Python of the
 // image's X.Y compiles them; without one the build fails rather than leave the .pyc out. Queued here, compiled in the
-// background (compiling_), added to the wheel by add_bytecode.
-std::optional<std::future<std::vector<python::Bytecode>>> PythonInstaller::Step::start_bytecode(
+// background (compiling_), added to the wheel by add_bytecode. Each .pyc goes to the blob store as its batch
+// arrives and its entry reads it from there: a framework's tens of thousands of .pyc files (hundreds of MB) are never
+// held in memory, and the pip-step cache keeps them from the store as they are.
+std::optional<std::future<FileEntries>> PythonInstaller::Step::start_bytecode(
     const Installed& installed) {
   if (!pip_.compile || st_.options.no_compile) return std::nullopt;
   // operations/install/wheel.py compiles os.path.join(lib_dir, record_path), unnormalised.
@@ -829,23 +832,45 @@ std::optional<std::future<std::vector<python::Bytecode>>> PythonInstaller::Step:
     }
   }
   python::BytecodeCompiler* compiler = compiler_.get();
-  return compiling_.post([compiler, options, modules = std::move(modules), compiled_as = std::move(compiled_as)] {
+  const layers::BlobStore& store = st_.store;
+  return compiling_.post([compiler, options, &store, modules = std::move(modules),
+                          compiled_as = std::move(compiled_as)] {
     layers::EntryContentReader reader;
     std::vector<python::BytecodeSource> sources;
     for (std::size_t i = 0; i < modules.size(); ++i)
       sources.push_back({modules[i].path, compiled_as[i], modules[i].size,
                          [&reader, &e = modules[i]] { return reader.read(e, 1u << 30); }});
-    return compiler->compile(sources, options);
+    std::mutex stored_mutex;
+    std::map<std::string, layers::StoredBlob> stored;  // .pyc path → its blob
+    std::vector<python::Bytecode> compiled = compiler->compile(sources, options, [&](python::Bytecode& b) {
+      layers::StoredBlob blob = store.put(b.pyc);
+      std::string().swap(b.pyc);
+      std::lock_guard lock(stored_mutex);
+      stored.insert_or_assign(b.image_path, blob);
+    });
+    FileEntries entries;
+    entries.reserve(compiled.size());
+    for (const python::Bytecode& b : compiled) {
+      const layers::StoredBlob& blob = stored.at(b.image_path);
+      FileEntry e;
+      e.path = b.image_path;
+      e.mode = 0644;
+      e.source = store.path_of(blob.digest);
+      e.size = blob.size;
+      e.source_stamp = blob.digest.str();  // the blob's name is its content
+      entries.push_back(std::move(e));
+    }
+    return entries;
   });
 }
 
-void PythonInstaller::Step::add_bytecode(Installed& installed, std::vector<python::Bytecode> compiled) {
+void PythonInstaller::Step::add_bytecode(Installed& installed, FileEntries compiled) {
   python::InstalledWheel& w = installed.wheel;
   std::vector<std::string> record_paths;
-  for (python::Bytecode& b : compiled) {
-    record_paths.push_back(python::record_relative_path("/" + b.image_path, w.lib_dir));
-    w.directories.insert(std::string(path_dir(b.image_path)));
-    w.files.push_back(FileEntry::inline_file(b.image_path, std::move(b.pyc), 0644));
+  for (FileEntry& e : compiled) {
+    record_paths.push_back(python::record_relative_path("/" + e.path, w.lib_dir));
+    w.directories.insert(std::string(path_dir(e.path)));
+    w.files.push_back(std::move(e));
   }
   if (!record_paths.empty()) w.add_unhashed_record_paths(record_paths);
 }
@@ -888,7 +913,9 @@ std::vector<PipLayer> PythonInstaller::Step::layers() {
 
   FileEntries entries;
   std::set<std::string> all_dirs = directories_for(out_, dirs_, entries);
+  entries.reserve(entries.size() + out_.size() + build_artifacts_.size());
   for (auto& [p, e] : out_) entries.push_back(std::move(e));
+  out_.clear();
   // The in-tree build's leftovers in /usr/app, with their parents (which an earlier COPY may have made).
   std::set<std::string> artifact_paths;
   for (const FileEntry& e : build_artifacts_) artifact_paths.insert(e.path);
@@ -901,11 +928,15 @@ std::vector<PipLayer> PythonInstaller::Step::layers() {
     }
     if (!all_dirs.count(e.path)) entries.push_back(std::move(e));
   }
-  std::vector<PipLayer> result{{"", std::move(entries)}};
+  // Moved, not listed in braces: an initializer list would copy every entry.
+  std::vector<PipLayer> result;
+  result.push_back({"", std::move(entries)});
   for (OwnLayer& own : own_layers_out_) {
     FileEntries own_entries;
     directories_for(own.files, own.dirs, own_entries);
+    own_entries.reserve(own_entries.size() + own.files.size());
     for (auto& [p, e] : own.files) own_entries.push_back(std::move(e));
+    own.files.clear();
     result.push_back({own.what, std::move(own_entries)});
   }
   return result;

@@ -39,11 +39,11 @@ std::string LayerCache::fingerprint(const FileEntries& entries, const LayerOptio
     if (!e.zip_member.empty()) {
       // A wheel member: the archive (by stamp, else by content) plus which member.
       h.update_field("zip");
-      h.update_field(e.source.string());
+      h.update_field(e.source);
       if (!e.source_stamp.empty()) {
         h.update_field(e.source_stamp);
       } else {
-        auto [it, fresh] = archive_hashes.try_emplace(e.source.string());
+        auto [it, fresh] = archive_hashes.try_emplace(e.source);
         if (fresh) it->second = image::sha256_of_file(e.source).hex();
         h.update_field(it->second);
       }
@@ -53,7 +53,7 @@ std::string LayerCache::fingerprint(const FileEntries& entries, const LayerOptio
       h.update_field("inline");
       h.update_field(image::sha256_of(e.data).hex());
     } else if (!e.source_stamp.empty()) {
-      h.update_field(e.source.string());
+      h.update_field(e.source);
       h.update_field(e.source_stamp);
     } else {
       h.update_field("content");  // no cheap stamp: fall back to hashing the bytes
@@ -86,10 +86,10 @@ BuiltLayer build_layer(const BlobStore& store, const LayerCache& cache, FileEntr
                        const LayerOptions& options) {
   sort_and_check_entries(entries);
   std::string fp = LayerCache::fingerprint(entries, options);
-  if (auto hit = cache.lookup(fp)) return {*hit, true};
-  LayerBlob blob = write_layer(store, std::move(entries), options);
+  if (auto hit = cache.lookup(fp)) return {*hit, true, std::move(entries)};
+  LayerBlob blob = write_sorted_layer(store, entries, options);
   cache.remember(fp, blob);
-  return {blob, false};
+  return {blob, false, std::move(entries)};
 }
 
 }  // namespace trainpack::layers

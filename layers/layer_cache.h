@@ -33,6 +33,7 @@ class LayerCache {
 struct BuiltLayer {
   LayerBlob blob;
   bool from_cache = false;
+  FileEntries entries;  // the entries given, sorted: the caller's listing of the layer, without a copy
 };
 
 // Returns the cached blob for these entries, or writes the layer and remembers it.

@@ -127,7 +127,7 @@ std::string parent_of(const std::string& path) {
 }
 
 Error member_size_error(const FileEntry& e) {
-  return Error(e.zip_member + " in " + e.source.string() + " is not the size its zip directory declares (" +
+  return Error(e.zip_member + " in " + e.source + " is not the size its zip directory declares (" +
                    std::to_string(e.size) + " bytes)",
                "the archive is corrupt or malicious; download it again");
 }
@@ -167,7 +167,7 @@ class ZipArchives {
     const ZipArchive& za = checked_archive(e);
     zip_stat_t st;
     if (zip_stat_index(za.get(), e.zip_index, 0, &st) != 0 || !(st.valid & ZIP_STAT_COMP_SIZE))
-      throw Error("cannot read " + e.zip_member + " from " + e.source.string() + ": " + za.error());
+      throw Error("cannot read " + e.zip_member + " from " + e.source + ": " + za.error());
     ZipArchive::Member file = za.open_compressed(e.zip_index);
     copy_member(e, za, file.get(), st.comp_size, buf, write);
   }
@@ -192,7 +192,7 @@ class ZipArchives {
     const ZipArchive& za = get(e.source);
     const char* name = zip_get_name(za.get(), e.zip_index, ZIP_FL_ENC_STRICT);
     if (!name || e.zip_member != name)
-      throw Error(e.source.string() + " changed while the layer was being written: member " +
+      throw Error(e.source + " changed while the layer was being written: member " +
                       std::to_string(e.zip_index) + " is not " + e.zip_member,
                   "run the build again");
     return za;
@@ -202,7 +202,7 @@ class ZipArchives {
   template <typename Write>
   static void copy_member(const FileEntry& e, const ZipArchive& za, zip_file_t* file, std::uint64_t declared,
                           std::vector<char>& buf, Write& write) {
-    if (!file) throw Error("cannot read " + e.zip_member + " from " + e.source.string() + ": " + za.error());
+    if (!file) throw Error("cannot read " + e.zip_member + " from " + e.source + ": " + za.error());
     std::uint64_t done = 0;
     zip_int64_t n;
     while ((n = zip_fread(file, buf.data(), buf.size())) > 0) {
@@ -210,7 +210,7 @@ class ZipArchives {
       write(buf.data(), static_cast<std::size_t>(n));
       done += static_cast<std::uint64_t>(n);
     }
-    if (n < 0) throw Error("cannot read " + e.zip_member + " from " + e.source.string() + ": " + zip_file_strerror(file));
+    if (n < 0) throw Error("cannot read " + e.zip_member + " from " + e.source + ": " + zip_file_strerror(file));
     if (n > 0 || done != declared) throw member_size_error(e);
   }
 
@@ -229,7 +229,7 @@ void EntryContentReader::copy_to(const FileEntry& e, const std::filesystem::path
     zips_->stream(e, buf, [&](const char* p, std::size_t n) { out.write(p, static_cast<std::streamsize>(n)); });
   } else if (!e.source.empty()) {
     std::ifstream in(e.source, std::ios::binary);
-    if (!in) throw Error("cannot read " + e.source.string());
+    if (!in) throw Error("cannot read " + e.source);
     out << in.rdbuf();
   } else {
     out.write(e.data.data(), static_cast<std::streamsize>(e.data.size()));
@@ -330,7 +330,7 @@ std::unique_ptr<struct archive_entry, EntryDeleter> tar_header(const FileEntry& 
 void write_host_file(struct archive* a, const FileEntry& e, std::vector<char>& buf, ContentProgress& progress) {
   std::FILE* in = std::fopen(e.source.c_str(), "rb");
   if (!in)
-    throw Error("cannot read " + e.source.string() + ": " + std::strerror(errno),
+    throw Error("cannot read " + e.source + ": " + std::strerror(errno),
                 "check the file's permissions, or exclude it with .dockerignore");
   std::uint64_t done = 0;
   std::size_t n;
@@ -345,9 +345,9 @@ void write_host_file(struct archive* a, const FileEntry& e, std::vector<char>& b
   }
   bool read_error = std::ferror(in);
   std::fclose(in);
-  if (read_error) throw Error("cannot read " + e.source.string() + ": " + std::strerror(errno));
+  if (read_error) throw Error("cannot read " + e.source + ": " + std::strerror(errno));
   if (done != e.size || n > 0)
-    throw Error(e.source.string() + " changed while the layer was being written",
+    throw Error(e.source + " changed while the layer was being written",
                 "run the build again once nothing is writing to the package directory");
 }
 
@@ -384,7 +384,7 @@ void splice_member(struct archive* a, const FileEntry& e, std::uint32_t crc, std
   splicer.finish();
   if (splicer.plain_size() != e.size) throw member_size_error(e);
   if (splicer.plain_crc32() != crc)
-    throw Error(e.zip_member + " in " + e.source.string() + " does not match the CRC-32 its zip directory declares",
+    throw Error(e.zip_member + " in " + e.source + " does not match the CRC-32 its zip directory declares",
                 "the archive is corrupt; download it again");
   sink.end_splice(splicer.plain_size(), crc, tail.bytes());
 }
@@ -429,6 +429,10 @@ void add_compression_to_key(image::Sha256& key, const LayerOptions& options) {
 
 LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOptions& options) {
   sort_and_check_entries(entries);
+  return write_sorted_layer(store, entries, options);
+}
+
+LayerBlob write_sorted_layer(const BlobStore& store, const FileEntries& entries, const LayerOptions& options) {
   Utf8ThreadLocale utf8_paths;
 
   BlobStore::Writer out = store.begin_write();

@@ -64,6 +64,8 @@ constexpr std::uint64_t kSpliceMinimum = 16 * 1024;
 // regular file missing a parent directory entry, or when a source file (or zip member) cannot be read or is not
 // the declared size.
 LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOptions& options);
+// The same for entries sort_and_check_entries has sorted and checked, which stay the caller's.
+LayerBlob write_sorted_layer(const BlobStore& store, const FileEntries& entries, const LayerOptions& options);
 
 // Sorts entries bytewise by path and checks the invariants write_layer relies on.
 void sort_and_check_entries(FileEntries& entries);

@@ -81,7 +81,7 @@ for line in iter(inp.readline, b""):
 
 // Source bytes per interpreter run: bounds what is held in memory at once; and files per run at least, below which
 // another interpreter's start costs more than it saves.
-constexpr std::uint64_t kBatchBytes = 4u << 20;
+constexpr std::uint64_t kBatchBytes = 1u << 20;  // a batch's request, answer and .pyc: a few MiB per core
 constexpr std::size_t kBatchFilesAtLeast = 64;
 
 struct Batch {
@@ -213,6 +213,12 @@ std::string BytecodeCompiler::answer(const std::function<std::string()>& make_re
 
 std::vector<Bytecode> BytecodeCompiler::compile(const std::vector<BytecodeSource>& sources,
                                                 const BytecodeOptions& opts) {
+  return compile(sources, opts, nullptr);
+}
+
+std::vector<Bytecode> BytecodeCompiler::compile(const std::vector<BytecodeSource>& sources,
+                                                const BytecodeOptions& opts,
+                                                const std::function<void(Bytecode&)>& keep) {
   if (sources.empty()) return {};
   if (opts.optimization < 0 || opts.optimization > 2)
     throw Error("internal: optimization level " + std::to_string(opts.optimization));
@@ -231,6 +237,8 @@ std::vector<Bytecode> BytecodeCompiler::compile(const std::vector<BytecodeSource
       try {
         std::string got = answer([&] { return compile_request(sources, batches[b], opts, reading); });
         done[b] = parse_answer(got, sources, batches[b], python_.description);
+        if (keep)
+          for (Bytecode& compiled : done[b]) keep(compiled);
       } catch (...) {
         failed[b] = std::current_exception();
       }

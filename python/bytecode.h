@@ -65,6 +65,10 @@ class BytecodeCompiler {
   // Compiles `sources` in batches of a few MiB run on every core; the result is in the order of `sources`. Sources
   // that do not compile are left out, as pip leaves them. Throws Error when the interpreter itself fails.
   std::vector<Bytecode> compile(const std::vector<BytecodeSource>& sources, const BytecodeOptions& options);
+  // The same, handing each .pyc to `keep` as its batch arrives (on the compiling threads, concurrently): bytes it
+  // moves out of `pyc` (to disk) are not held until every batch is done, so memory stays at a few batches.
+  std::vector<Bytecode> compile(const std::vector<BytecodeSource>& sources, const BytecodeOptions& options,
+                                const std::function<void(Bytecode&)>& keep);
 
  private:
   std::unique_ptr<ChildProcess> take();

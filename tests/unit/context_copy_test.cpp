@@ -98,7 +98,7 @@ TEST_F(ContextCopyTest, DirectorySourceCopiesItsContentsIntoDest) {
   EXPECT_EQ(task.type, FileEntry::Type::kRegular);
   EXPECT_EQ(task.mode, 0644u);
   EXPECT_EQ(task.size, 9u);
-  EXPECT_TRUE(task.source.is_absolute());
+  EXPECT_TRUE(fs::path(task.source).is_absolute());
   EXPECT_EQ(fs::canonical(task.source), fs::canonical(ctx_ / "trainer/task.py"));
   struct stat st;
   ASSERT_EQ(::stat(task.source.c_str(), &st), 0);
