@@ -575,6 +575,7 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
   std::vector<PipLayerMade> listed;
   for (const Made& m : made) listed.push_back({m.what, m.blob, m.own ? &own_layers_[*m.own] : &kNoEntries});
   try {
+    Timings::Scope remembering = timings_.scope(Phase::kPipCache);
     pip_steps_.remember(key, listed);
   } catch (const std::exception& e) {
     // Only a cache: the image is right either way, the next build runs the step again.
@@ -588,6 +589,7 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
 
 // docker's rule for RUN: the same instruction on the same layers is not run again (see pip_step_cache.h).
 bool Build::reuse_pip_step(const std::string& instruction, const std::string& key) {
+  Timings::Scope reusing = timings_.scope(Phase::kPipCache);
   std::optional<std::vector<CachedPipLayer>> cached = pip_steps_.lookup(key);
   if (!cached) return false;
   log("pip step unchanged since it last ran: its layers are reused without asking the index "
@@ -601,6 +603,7 @@ bool Build::reuse_pip_step(const std::string& instruction, const std::string& ke
 // mounts, relays or downloads them from it as an output needs).
 bool Build::reuse_shared_pip_step(const std::string& instruction, const std::string& key) {
   if (!shared_) return false;
+  Timings::Scope reusing = timings_.scope(Phase::kPipCache);
   std::optional<SharedPipStep> found = shared_->find_pip_step(key);
   if (!found) return false;
   log("pip step found in the cache repository " + shared_->repo().name() +

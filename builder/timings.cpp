@@ -7,6 +7,7 @@ namespace trainpack::builder {
 std::string_view phase_name(Phase phase) {
   switch (phase) {
     case Phase::kBase: return "base";
+    case Phase::kPipCache: return "pip_cache";
     case Phase::kFacts: return "facts";
     case Phase::kResolve: return "resolve";
     case Phase::kInstall: return "install";

@@ -16,10 +16,10 @@
 
 namespace trainpack::builder {
 
-enum class Phase { kBase, kFacts, kResolve, kInstall, kLayers, kOutput };
-inline constexpr std::size_t kPhaseCount = 6;
+enum class Phase { kBase, kPipCache, kFacts, kResolve, kInstall, kLayers, kOutput };
+inline constexpr std::size_t kPhaseCount = 7;
 
-// "base", "facts", "resolve", "install", "layers", "output": the keys of the JSON "timings" object.
+// "base", "pip_cache", "facts", "resolve", "install", "layers", "output": the keys of the JSON "timings" object.
 std::string_view phase_name(Phase phase);
 
 // What a build measured: seconds per phase (0 for a phase that did not occur) and in all.

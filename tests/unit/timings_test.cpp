@@ -95,10 +95,10 @@ TEST(Timings, ScopeStopIsIdempotent) {
 
 TEST(Timings, SummaryNamesEveryPhaseInOrderWithMilliseconds) {
   PhaseTimes times;
-  times.seconds = {0.0124, 0.003, 0.061, 1.5, 0.25, 0};
+  times.seconds = {0.0124, 0.0021, 0.003, 0.061, 1.5, 0.25, 0};
   times.total = 2.0;
   EXPECT_EQ(times.summary(),
-            "base 0.012 s, facts 0.003 s, resolve 0.061 s, install 1.500 s, layers 0.250 s, output 0.000 s, "
-            "total 2.000 s");
+            "base 0.012 s, pip_cache 0.002 s, facts 0.003 s, resolve 0.061 s, install 1.500 s, layers 0.250 s, "
+            "output 0.000 s, total 2.000 s");
   EXPECT_EQ(phase_name(Phase::kOutput), "output");
 }
