@@ -16,8 +16,8 @@ struct FileEntry {
   std::uint32_t mode = 0644;  // permission bits plus setuid/setgid/sticky; never file-type bits
   std::uint32_t uid = 0;
   std::uint32_t gid = 0;
-  std::string source;  // kRegular: host file whose bytes are read when the tar is written (a string: a path
-                      // object costs ~10x its bytes, per entry of a 25,000-file layer)...
+  // A string, not a std::filesystem::path, which keeps a list of its components: ~10x the bytes, per entry.
+  std::string source;            // kRegular: host file whose bytes are read when the tar is written...
   std::string data;              // ...or, when `source` is empty, these inline bytes
   std::uint64_t size = 0;        // kRegular: byte count (of `source` when it was stat()ed, else data.size())
   std::string link_target;       // kSymlink: verbatim target
