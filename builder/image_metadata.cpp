@@ -1,12 +1,10 @@
 #include "builder/image_metadata.h"
 
-#include <re2/re2.h>
-
 #include <cstdlib>
 
 #include "layers/appended_image.h"
+#include "net/encoding.h"
 #include "registry/reference.h"
-#include "support/byte_regex.h"
 #include "support/error.h"
 
 namespace trainpack::builder {
@@ -52,12 +50,6 @@ constexpr const char* kSource = "org.opencontainers.image.source";
 constexpr const char* kRevision = "org.opencontainers.image.revision";
 constexpr const char* kCreated = "org.opencontainers.image.created";
 
-// annotations.md asks RFC 3339 for .created; a CI's timestamp of another shape is left out, not guessed at.
-bool is_rfc3339(const std::string& text) {
-  static const RE2 date_time(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2}))", byte_regex_options());
-  return RE2::FullMatch(text, date_time);
-}
-
 // The CI's source, revision and commit time, by what it sets in every job.
 CiAnnotations read_ci(const EnvLookup& env) {
   CiAnnotations ci;
@@ -75,7 +67,8 @@ CiAnnotations read_ci(const EnvLookup& env) {
     put(kRevision, env("CI_COMMIT_SHA"));
     std::optional<std::string> created = env("CI_COMMIT_TIMESTAMP");
     if (!created) created = env("CI_PIPELINE_CREATED_AT");
-    if (created && is_rfc3339(*created)) ci.annotations[kCreated] = *created;
+    // annotations.md asks RFC 3339 for .created; a CI's timestamp of another shape is left out, not guessed at.
+    if (created && net::parse_rfc3339(*created)) ci.annotations[kCreated] = *created;
   } else if (env("BUILD_ID") && env("PROJECT_ID")) {
     ci.ci = "Cloud Build";
     put(kSource, env("_HEAD_REPO_URL"));

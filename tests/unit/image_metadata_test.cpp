@@ -78,6 +78,9 @@ TEST(ImageMetadata, GitLabGivesTheCommitTimeAsCreated) {
   // A timestamp that is not RFC 3339 is left out, never passed on.
   auto odd = annotations_from_ci(env_of({{"GITLAB_CI", "true"}, {"CI_COMMIT_TIMESTAMP", "yesterday"}}), std::nullopt);
   EXPECT_EQ(odd.annotations.count("org.opencontainers.image.created"), 0u);
+  auto no_month = annotations_from_ci(env_of({{"GITLAB_CI", "true"}, {"CI_COMMIT_TIMESTAMP", "2024-13-01T10:20:30Z"}}),
+                                      std::nullopt);
+  EXPECT_EQ(no_month.annotations.count("org.opencontainers.image.created"), 0u);
 }
 
 TEST(ImageMetadata, SourceDateEpochIsTheCreatedTimeWhenSet) {
