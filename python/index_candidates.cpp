@@ -64,7 +64,7 @@ std::vector<CandidateInfo> IndexCandidates::candidates(const std::string& name) 
   if (auto it = local_.find(name); it != local_.end()) {
     IndexFile f;
     f.filename = it->second.file.empty() ? it->second.built.name : it->second.file.filename().string();
-    files_.push_back({f, &it->second, std::nullopt, std::nullopt, std::nullopt});
+    files_.push_back({f, &it->second, std::nullopt, std::nullopt, std::nullopt, false});
     return {CandidateInfo{it->second.built.version, false, "", "", true, files_.size() - 1}};
   }
   struct Ranked {
@@ -89,7 +89,7 @@ std::vector<CandidateInfo> IndexCandidates::candidates(const std::string& name) 
       r = Ranked{{sf->version, yanked(f), f.yanked.value_or(""), f.requires_python.value_or(""), false, 0},
                  false, 0, std::nullopt};
     }
-    files_.push_back({std::move(f), nullptr, std::nullopt, std::nullopt, std::nullopt});
+    files_.push_back({std::move(f), nullptr, std::nullopt, std::nullopt, std::nullopt, false});
     r.info.handle = files_.size() - 1;
     ranked.push_back(std::move(r));
   }
@@ -109,7 +109,10 @@ const CandidateMetadata& IndexCandidates::metadata_of(std::size_t handle) {
   File& file = files_.at(handle);
   if (!file.metadata) {
     std::optional<std::string> text;
-    if (!file.local && file.index.filename.ends_with(".whl")) text = client_.fetch_metadata(file.index);
+    if (!file.local && file.index.filename.ends_with(".whl")) {
+      text = client_.fetch_metadata(file.index);
+      if (!text && !file.built && (text = client_.read_metadata_by_range(file.index))) file.metadata_by_range = true;
+    }
     file.metadata = text ? candidate_metadata(*text) : built(handle).metadata;
   }
   return *file.metadata;
@@ -127,6 +130,10 @@ const BuiltDistribution& IndexCandidates::built(std::size_t handle) {
     b.name = wf ? wf->name : file.index.filename;
     b.version = wf ? wf->version : Version::parse("0");
     b.metadata = candidate_metadata(read_wheel_metadata(downloaded, file.index.filename));
+    // What a range read gave the resolver is checked against the verified download, as the page's hash covers it.
+    if (file.metadata_by_range && file.metadata && *file.metadata != b.metadata)
+      throw Error(file.index.filename + ": its METADATA differs from what the index served of it in ranges",
+                  "the file changed on the index during the build; run the build again");
     file.built = std::move(b);
   } else {
     // An sdist: pip builds it in the image; trainpack builds it the same way (builder/source_builds.h).

@@ -70,7 +70,8 @@ class IndexCandidates : public CandidateSource {
     return metadata_of(c.handle);
   }
 
-  // A candidate's dependencies: PEP 658 metadata when the index has it, else the built distribution's. Read once.
+  // A candidate's dependencies: PEP 658 metadata when the index has it, else a wheel's METADATA read in HTTP ranges
+  // when the server answers them, else the built distribution's (the whole file downloaded). Read once.
   const CandidateMetadata& metadata_of(std::size_t handle);
   // The picked candidate on the host: downloaded, given, or built from its sdist.
   const BuiltDistribution& built(std::size_t handle);
@@ -92,6 +93,7 @@ class IndexCandidates : public CandidateSource {
     std::optional<layers::StoredBlob> blob;
     std::optional<BuiltDistribution> built;
     std::optional<CandidateMetadata> metadata;
+    bool metadata_by_range = false;  // read from HTTP ranges of the wheel: unverified until it is downloaded
   };
   bool yanked(const IndexFile& f) const;
 

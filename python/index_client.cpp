@@ -13,6 +13,7 @@
 #include "net/encoding.h"
 #include "net/url.h"
 #include "python/names.h"
+#include "python/wheel_file.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/hash.h"
@@ -380,6 +381,43 @@ std::optional<std::string> IndexClient::fetch_metadata(const IndexFile& file) {
     }
   }
   return body;
+}
+
+std::optional<std::string> IndexClient::read_metadata_by_range(const IndexFile& file) {
+  if (!file.filename.ends_with(".whl") || path_from_file_url(file.url)) return std::nullopt;
+  if (auto sha = file.hashes.find("sha256"); sha != file.hashes.end()) {
+    std::optional<image::Digest> digest = image::Digest::parse("sha256:" + sha->second);
+    if (digest && store_.has(*digest)) return std::nullopt;  // read from the stored wheel instead
+  }
+  std::string origin = parse_endpoint(file.url).origin;
+  auto tail_by = net::HttpRangeReader::TailBy::suffix;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto known = range_support_.find(origin); known != range_support_.end()) {
+      if (!known->second) return std::nullopt;
+      tail_by = *known->second;
+    }
+  }
+  std::optional<net::HttpRangeReader> remote = net::HttpRangeReader::open(http_, request_for(file.url), tail_by);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    range_support_[origin] = remote ? std::optional(remote->tail_by()) : std::nullopt;
+  }
+  if (!remote) return std::nullopt;
+  std::string metadata;
+  try {
+    ZipArchive zip(*remote, "the wheel " + file.filename + " at " + display(file.url));
+    metadata = read_wheel_metadata(zip, file.filename);
+  } catch (const Error&) {
+    return std::nullopt;  // not a zip, or ranges answered wrongly: the verified download says what is wrong
+  }
+  // A small wheel came whole in the first range: kept when the page's sha256 vouches for it, so that the install
+  // does not ask for it again.
+  auto sha = file.hashes.find("sha256");
+  if (const std::string* bytes = remote->whole(); bytes && sha != file.hashes.end() &&
+                                                   image::sha256_of(*bytes).hex() == sha->second)
+    store_.put(*bytes);
+  return metadata;
 }
 
 layers::StoredBlob IndexClient::download(const IndexFile& file) {

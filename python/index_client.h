@@ -29,6 +29,7 @@
 #include "layers/blob_store.h"
 #include "net/google_credentials.h"
 #include "net/http_client.h"
+#include "net/http_range_reader.h"
 #include "python/index_page.h"
 #include "python/index_page_cache.h"
 
@@ -89,6 +90,12 @@ class IndexClient {
   // PEP 658 metadata: the text of <file url>.metadata, verified against the page's metadata hash when one is given.
   // nullopt when the page does not announce it or the index answers 404.
   std::optional<std::string> fetch_metadata(const IndexFile& file);
+  // A wheel's METADATA read from the end of the file with HTTP Range requests, for indexes without PEP 658: the
+  // end records, the central directory and the one member (pip's fast-deps, uv). Unverified: the caller compares
+  // it with the downloaded wheel's. nullopt for a file that is not a remote wheel, one already in the store, an
+  // origin that has ignored Range once (asked once per client), and bytes that are no zip with a METADATA (the
+  // verified download then says what is wrong). Network failures are Errors.
+  std::optional<std::string> read_metadata_by_range(const IndexFile& file);
 
   // Downloads (or copies, for file:// URLs) a file into the blob store, verifying its page hash; returns the blob.
   layers::StoredBlob download(const IndexFile& file);
@@ -117,7 +124,10 @@ class IndexClient {
   std::map<std::string, NetrcEntry> netrc_;
   mutable std::mutex mutex_;
   std::vector<std::string> warnings_;
-  std::map<std::string, std::vector<IndexFile>> find_links_cache_;  // find-links listings serve every project
+  std::map<std::string, std::vector<IndexFile>> find_links_cache_;
+  // "scheme://host:port" → how its servers answered range requests: no entry (not asked yet), how to ask for a
+  // file's tail, or nullopt (they do not answer ranges).
+  std::map<std::string, std::optional<net::HttpRangeReader::TailBy>> range_support_;  // find-links listings serve every project
   IndexPageCache pages_;
 };
 

@@ -43,6 +43,7 @@ struct CandidateMetadata {
   std::vector<std::string> requires_dist;   // PEP 508 strings, markers included
   std::string requires_python;              // "" when absent
   std::vector<std::string> provides_extra;  // as written; compared after PEP 685 normalisation
+  bool operator==(const CandidateMetadata&) const = default;
 };
 
 class CandidateSource {

@@ -232,8 +232,12 @@ std::string read_wheel_metadata(const std::filesystem::path& wheel, const std::s
   std::string reason;
   std::optional<ZipArchive> zip = ZipArchive::try_open(wheel, reason);
   if (!zip) throw Error("cannot open the wheel " + display, "the download is not a zip archive");
-  for (std::uint64_t i = 0, n = zip->entry_count(); i < n; ++i) {
-    const char* name = zip_get_name(zip->get(), i, ZIP_FL_ENC_STRICT);
+  return read_wheel_metadata(*zip, display);
+}
+
+std::string read_wheel_metadata(const ZipArchive& zip, const std::string& display) {
+  for (std::uint64_t i = 0, n = zip.entry_count(); i < n; ++i) {
+    const char* name = zip_get_name(zip.get(), i, ZIP_FL_ENC_STRICT);
     if (!name) continue;
     std::string_view s(name);
     auto slash = s.find('/');
@@ -242,12 +246,15 @@ std::string read_wheel_metadata(const std::filesystem::path& wheel, const std::s
       continue;
     zip_stat_t st;
     zip_stat_init(&st);
-    if (zip_stat_index(zip->get(), i, 0, &st) != 0 || st.size > kMaxCoreMetadata)
+    if (zip_stat_index(zip.get(), i, 0, &st) != 0 || st.size > kMaxCoreMetadata)
       throw Error(display + ": METADATA is unreadable or too large");
-    ZipArchive::Member f = zip->open_member(i);
+    ZipArchive::Member f = zip.open_member(i);
     std::string out(st.size, '\0');
     zip_int64_t got = f ? zip_fread(f.get(), out.data(), st.size) : -1;
-    if (got != static_cast<zip_int64_t>(st.size)) throw Error(display + ": cannot read METADATA");
+    if (got != static_cast<zip_int64_t>(st.size)) {
+      zip.rethrow_source_failure();
+      throw Error(display + ": cannot read METADATA");
+    }
     return out;
   }
   throw Error(display + " has no .dist-info/METADATA", "the wheel is malformed");

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -270,6 +271,37 @@ TEST(PipDownloads, AWheelThatArrivesLastGivesTheSameImage) {
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::seconds(2)) << "the wheel " << wheel
                                                                               << "* came without delay";
   EXPECT_EQ(late.out, prompt.out) << "the same manifest digest";
+}
+
+// An index of plain files without PEP 658 .metadata (busybox httpd, which answers ranges by offset): each wheel's
+// METADATA comes from the end of the file (python/index_client.h, read_metadata_by_range), and a wheel that came
+// whole in that first answer is not asked for again. The image is the one built from the index with .metadata.
+TEST(PipIndexes, AnIndexWithoutMetadataFilesGivesTheSameImageAskingForEachWheelOnce) {
+  TempDir dir("tp-pip-no-metadata");
+  fs::path pkg = script_with_requirements(dir.path(), "import tp_alpha\n", "tp-alpha[cli]\ntp-gamma[fast]\n");
+  fs::path plain = dir.path() / "index";
+  ASSERT_EQ(run_command({"cp", "-r", index_dir().string(), plain.string()}).exit_code, 0);
+  ASSERT_EQ(run_command({"find", plain.string(), "-name", "*.metadata", "-delete"}).exit_code, 0);
+  BusyboxHttpd server(plain, dir.path() / "httpd.log");
+  auto build = [&](const std::string& index, const std::string& name) {
+    return run_command({trainpack_bin(), "build", "--executor-image-uri=python:3.11", "--base-source=" + base_oci_ref(),
+                        "--local-package-path=" + pkg.string(), "--script=task.py",
+                        "--output=oci:" + (dir.path() / name / "out").string() + ":x",
+                        "--cache-dir=" + (dir.path() / name / "cache").string(), "--index-url=" + index,
+                        "--break-system-packages"});
+  };
+  CommandResult with_metadata = build(index_url(), "metadata");
+  ASSERT_EQ(with_metadata.exit_code, 0) << with_metadata.err;
+  CommandResult without = build(server.url() + "/simple/", "plain");
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_EQ(without.out, with_metadata.out) << "the same manifest digest";
+
+  std::map<std::string, int> asked;  // wheel path → requests
+  std::istringstream log(read_file(dir.path() / "httpd.log"));
+  for (std::string line; std::getline(log, line);)
+    if (auto at = line.find(" url:/files/"); at != std::string::npos && line.ends_with(".whl")) ++asked[line.substr(at + 5)];
+  EXPECT_GE(asked.size(), 4u) << read_file(dir.path() / "httpd.log");
+  for (const auto& [wheel, n] : asked) EXPECT_EQ(n, 1) << wheel << " was asked for " << n << " times";
 }
 
 // docker's rule for RUN: a pip step whose inputs are unchanged is reused without asking the index (here: with the

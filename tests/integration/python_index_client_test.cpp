@@ -16,8 +16,11 @@
 #include "layers/blob_store.h"
 #include "image/digest.h"
 #include "net/http_client.h"
+#include "net/http_range_reader.h"
+#include "python/wheel_file.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "tests/integration/test_support.h"
 
 extern char** environ;
 
@@ -501,6 +504,67 @@ TEST_F(IndexClientTest, AccessTokenForTokenHosts) {
   IndexClient plain(*http_, *store_, o);
   EXPECT_THROW(plain.project_files("demo"), Error);
   EXPECT_EQ(calls, 1);
+}
+
+// A 1.5 MB wheel whose METADATA comes first and whose central directory (3,000 members) is larger than the first
+// range asked for: the end records, the directory and the member each need a range of their own.
+std::string write_wheel_with_leading_metadata(const fs::path& path, const std::string& metadata) {
+  std::string script =
+      "import os, sys, zipfile\n"
+      "with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n"
+      "    z.writestr('bigmeta-1.0.dist-info/METADATA', sys.argv[2])\n"
+      "    z.writestr('bigmeta/blob.bin', os.urandom(1 << 20))\n"
+      "    for i in range(3000): z.writestr(f'bigmeta/module_{i:05}_with_a_longer_name.py', 'x = 1\\n')\n"
+      "    z.writestr('bigmeta-1.0.dist-info/WHEEL', 'Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\n')\n"
+      "    z.writestr('bigmeta-1.0.dist-info/RECORD', '')\n";
+  fs::create_directories(path.parent_path());
+  auto r = trainpack::testing::run_command({"python3", "-c", script, path.string(), metadata});
+  if (r.exit_code != 0) throw std::runtime_error(r.err);
+  return trainpack::read_file(path);
+}
+
+// Without PEP 658 files, a wheel's METADATA is read in HTTP ranges where the server answers them (pip's fast-deps,
+// uv): a few ranges, not the file. A server that ignores Range is asked once per client; a wheel already in the
+// store is read there.
+TEST_F(IndexClientTest, MetadataIsReadInRangesWhereTheServerAnswersThem) {
+  std::string metadata = "Metadata-Version: 2.1\nName: bigmeta\nVersion: 1.0\nRequires-Dist: idna\n";
+  std::string wheel = write_wheel_with_leading_metadata(root_ / "files" / "bigmeta-1.0-py3-none-any.whl", metadata);
+  ASSERT_GT(wheel.size(), 1000000u);
+  IndexFile file;
+  file.filename = "bigmeta-1.0-py3-none-any.whl";
+
+  trainpack::testing::BusyboxHttpd ranged(root_, tmp_ / "busybox.log");
+  file.url = ranged.url() + "/files/" + file.filename;
+  trainpack::net::HttpRequest request;
+  request.url = file.url;
+  std::optional<trainpack::net::HttpRangeReader> remote = trainpack::net::HttpRangeReader::open(*http_, request);
+  ASSERT_TRUE(remote);
+  EXPECT_EQ(remote->size(), wheel.size());
+  EXPECT_EQ(remote->tail_by(), trainpack::net::HttpRangeReader::TailBy::size);  // busybox: no suffix ranges
+  trainpack::ZipArchive zip(*remote, file.filename);
+  EXPECT_EQ(read_wheel_metadata(zip, file.filename), metadata);
+  // The suffix range (answered with the whole file, cut off), HEAD, the tail, the directory, METADATA.
+  EXPECT_LE(remote->requests(), 5) << "more ranges than a zip's parts need";
+  EXPECT_EQ(count_lines(tmp_ / "busybox.log", "response:206"), 3u) << trainpack::read_file(tmp_ / "busybox.log");
+
+  IndexClient c(*http_, *store_, options({server_->url() + "/simple/"}));
+  EXPECT_EQ(c.read_metadata_by_range(file), std::optional<std::string>(metadata));
+  EXPECT_EQ(count_lines(tmp_ / "busybox.log", "response:206"), 6u) << "the client asked by offset at once";
+
+  // serve_index.py ignores Range: no metadata, and the next file of that server is not asked for in ranges.
+  file.url = server_->url() + "/files/" + file.filename;
+  EXPECT_EQ(c.read_metadata_by_range(file), std::nullopt);
+  IndexFile other = file;
+  other.url = server_->url() + "/files/demo-1.0-py3-none-any.whl";
+  EXPECT_EQ(c.read_metadata_by_range(other), std::nullopt);
+  EXPECT_EQ(count_lines(log(), "GET /files/bigmeta-1.0-py3-none-any.whl "), 1u);
+  EXPECT_EQ(count_lines(log(), "GET /files/demo-1.0-py3-none-any.whl "), 0u);
+
+  // A wheel already in the store is read there (the caller falls back to it).
+  file.url = ranged.url() + "/files/" + file.filename;
+  file.hashes["sha256"] = sha256_of(wheel).hex();
+  c.download(file);
+  EXPECT_EQ(c.read_metadata_by_range(file), std::nullopt);
 }
 
 TEST(PythonIndexClientHelpers, ParseNetrc) {

@@ -289,4 +289,30 @@ inline void write_file(const std::filesystem::path& p, const std::string& conten
   f << content;
 }
 
+// busybox httpd serving `root` on a free port (it answers ranges by offset, not suffix ranges, and says
+// Accept-Ranges: bytes), its -vv log in `log`; stopped on destruction.
+class BusyboxHttpd {
+ public:
+  BusyboxHttpd(const std::filesystem::path& root, const std::filesystem::path& log) : port_(free_port()) {
+    std::string cmd = "exec busybox httpd -f -vv -p 127.0.0.1:" + std::to_string(port_) + " -h '" + root.string() +
+                      "' 2>'" + log.string() + "'";
+    CommandResult started = run_command({"sh", "-c", cmd + " >/dev/null & echo $!"});
+    pid_ = std::stoi(started.out);
+    for (int i = 0; i < 100; ++i) {
+      if (run_command({"curl", "-s", "-o", "/dev/null", url() + "/"}).exit_code == 0) return;
+      usleep(50 * 1000);
+    }
+    throw std::runtime_error("busybox httpd did not answer");
+  }
+  ~BusyboxHttpd() {
+    ::kill(pid_, SIGTERM);
+    run_command({"sh", "-c", "while kill -0 " + std::to_string(pid_) + " 2>/dev/null; do sleep 0.05; done"});
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  int port_;
+  int pid_ = 0;
+};
+
 }  // namespace trainpack::testing
