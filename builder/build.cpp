@@ -309,6 +309,10 @@ class Build {
   std::string pip_step_key(const std::string& instruction) const;
   void add_layer(const std::string& instruction, FileEntries entries);
   void record_layer(const std::string& instruction, const layers::LayerBlob& blob, bool from_cache, FileEntries entries);
+  void note_layer(const std::string& instruction, const layers::LayerBlob& blob, bool from_cache, std::size_t entries);
+  void record_deferred_layer(const std::string& instruction, const layers::LayerBlob& blob,
+                             std::shared_ptr<DeferredListing> listing);
+  const std::vector<FileEntries>& own_layers();
   void offer_to_pushes(const layers::LayerBlob& blob);
   void plan_layer(const std::string& instruction, FileEntries entries);
   bool registry_outputs_have(const image::Digest& digest);
@@ -344,6 +348,8 @@ class Build {
   // base's Python installation (python_steps.h).
   RootfsIndex index_;
   std::vector<FileEntries> own_layers_;
+  // Reused pip layers whose listings are still in the pip-step cache: index in own_layers_ → listing.
+  std::map<std::size_t, std::shared_ptr<DeferredListing>> own_deferred_;
   std::unique_ptr<PythonInstaller> python_;
   layers::AppendSpec spec_;
   std::shared_ptr<const layers::AppendedImage> image_;
@@ -417,15 +423,38 @@ void Build::add_layer(const std::string& instruction, FileEntries entries) {
 // A layer made (or found in a cache) for an instruction: into the image, the listing and the result.
 void Build::record_layer(const std::string& instruction, const layers::LayerBlob& blob, bool from_cache,
                          FileEntries entries) {
-  offer_to_pushes(blob);
   index_.apply(entries);
+  note_layer(instruction, blob, from_cache, entries.size());
+  own_layers_.push_back(std::move(entries));
+}
+
+// A layer joins the image: its blob is offered to the pushes under way, and the result lists it.
+void Build::note_layer(const std::string& instruction, const layers::LayerBlob& blob, bool from_cache,
+                       std::size_t entries) {
+  offer_to_pushes(blob);
   spec_.steps.push_back({instruction, blob});
   (from_cache ? result_.layers_cached : result_.layers_built)++;
   result_.layers.push_back({instruction, from_cache ? "cached" : "built", blob.digest, blob.diff_id, blob.size,
-                            std::string(layers::layer_media_type(req_.compression)), entries.size(), {}, {}});
+                            std::string(layers::layer_media_type(req_.compression)), entries, {}, {}});
   log(std::string(from_cache ? "reused " : "built  ") + short_digest(blob.digest) + " " + human_bytes(blob.size) +
       "  " + instruction);
-  own_layers_.push_back(std::move(entries));
+}
+
+// A reused pip layer whose listing stays in the pip-step cache until a later step needs it: the index reads it for
+// a path under the names it touches, a later pip step (own_layers()) for the installed distributions.
+void Build::record_deferred_layer(const std::string& instruction, const layers::LayerBlob& blob,
+                                  std::shared_ptr<DeferredListing> listing) {
+  index_.apply_deferred(listing->for_index(listing));
+  note_layer(instruction, blob, true, listing->size());
+  own_deferred_.emplace(own_layers_.size(), std::move(listing));
+  own_layers_.emplace_back();
+}
+
+// Every own layer's entries, deferred listings read.
+const std::vector<FileEntries>& Build::own_layers() {
+  for (auto& [index, listing] : own_deferred_) own_layers_[index] = listing->entries();
+  own_deferred_.clear();
+  return own_layers_;
 }
 
 // The mtime and compression of new layers, which decide their bytes.
@@ -564,7 +593,7 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
     std::optional<std::size_t> own;
   };
   std::vector<Made> made;
-  for (PipLayer& layer : python_->install(step, config_, own_layers_)) {
+  for (PipLayer& layer : python_->install(step, config_, own_layers())) {
     std::size_t layers_before = own_layers_.size();
     add_layer(pip_layer_instruction(instruction, layer.what), std::move(layer.entries));
     bool has_layer = own_layers_.size() > layers_before;
@@ -592,9 +621,16 @@ bool Build::reuse_pip_step(const std::string& instruction, const std::string& ke
   Timings::Scope reusing = timings_.scope(Phase::kPipCache);
   std::optional<std::vector<CachedPipLayer>> cached = pip_steps_.lookup(key);
   if (!cached) return false;
+  if (shared_) {  // the cache repository gets the listings: an entry whose files are gone is a miss
+    try {
+      for (CachedPipLayer& layer : *cached) layer.read_entries();
+    } catch (const Error&) {
+      return false;
+    }
+    to_share_.push_back({key, *cached, own_layer_blobs()});
+  }
   log("pip step unchanged since it last ran: its layers are reused without asking the index "
       "(--refresh-pip-steps resolves it again)");
-  if (shared_) to_share_.push_back({key, *cached, own_layer_blobs()});
   record_cached_pip_layers(instruction, std::move(*cached));
   return true;
 }
@@ -617,7 +653,9 @@ bool Build::reuse_shared_pip_step(const std::string& instruction, const std::str
 void Build::record_cached_pip_layers(const std::string& instruction, std::vector<CachedPipLayer> layers) {
   for (CachedPipLayer& layer : layers) {
     std::string layer_instruction = pip_layer_instruction(instruction, layer.what);
-    if (layer.blob)
+    if (layer.blob && layer.deferred)
+      record_deferred_layer(layer_instruction, *layer.blob, std::move(layer.deferred));
+    else if (layer.blob)
       record_layer(layer_instruction, *layer.blob, true, std::move(layer.entries));
     else
       add_layer(layer_instruction, {});

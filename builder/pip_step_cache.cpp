@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <fstream>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -22,7 +23,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::string_view kFormat = "trainpack-pip-step-v2";
+constexpr std::string_view kFormat = "trainpack-pip-step-v3";
 
 
 // A local --find-links directory's listing: a wheel added or replaced there changes what pip would pick.
@@ -55,8 +56,9 @@ void add_python_options(image::Sha256& h, const PythonOptions& python) {
   h.update_field(std::to_string(python.own_layer_bytes));
 }
 
-// An entry file: a format line, a JSON line (per layer its blob and entry count; every source file an entry reads,
-// with its size), then one line per entry, tab-separated, layer after layer. Lines rather than JSON objects: a step
+// An entry file: a format line, a JSON line (per layer its blob, entry count, top-level names and the offset of its
+// first line after the header; every source file an entry reads, with its size), then one line per entry,
+// tab-separated, layer after layer. Lines rather than JSON objects: a step
 // installs thousands of files and a reused step's entries are read on every build, so they parse without a JSON
 // parser: type, mode, uid, gid, size, source (index into the sources, or -), zip index, zip member, source stamp,
 // symlink target, path; text fields escaped (\\ \t \n).
@@ -183,16 +185,26 @@ std::optional<layers::LayerBlob> blob_from_json(const json& j, const layers::Blo
   return blob;
 }
 
-// Every file the entries read is still there at the size it had; their paths, in order.
-std::optional<std::vector<std::string>> present_sources(const json& listed) {
+// Every file the entries read, checked to be there still at the size it had; their paths, in order.
+std::vector<std::string> present_sources(const json& listed, const fs::path& entry_file) {
   std::vector<std::string> paths;
   for (const json& source : listed) {
     std::string path = source.at(0).get<std::string>();
     std::error_code ec;
-    if (fs::file_size(path, ec) != source.at(1).get<std::uint64_t>() || ec) return std::nullopt;
+    if (fs::file_size(path, ec) != source.at(1).get<std::uint64_t>() || ec)
+      throw Error("the pip-step cache entry " + entry_file.filename().string() + " names " + path + ", which is gone",
+                  "something removed files from the cache during the build; run it again with --refresh-pip-steps");
     paths.push_back(std::move(path));
   }
   return paths;
+}
+
+// An entry file's first two lines: its format and its header.
+std::optional<std::pair<std::string, std::string>> read_head(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string format, header;
+  if (!in || !std::getline(in, format) || !std::getline(in, header)) return std::nullopt;
+  return std::pair{std::move(format), std::move(header)};
 }
 
 }  // namespace
@@ -231,36 +243,56 @@ std::string pip_step_key(const PipStepInputs& in) {
 
 PipStepCache::PipStepCache(const layers::BlobStore& store, fs::path dir) : store_(store), dir_(std::move(dir)) {}
 
+const layers::FileEntries& DeferredListing::entries() {
+  if (entries_) return *entries_;
+  std::string text = read_file(file_, 256u << 20);
+  std::size_t format_end = text.find('\n');
+  std::size_t header_end = format_end == std::string::npos ? format_end : text.find('\n', format_end + 1);
+  if (header_end == std::string::npos) throw Error("the pip-step cache entry " + file_.string() + " is damaged");
+  json header = json::parse(text.substr(format_end + 1, header_end - format_end - 1));
+  std::vector<std::string> sources = present_sources(header.at("sources"), file_);
+  std::string_view rest = std::string_view(text).substr(std::min(text.size(), header_end + 1 + offset_));
+  layers::FileEntries entries;
+  entries.reserve(count_);
+  for (std::size_t i = 0; i < count_; ++i) {
+    std::size_t eol = rest.find('\n');
+    if (eol == std::string_view::npos) throw Error("the pip-step cache entry " + file_.string() + " ends early");
+    entries.push_back(entry_from_line(rest.substr(0, eol), sources));
+    rest.remove_prefix(eol + 1);
+  }
+  entries_ = std::move(entries);
+  return *entries_;
+}
+
+layers::RootfsIndex::DeferredLayer DeferredListing::for_index(std::shared_ptr<DeferredListing> self) const {
+  return {shallow_, keys_, [self] { return self->entries(); }};
+}
+
+void CachedPipLayer::read_entries() {
+  if (!deferred) return;
+  entries = deferred->entries();
+  deferred.reset();
+}
+
 std::optional<std::vector<CachedPipLayer>> PipStepCache::lookup(const std::string& key) const {
   fs::path file = dir_ / (key + ".entries");
-  std::error_code ec;
-  if (!fs::exists(file, ec)) return std::nullopt;
   try {
-    std::string text = read_file(file, 256u << 20);
-    std::string_view rest = text;
-    auto next_line = [&rest]() {
-      std::size_t eol = rest.find('\n');
-      if (eol == std::string_view::npos) throw Error("a pip-step entry file ends early");
-      std::string_view line = rest.substr(0, eol);
-      rest.remove_prefix(eol + 1);
-      return line;
-    };
-    if (next_line() != kFormat) return std::nullopt;
-    json header = json::parse(next_line());
-    std::optional<std::vector<std::string>> sources = present_sources(header.at("sources"));
-    if (!sources) return std::nullopt;
+    std::optional<std::pair<std::string, std::string>> head = read_head(file);
+    if (!head || head->first != kFormat) return std::nullopt;
+    json header = json::parse(head->second);
     std::vector<CachedPipLayer> layers;
     for (const json& layer : header.at("layers")) {
       bool has_layer = false;
       std::optional<layers::LayerBlob> blob = blob_from_json(layer, store_, has_layer);
       if (has_layer && !blob) return std::nullopt;
-      CachedPipLayer cached{layer.at("what").get<std::string>(), blob, {}};
-      std::size_t count = layer.at("entries").get<std::size_t>();
-      cached.entries.reserve(count);
-      for (std::size_t i = 0; i < count; ++i) cached.entries.push_back(entry_from_line(next_line(), *sources));
-      layers.push_back(std::move(cached));
+      layers::FileEntries shallow;
+      for (const json& e : layer.at("shallow")) shallow.push_back(entry_from_listing_json(e));
+      auto listing = std::make_shared<DeferredListing>(file, layer.at("offset").get<std::uint64_t>(),
+                                                       layer.at("entries").get<std::size_t>(), std::move(shallow),
+                                                       layer.at("keys").get<std::set<std::string>>());
+      layers.push_back({layer.at("what").get<std::string>(), blob, {}, std::move(listing)});
     }
-    return rest.empty() ? std::optional(std::move(layers)) : std::nullopt;
+    return layers;
   } catch (const std::exception&) {
     return std::nullopt;  // a damaged entry is a miss; remember() replaces it
   }
@@ -268,7 +300,8 @@ std::optional<std::vector<CachedPipLayer>> PipStepCache::lookup(const std::strin
 
 void PipStepCache::remember(const std::string& key, const std::vector<CachedPipLayer>& layers) const {
   std::vector<PipLayerMade> made;
-  for (const CachedPipLayer& layer : layers) made.push_back({layer.what, layer.blob, &layer.entries});
+  for (const CachedPipLayer& layer : layers)
+    made.push_back({layer.what, layer.blob, layer.deferred ? &layer.deferred->entries() : &layer.entries});
   remember(key, made);
 }
 
@@ -277,8 +310,11 @@ void PipStepCache::remember(const std::string& key, const std::vector<PipLayerMa
   json header{{"layers", json::array()}};
   std::string lines;
   for (const PipLayerMade& layer : layers) {
+    json j{{"what", layer.what}, {"entries", layer.entries->size()}, {"offset", lines.size()},
+           {"keys", layers::RootfsIndex::deferred_keys(*layer.entries)}, {"shallow", json::array()}};
+    for (const FileEntry& e : *layer.entries)
+      if (layers::RootfsIndex::is_shallow(e.path)) j["shallow"].push_back(entry_listing_json(e));
     for (const FileEntry& e : *layer.entries) lines += entry_line(e, store_, sources);
-    json j{{"what", layer.what}, {"entries", layer.entries->size()}};
     if (layer.blob) {
       j["diff_id"] = layer.blob->diff_id.str();
       j["digest"] = layer.blob->digest.str();

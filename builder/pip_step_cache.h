@@ -7,10 +7,15 @@
 // Key: everything the step's layers depend on (PipStepInputs). Entry: per layer its blob (diff_id, digest, size) and
 // its file entries, which later steps read (an installed distribution's metadata, the filesystem listing). Entry
 // contents that would not outlive the build (inline bytes such as bytecode, files in the build's work directory)
-// are kept as blobs in the store; an entry naming a blob or source file that is gone is a miss.
+// are kept as blobs in the store; an entry naming a layer blob that is gone is a miss. A hit reads only the
+// entry's header (per layer its blob, entry count, and what layers::RootfsIndex::apply_deferred needs: the few
+// shallow entries and the keys of the rest): a framework's listing, tens of thousands of entries, is read only when
+// a later step needs it (DeferredListing).
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +24,7 @@
 #include "layers/blob_store.h"
 #include "layers/file_entry.h"
 #include "layers/layer_writer.h"
+#include "layers/rootfs_index.h"
 
 namespace trainpack::builder {
 
@@ -36,10 +42,36 @@ struct PipStepInputs {
 // directories (names, sizes, modification times).
 std::string pip_step_key(const PipStepInputs& inputs);
 
+// One layer's listing in a pip-step entry file, read when first asked for, with the files its entries name checked
+// to be there (an Error, with a hint, when the cache lost one since the hit).
+class DeferredListing {
+ public:
+  DeferredListing(std::filesystem::path file, std::uint64_t offset, std::size_t count,
+                  layers::FileEntries shallow, std::set<std::string> keys)
+      : file_(std::move(file)), offset_(offset), count_(count), shallow_(std::move(shallow)), keys_(std::move(keys)) {}
+  std::size_t size() const { return count_; }
+  // The layer as layers::RootfsIndex::apply_deferred takes it; its load() reads the listing.
+  layers::RootfsIndex::DeferredLayer for_index(std::shared_ptr<DeferredListing> self) const;
+  const layers::FileEntries& entries();
+
+ private:
+  std::filesystem::path file_;
+  std::uint64_t offset_;  // of the layer's first line, from the end of the header line
+  std::size_t count_;
+  layers::FileEntries shallow_;  // listings only (no contents)
+  std::set<std::string> keys_;
+  std::optional<layers::FileEntries> entries_;
+};
+
 struct CachedPipLayer {
   std::string what;                       // as PipLayer::what
   std::optional<layers::LayerBlob> blob;  // none: the step changed nothing (a history entry without a layer)
-  layers::FileEntries entries;
+  layers::FileEntries entries;            // empty while `deferred` holds them (lookup()'s layers)
+  std::shared_ptr<DeferredListing> deferred;
+
+  std::size_t entry_count() const { return deferred ? deferred->size() : entries.size(); }
+  // Moves a deferred listing into `entries` (reads it; may throw Error).
+  void read_entries();
 };
 
 // A layer as remember() reads it: its entries stay where the build keeps them (a framework's listing is tens of
@@ -59,6 +91,7 @@ class PipStepCache {
  public:
   PipStepCache(const layers::BlobStore& store, std::filesystem::path dir);
 
+  // The step's layers, their listings deferred; nullopt when there is no entry, or its layer blobs are gone.
   std::optional<std::vector<CachedPipLayer>> lookup(const std::string& key) const;
   // Stores ephemeral entry contents as blobs, then writes the entry atomically.
   void remember(const std::string& key, const std::vector<PipLayerMade>& layers) const;

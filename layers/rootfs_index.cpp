@@ -144,14 +144,14 @@ LayerListing list_layer_cached(const std::function<fs::path()>& blob, const imag
   return out;
 }
 
-void RootfsIndex::erase_tree(const std::string& path) {
+void RootfsIndex::erase_tree(const std::string& path) const {
   entries_.erase(path);
   std::string prefix = path + "/";
   auto it = entries_.lower_bound(prefix);
   while (it != entries_.end() && it->first.starts_with(prefix)) it = entries_.erase(it);
 }
 
-void RootfsIndex::put(const std::string& path, const PathInfo& info) {
+void RootfsIndex::put(const std::string& path, const PathInfo& info) const {
   auto it = entries_.find(path);
   // Anything but dir-over-dir replaces the lower path and what was under it.
   if (it != entries_.end() &&
@@ -160,7 +160,121 @@ void RootfsIndex::put(const std::string& path, const PathInfo& info) {
   entries_[path] = info;
 }
 
+namespace {
+
+std::size_t depth_of(std::string_view path) {
+  return path.empty() ? 0 : static_cast<std::size_t>(std::count(path.begin(), path.end(), '/')) + 1;
+}
+
+// The first `depth` components of a path that has at least that many.
+std::string_view prefix_of(std::string_view path, std::size_t depth) {
+  std::size_t end = std::string_view::npos, from = 0;
+  for (std::size_t i = 0; i < depth; ++i) {
+    end = path.find('/', from);
+    if (end == std::string_view::npos) return path;
+    from = end + 1;
+  }
+  return path.substr(0, end);
+}
+
+bool at_or_below(std::string_view path, std::string_view dir) {
+  return dir.empty() || path == dir || (path.starts_with(dir) && path.size() > dir.size() && path[dir.size()] == '/');
+}
+
+// Whether applying `layer` can change what a deferred layer with `keys` holds, or be changed by it: an entry below
+// a key, or a whiteout, opaque marker or non-directory at or above one.
+bool reaches(const LayerListing& layer, const std::set<std::string>& keys) {
+  auto overlaps = [&keys](std::string_view hidden) {
+    for (const std::string& key : keys)
+      if (at_or_below(key, hidden) || at_or_below(hidden, key)) return true;
+    return false;
+  };
+  for (const auto& [path, info] : layer.entries) {
+    std::string name = base_name(path);
+    if (name == kOpaque) {
+      if (overlaps(dir_name(path))) return true;
+    } else if (name.starts_with(kWhiteoutPrefix)) {
+      if (overlaps(join_path(dir_name(path), name.substr(kWhiteoutPrefix.size())))) return true;
+    } else if (!RootfsIndex::is_shallow(path)) {
+      if (keys.count(std::string(prefix_of(path, RootfsIndex::kDeferredDepth)))) return true;
+    } else if (info.type != PathInfo::Type::kDirectory && overlaps(path)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+LayerListing listing_of(const FileEntries& layer) {
+  LayerListing listing;
+  listing.entries.reserve(layer.size());
+  for (const FileEntry& e : layer) {
+    PathInfo info;
+    info.mode = e.mode;
+    info.uid = e.uid;
+    info.gid = e.gid;
+    info.link_target = e.link_target;
+    info.type = e.type == FileEntry::Type::kDirectory ? PathInfo::Type::kDirectory
+                : e.type == FileEntry::Type::kSymlink ? PathInfo::Type::kSymlink
+                                                      : PathInfo::Type::kRegular;
+    listing.entries.emplace_back(e.path, std::move(info));
+  }
+  return listing;
+}
+
+}  // namespace
+
+bool RootfsIndex::is_shallow(std::string_view path) { return depth_of(path) <= kDeferredDepth; }
+
+std::set<std::string> RootfsIndex::deferred_keys(const FileEntries& layer) {
+  std::set<std::string> keys;
+  for (const FileEntry& e : layer)
+    if (!is_shallow(e.path)) keys.emplace(prefix_of(e.path, kDeferredDepth));
+  return keys;
+}
+
+void RootfsIndex::apply_deferred(DeferredLayer layer) {
+  apply(layer.shallow);
+  if (!layer.keys.empty()) deferred_.push_back({std::move(layer.keys), std::move(layer.load)});
+}
+
+void RootfsIndex::apply_deferred_through(const std::function<bool(const std::set<std::string>&)>& reached) const {
+  std::size_t through = deferred_.size();
+  for (std::size_t i = deferred_.size(); i-- > 0;) {
+    if (reached(deferred_[i].keys)) {
+      through = i;
+      break;
+    }
+  }
+  if (through == deferred_.size()) return;
+  std::vector<Deferred> due(std::make_move_iterator(deferred_.begin()),
+                            std::make_move_iterator(deferred_.begin() + static_cast<std::ptrdiff_t>(through) + 1));
+  deferred_.erase(deferred_.begin(), deferred_.begin() + static_cast<std::ptrdiff_t>(through) + 1);
+  for (const Deferred& layer : due) {
+    FileEntries deep = layer.load();
+    std::erase_if(deep, [](const FileEntry& e) { return is_shallow(e.path); });
+    apply_now(listing_of(deep));
+  }
+}
+
+// Before a query of `path` (a find, or the children of a directory): the deferred entries below its key.
+void RootfsIndex::apply_deferred_below(std::string_view path) const {
+  if (deferred_.empty() || depth_of(path) < kDeferredDepth) return;
+  std::string key(prefix_of(path, kDeferredDepth));
+  apply_deferred_through([&key](const std::set<std::string>& keys) { return keys.count(key) > 0; });
+}
+
+std::size_t RootfsIndex::size() const {
+  apply_deferred_through([](const std::set<std::string>&) { return true; });
+  return entries_.size();
+}
+
 void RootfsIndex::apply(const LayerListing& layer) {
+  if (!deferred_.empty())
+    apply_deferred_through([&layer](const std::set<std::string>& keys) { return reaches(layer, keys); });
+  apply_now(layer);
+}
+
+void RootfsIndex::apply_now(const LayerListing& layer) const {
   // Whiteouts hide lower layers only, so apply them all before adding this layer's entries.
   for (const auto& [path, info] : layer.entries) {
     std::string name = base_name(path);
@@ -185,23 +299,10 @@ void RootfsIndex::apply(const LayerListing& layer) {
   }
 }
 
-void RootfsIndex::apply(const FileEntries& layer) {
-  LayerListing listing;
-  for (const FileEntry& e : layer) {
-    PathInfo info;
-    info.mode = e.mode;
-    info.uid = e.uid;
-    info.gid = e.gid;
-    info.link_target = e.link_target;
-    info.type = e.type == FileEntry::Type::kDirectory ? PathInfo::Type::kDirectory
-                : e.type == FileEntry::Type::kSymlink ? PathInfo::Type::kSymlink
-                                                      : PathInfo::Type::kRegular;
-    listing.entries.emplace_back(e.path, std::move(info));
-  }
-  apply(listing);
-}
+void RootfsIndex::apply(const FileEntries& layer) { apply(listing_of(layer)); }
 
 std::vector<std::string> RootfsIndex::children(std::string_view dir) const {
+  apply_deferred_below(dir);
   std::string prefix = dir.empty() ? std::string() : std::string(dir) + "/";
   std::vector<std::string> out;
   auto it = entries_.lower_bound(prefix);
@@ -225,6 +326,7 @@ std::vector<std::string> RootfsIndex::children(std::string_view dir) const {
 }
 
 const PathInfo* RootfsIndex::find(std::string_view path) const {
+  if (!is_shallow(path)) apply_deferred_below(path);
   auto it = entries_.find(path);
   return it == entries_.end() ? nullptr : &it->second;
 }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,21 @@ class RootfsIndex {
   // Applies a layer on top: its whiteouts and opaque markers hide lower paths, then its entries land.
   void apply(const LayerListing& layer);
   void apply(const FileEntries& layer);
+  // A layer whose entries deeper than kDeferredDepth path components are applied only when something needs them
+  // (a reused pip step's listing, tens of thousands of entries, read from disk only then); its shallower entries
+  // (usr, usr/local, usr/local/lib, ...) are applied at once. Deeper entries are known by their keys, their first
+  // kDeferredDepth components (deferred_keys). A query of a path below a key, or applying a layer that reaches
+  // below one (an entry there, or a whiteout or non-directory above it), applies the deferred entries first, with
+  // every deferred layer before them, in order. `load` gives the whole layer and may throw; the query then does.
+  static constexpr std::size_t kDeferredDepth = 3;
+  struct DeferredLayer {
+    FileEntries shallow;                // the entries of at most kDeferredDepth components
+    std::set<std::string> keys;         // deferred_keys of the layer
+    std::function<FileEntries()> load;  // the whole layer
+  };
+  void apply_deferred(DeferredLayer layer);
+  static std::set<std::string> deferred_keys(const FileEntries& layer);
+  static bool is_shallow(std::string_view path);
 
   const PathInfo* find(std::string_view path) const;  // exact path, no symlink resolution
   // Names directly under directory `dir` ("" for the root), sorted bytewise.
@@ -63,12 +79,22 @@ class RootfsIndex {
   // would inside the container. Missing components are kept as they are. Throws Error on symlink loops.
   // `symlinks_passed`, when given, receives the path of each symlink the walk went through, in order.
   std::string resolve(std::string_view path, std::vector<std::string>* symlinks_passed = nullptr) const;
-  std::size_t size() const { return entries_.size(); }
+  std::size_t size() const;
 
  private:
-  void erase_tree(const std::string& path);
-  void put(const std::string& path, const PathInfo& info);
-  std::map<std::string, PathInfo, std::less<>> entries_;
+  struct Deferred {
+    std::set<std::string> keys;
+    std::function<FileEntries()> load;
+  };
+  void apply_now(const LayerListing& layer) const;
+  // Applies the deferred layers up to the last one with a key `reached` accepts.
+  void apply_deferred_through(const std::function<bool(const std::set<std::string>& keys)>& reached) const;
+  void apply_deferred_below(std::string_view path) const;
+  void erase_tree(const std::string& path) const;
+  void put(const std::string& path, const PathInfo& info) const;
+  // Queries are const, and may apply deferred layers: what the index holds does not change by that.
+  mutable std::map<std::string, PathInfo, std::less<>> entries_;
+  mutable std::vector<Deferred> deferred_;
 };
 
 }  // namespace trainpack::layers

@@ -414,9 +414,14 @@ std::optional<std::string> IndexClient::read_metadata_by_range(const IndexFile& 
   // A small wheel came whole in the first range: kept when the page's sha256 vouches for it, so that the install
   // does not ask for it again.
   auto sha = file.hashes.find("sha256");
-  if (const std::string* bytes = remote->whole(); bytes && sha != file.hashes.end() &&
-                                                   image::sha256_of(*bytes).hex() == sha->second)
-    store_.put(*bytes);
+  const std::string* bytes = remote->whole();
+  if (bytes && sha != file.hashes.end() && image::sha256_of(*bytes).hex() == ascii_lower(sha->second)) {
+    try {
+      store_.put(*bytes);
+    } catch (const std::exception&) {
+      // Only a shortcut: the install downloads it.
+    }
+  }
   return metadata;
 }
 

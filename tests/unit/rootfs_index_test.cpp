@@ -125,3 +125,83 @@ TEST(LayerListingBlob, UnreadableBlobWithoutLibarchiveMessageIsAnError) {
     EXPECT_NE(std::string(e.what()).find("layer x: "), std::string::npos) << e.what();
   }
 }
+
+namespace {
+FileEntries file_entries(std::vector<std::string> paths) {
+  FileEntries out;
+  for (const std::string& p : paths) {
+    FileEntry e;
+    e.path = p;
+    e.type = p.ends_with("/") ? FileEntry::Type::kDirectory : FileEntry::Type::kRegular;
+    if (p.ends_with("/")) e.path.pop_back();
+    out.push_back(e);
+  }
+  return out;
+}
+}  // namespace
+
+// What a deferred layer's loader gives, split as a pip-step cache entry has it.
+RootfsIndex::DeferredLayer deferred(const FileEntries& layer, int& reads) {
+  RootfsIndex::DeferredLayer d;
+  for (const FileEntry& e : layer)
+    if (RootfsIndex::is_shallow(e.path)) d.shallow.push_back(e);
+  d.keys = RootfsIndex::deferred_keys(layer);
+  d.load = [&reads, layer] {
+    ++reads;
+    return layer;
+  };
+  return d;
+}
+
+TEST(RootfsIndex, DeferredKeysAreTheFirstComponentsOfTheDeeperEntries) {
+  EXPECT_EQ(RootfsIndex::deferred_keys(file_entries({"usr/", "usr/local/", "usr/local/lib/", "usr/local/lib/p/",
+                                                    "usr/local/lib/p/m.py", "usr/local/bin/t", "opt/a"})),
+            (std::set<std::string>{"usr/local/lib", "usr/local/bin"}));
+}
+
+// A deferred layer's deeper entries are read only for a query below one of its keys, and before a later layer
+// that reaches there, so the order of layers holds: here the later layer's whiteout hides what the deferred one made.
+TEST(RootfsIndex, ADeferredLayerIsReadOnlyWhenAQueryOrALaterLayerReachesBelowItsKeys) {
+  RootfsIndex idx;
+  int reads = 0;
+  FileEntries pip = file_entries({"usr/", "usr/local/", "usr/local/lib/", "usr/local/lib/p/", "usr/local/lib/p/m.py",
+                                  "usr/local/bin/", "usr/local/bin/t"});
+  idx.apply_deferred(deferred(pip, reads));
+  idx.apply(file_entries({"usr/app/", "usr/app/trainer/", "usr/app/trainer/task.py"}));
+  EXPECT_TRUE(idx.find("usr/app/trainer/task.py"));
+  EXPECT_TRUE(idx.find("usr/local/lib")) << "a shallow entry is applied at once";
+  EXPECT_EQ(idx.resolve("usr/app/trainer"), "usr/app/trainer");
+  EXPECT_EQ(idx.children("usr"), (std::vector<std::string>{"app", "local"}));
+  EXPECT_EQ(reads, 0) << "the deferred layer was read for paths it does not reach";
+
+  idx.apply(file_entries({"usr/local/lib/p/.wh.m.py"}));
+  EXPECT_EQ(reads, 1);
+  EXPECT_FALSE(idx.find("usr/local/lib/p/m.py")) << "the later whiteout must hide what the deferred layer made";
+  EXPECT_TRUE(idx.find("usr/local/bin/t"));
+  EXPECT_EQ(reads, 1);
+}
+
+TEST(RootfsIndex, AWhiteoutAboveAKeyOrAQueryBelowOneReadsTheDeferredLayer) {
+  RootfsIndex idx;
+  int reads = 0;
+  idx.apply_deferred(deferred(file_entries({"opt/", "opt/conda/", "opt/conda/lib/", "opt/conda/lib/x.py"}), reads));
+  idx.apply_deferred(deferred(file_entries({"srv/", "srv/a/", "srv/a/b/", "srv/a/b/c"}), reads));
+  EXPECT_EQ(idx.children("opt/conda/lib"), (std::vector<std::string>{"x.py"}));
+  EXPECT_EQ(reads, 1);
+  idx.apply(file_entries({".wh.srv"}));
+  EXPECT_EQ(reads, 2);
+  EXPECT_FALSE(idx.find("srv/a/b/c"));
+  idx.apply_deferred(deferred(file_entries({"var/", "var/a/", "var/a/b/", "var/a/b/c"}), reads));
+  EXPECT_EQ(idx.size(), 8u);
+  EXPECT_EQ(reads, 3);
+}
+
+TEST(RootfsIndex, AnErrorReadingADeferredLayerReachesTheQuery) {
+  RootfsIndex idx;
+  RootfsIndex::DeferredLayer d;
+  d.keys = {"usr/local/lib"};
+  d.load = []() -> FileEntries { throw trainpack::Error("the cache lost it"); };
+  idx.apply_deferred(std::move(d));
+  EXPECT_FALSE(idx.find("root/x/y/z"));
+  EXPECT_THROW(idx.find("usr/local/lib/p"), trainpack::Error);
+}
