@@ -9,7 +9,12 @@ OUTDIR/index/         a PEP 503 simple index (index/simple/NAME/index.html, link
   numpy 1.24.2        a cp311 manylinux binary wheel of about 6 MB (shared objects + ~900 modules), as numpy's
   benchdata 1.0       a 148 MB pure wheel: 96 MiB of random bytes, 128 MiB of text, 400 small modules (deflated)
   benchapp 1.0        a small pure dependency tree: benchapp -> benchdep-a, benchdep-b; benchdep-a -> benchdep-c
+  torchlike 2.1.0     a framework-shaped binary wheel: a 1 GiB library, a 200 MiB one and 19,000 modules, needing
+  cudalike-cudnn 9.1  a CUDA-shaped dependency: three 200 MiB libraries and 1,000 headers (about 2 GB installed in all)
+OUTDIR/index-plain/   the same files (files/ is a link) with pages that announce no PEP 658 metadata, as a plain
+                      directory server or a private index has them
 OUTDIR/projects/pip/    trainer/task.py + requirements.txt naming numpy, benchdata and benchapp
+OUTDIR/projects/framework/  trainer/task.py + requirements.txt naming torchlike
 OUTDIR/projects/code/   trainer/task.py only
 OUTDIR/projects/extra/  trainer/task.py + data/: EXTRA_MB MiB, half one random file, half 20,000 small text files
 """
@@ -22,10 +27,6 @@ import sys
 import zipfile
 
 EPOCH = (2020, 1, 1, 0, 0, 0)
-
-
-def record_hash(data: bytes) -> str:
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
 _LINES = {}
@@ -51,13 +52,32 @@ def write_wheel(path: str, project: str, name: str, version: str, tag: str, pure
     wheel = (f"Wheel-Version: 1.0\nGenerator: trainpack-bench\nRoot-Is-Purelib: {'true' if purelib else 'false'}\n"
              f"Tag: {tag}\n")
     members = list(members) + [(f"{dist_info}/METADATA", metadata.encode()), (f"{dist_info}/WHEEL", wheel.encode())]
-    records = [f"{p},{record_hash(d)},{len(d)}" for p, d in members] + [f"{dist_info}/RECORD,,"]
-    members.append((f"{dist_info}/RECORD", ("\n".join(records) + "\n").encode()))
+    records = []
+
+    def recorded(member_path, data):
+        """The member's bytes as they are written, its RECORD line appended once they all went by."""
+        digest, size = hashlib.sha256(), 0
+        for chunk in ([data] if isinstance(data, bytes) else data):
+            digest.update(chunk)
+            size += len(chunk)
+            yield chunk
+        b64 = base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
+        records.append(f"{member_path},sha256={b64},{size}")
+
+    members = [(p, recorded(p, d)) for p, d in members]
+    members.append((f"{dist_info}/RECORD", (lambda: (yield ("\n".join(records + [f"{dist_info}/RECORD,,"]) +
+                                                          "\n").encode()))()))
     with zipfile.ZipFile(path, "w") as z:
         for member_path, data in members:
             info = zipfile.ZipInfo(member_path, EPOCH)
             info.external_attr = 0o644 << 16
-            z.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=6)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info._compresslevel = 6
+            # A large member comes as chunks (a generator), written as they come, its hash kept for RECORD.
+            chunks = [data] if isinstance(data, bytes) else data
+            with z.open(info, "w", force_zip64=True) as out:
+                for chunk in chunks:
+                    out.write(chunk)
 
 
 def numpy_members(rng: random.Random):
@@ -82,6 +102,28 @@ def benchdata_members(rng: random.Random):
     yield "benchdata/__init__.py", b"DATA = 'weights'\n"
 
 
+def library(rng: random.Random, mib: int):
+    """A shared library's bytes in 16 MiB chunks: half random, half text and zeros, so it deflates to about 55 %,
+    as CUDA and framework libraries do."""
+    for _ in range(mib // 16):
+        yield rng.randbytes(8 << 20) + bytes(4 << 20) + text_block(rng, 4 << 20)
+
+
+def torchlike_members(rng: random.Random):
+    yield "torchlike/lib/libtorchlike_cuda.so", library(rng, 1024)
+    yield "torchlike/lib/libtorchlike_cpu.so", library(rng, 200)
+    for i in range(19000):
+        yield f"torchlike/pkg{i // 500:02d}/sub{i // 50 % 10}/module{i:05d}.py", text_block(rng, 400 + rng.randrange(5000))
+    yield "torchlike/__init__.py", b"__version__ = '2.1.0'\n"
+
+
+def cudalike_members(rng: random.Random):
+    for i in range(3):
+        yield f"nvidia/cudnn/lib/libcudnn_like{i}.so.9", library(rng, 200)
+    for i in range(1000):
+        yield f"nvidia/cudnn/include/cudnn_like_{i:04d}.h", text_block(rng, 500 + rng.randrange(4000))
+
+
 def write_metadata_file(wheel_path: str) -> str:
     """PEP 658: the wheel's METADATA beside it as WHEEL.metadata, as PyPI serves it; returns its sha256."""
     with zipfile.ZipFile(wheel_path) as zf:
@@ -92,9 +134,9 @@ def write_metadata_file(wheel_path: str) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def write_index(index_dir: str, wheels):
+def write_index(index_dir: str, wheels, metadata=True):
     """wheels: (project, filename) pairs already in index_dir/files; one PEP 503 page per project, each link with
-    the PEP 658/714 metadata attributes PyPI gives every wheel."""
+    the PEP 658/714 metadata attributes PyPI gives every wheel (without them when `metadata` is false)."""
     projects = {}
     for project, filename in wheels:
         projects.setdefault(project, []).append(filename)
@@ -110,9 +152,11 @@ def write_index(index_dir: str, wheels):
                 for filename in filenames:
                     with open(os.path.join(index_dir, "files", filename), "rb") as f:
                         digest = hashlib.sha256(f.read()).hexdigest()
-                    meta = write_metadata_file(os.path.join(index_dir, "files", filename))
-                    page.write(f'<a href="../../files/{filename}#sha256={digest}" data-core-metadata="sha256={meta}"'
-                               f' data-dist-info-metadata="sha256={meta}">{filename}</a>\n')
+                    attrs = ""
+                    if metadata:
+                        meta = write_metadata_file(os.path.join(index_dir, "files", filename))
+                        attrs = f' data-core-metadata="sha256={meta}" data-dist-info-metadata="sha256={meta}"'
+                    page.write(f'<a href="../../files/{filename}#sha256={digest}"{attrs}>{filename}</a>\n')
                 page.write("</body></html>\n")
         root_page.write("</body></html>\n")
 
@@ -138,18 +182,33 @@ def make_index(out: str):
         add(project, module, "1.0", "py3-none-any", True,
             [(f"{module}/__init__.py", text_block(rng, 4000)), (f"{module}/core.py", text_block(rng, 20000))],
             requires)
+    add("torchlike", "torchlike", "2.1.0", "cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64", False,
+        torchlike_members(random.Random(3)), ["cudalike-cudnn==9.1"])
+    add("cudalike-cudnn", "cudalike_cudnn", "9.1", "py3-none-manylinux1_x86_64", True,
+        cudalike_members(random.Random(4)))
     write_index(os.path.join(out, "index"), wheels)
+    # The index without PEP 658: the same wheels (no .metadata beside them there: files/ is a link to the index's,
+    # and its pages do not announce them).
+    plain = os.path.join(out, "index-plain")
+    os.makedirs(plain, exist_ok=True)
+    os.symlink("../index/files", os.path.join(plain, "files"))
+    write_index(plain, wheels, metadata=False)
 
 
-def make_projects(out: str, extra_mb: int):
-    rng = random.Random(2)
+def make_trainers(out: str):
     task = b"print('training')\n"
-    for project in ("pip", "code", "extra"):
+    for project in ("pip", "framework", "code", "extra"):
         os.makedirs(os.path.join(out, "projects", project, "trainer"), exist_ok=True)
         with open(os.path.join(out, "projects", project, "trainer", "task.py"), "wb") as f:
             f.write(task)
     with open(os.path.join(out, "projects", "pip", "requirements.txt"), "w") as f:
         f.write("numpy==1.24.2\nbenchdata==1.0\nbenchapp==1.0\n")
+    with open(os.path.join(out, "projects", "framework", "requirements.txt"), "w") as f:
+        f.write("torchlike==2.1.0\n")
+
+
+def make_extra_dir(out: str, extra_mb: int):
+    rng = random.Random(2)
     data = os.path.join(out, "projects", "extra", "data")
     os.makedirs(data, exist_ok=True)
     half = extra_mb * 1024 * 1024 // 2
@@ -165,12 +224,14 @@ def make_projects(out: str, extra_mb: int):
 
 
 def main():
-    if sys.argv[1] == "--index-only":  # the index again (its format changed), the projects kept
+    if sys.argv[1] == "--index-only":  # the index again (its format changed), the extra dir kept
         make_index(sys.argv[2])
+        make_trainers(sys.argv[2])
         return
     out, extra_mb = sys.argv[1], int(sys.argv[2])
     make_index(out)
-    make_projects(out, extra_mb)
+    make_trainers(out)
+    make_extra_dir(out, extra_mb)
 
 
 if __name__ == "__main__":
