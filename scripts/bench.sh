@@ -289,7 +289,8 @@ measure_cache_repo() {
 # (both at once, as trainpack downloads them), inflating and hashing every member once (`unzip -p | sha256sum`, a
 # wheel per core), and pushing the compressed layers trainpack made of them (a monolithic upload each, at once).
 measure_floor() {
-  local wheels=() w digest accept='application/vnd.oci.image.manifest.v1+json'
+  local wheels=() w digest
+  local accept='application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json'
   for w in "$inputs"/index/files/torchlike-*.whl "$inputs"/index/files/cudalike_cudnn-*.whl; do wheels+=("$w"); done
   mkdir -p "$bench/floor"
   settle
@@ -298,7 +299,7 @@ measure_floor() {
     "http://127.0.0.1:$index_port" "${wheels[@]}")
   settle
   result[floor.inflate]=$(elapsed "$bench/logs/floor-inflate.log" bash -c '
-    for w in "$@"; do unzip -p "$w" | sha256sum & done; wait' "${wheels[@]}")
+    for w in "$@"; do unzip -p "$w" | sha256sum & done; wait' inflate "${wheels[@]}")
   # The framework's layers in trainpack's image (those the base has not), fetched untimed, then pushed again.
   curl -fs -H "Accept: $accept" "http://$registry/v2/bench/base/manifests/1" > "$bench/floor/base.json"
   rm -f "$bench"/floor/*.blob
@@ -307,6 +308,7 @@ measure_floor() {
                     '[$base[0].layers[].digest] as $old | .layers[].digest | select(. as $d | $old | index($d) | not)'); do
     curl -fs -o "$bench/floor/${digest#sha256:}.blob" "http://$registry/v2/bench/tp-cold-framework-1/blobs/$digest"
   done
+  compgen -G "$bench/floor/*.blob" >/dev/null || die "the floor found no layers of the framework image to push"
   settle
   result[floor.push]=$(elapsed "$bench/logs/floor-push.log" bash -c '
     push() {
@@ -317,7 +319,9 @@ measure_floor() {
       [[ "$location" == *\?* ]] && location+="&digest=$digest" || location+="?digest=$digest"
       curl -fs -X PUT -H "Content-Type: application/octet-stream" -T "$blob" "$location"
     }
-    for b in "$1"/*.blob; do push "$b" & done; wait' "$registry" "$bench/floor")
+    pids=()
+    for b in "$1"/*.blob; do push "$b" & pids+=($!); done
+    for p in "${pids[@]}"; do wait "$p" || exit 1; done' "$registry" "$bench/floor")
   result[floor.total]=$(awk -v a="${result[floor.receive]}" -v b="${result[floor.inflate]}" \
     -v c="${result[floor.push]}" 'BEGIN {printf "%.3f\n", a + b + c}')
   rm -f "$bench"/floor/*.blob
@@ -326,15 +330,19 @@ measure_floor() {
 measure_workload pip pip "$base"
 measure_workload pip-plain pip "$plain_base" --cold-only
 measure_workload framework framework "$base"
+measure_floor
 measure_workload framework-plain framework "$plain_base" --cold-only
 measure_workload code code "$base"
 measure_workload extra extra "$base"
 measure_cache_repo
 measure_pip
 measure_layer
-measure_floor
 # Peak RSS of trainpack's builds per workload, and over them all (GNU time's %M, KiB).
-peak_mb() { cat "$@" 2>/dev/null | awk '$1 > m {m = $1} END {printf "%d\n", m / 1024}'; }
+peak_mb() {  # FILE... (those that exist)
+  local f
+  for f in "$@"; do [[ ! -e "$f" ]] || cat "$f"; done |
+    awk '$1 > m {m = $1} END {if (NR == 0) print "n/a"; else printf "%d\n", m / 1024}'
+}
 for label in pip pip-plain framework framework-plain code extra; do
   result[$label.peak_rss_mb]=$(peak_mb "$bench"/logs/tp-{cold,warm}-"$label"-[0-9]*.log.time \
                                        "$bench/logs/tp-prime-$label.log.time")
@@ -381,7 +389,7 @@ target() {  # NAME VALUE OP WANTED
     'BEGIN {if (a == "" || b + 0 == 0) print "n/a"; else printf "%.2f\n", a / b}')
   row target measured wanted ""
   target "pip cold: gcloud's path / trainpack" "$(cold pip)" '>=' 5
-  target "pip cold, no .metadata: gcloud's path / trainpack" "$(cold pip-plain)" '>=' 8
+  target "pip cold, no .metadata: gcloud / trainpack" "$(cold pip-plain)" '>=' 8
   target "pip warm: BuildKit cache / trainpack" "$(warm pip)" '>=' 5
   target "pip fresh runner, --cache-repo: gcloud / tp" \
     "$(ratio "${result[pip.cold.gcloud]}" "${result[pip.cache_repo.trainpack]}")" '>=' 5
