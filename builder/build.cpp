@@ -441,7 +441,7 @@ void Build::note_layer(const std::string& instruction, const layers::LayerBlob& 
 }
 
 // A reused pip layer whose listing stays in the pip-step cache until a later step needs it: the index reads it for
-// a path under the names it touches, a later pip step (own_layers()) for the installed distributions.
+// a path below its keys, a later pip step (own_layers()) for the installed distributions.
 void Build::record_deferred_layer(const std::string& instruction, const layers::LayerBlob& blob,
                                   std::shared_ptr<DeferredListing> listing) {
   index_.apply_deferred(listing->for_index(listing));
