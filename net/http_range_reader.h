@@ -3,9 +3,10 @@
 // of the zip without the whole file, as pip's network/lazy_wheel.py and uv do for indexes without PEP 658 metadata.
 // The first request asks for the last kTail bytes (a suffix range). A server that answers it with the whole file
 // is cut off after kTail bytes and asked with a HEAD whether it takes ranges by offset (Accept-Ranges: bytes, as
-// busybox httpd does); if not, the reader reports that it cannot be used. Bytes
-// received are kept, so libzip's reads of the end record, the central directory and one member cost one request
-// each at most. Nothing is verified here: the caller checks what it read against the file once downloaded.
+// busybox httpd does); if not, the reader reports that it cannot be used. Bytes received are kept, and a read
+// that misses asks for everything up to the next bytes held, so libzip's reads of the end records, the central
+// directory and one member take a request each at most. Nothing is verified here: the caller checks what it read
+// against the file once downloaded.
 #include <cstdint>
 #include <map>
 #include <optional>
