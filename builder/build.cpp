@@ -612,7 +612,7 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
   }
   if (!shared_) return;
   std::vector<CachedPipLayer> shared;
-  for (const PipLayerMade& m : listed) shared.push_back({m.what, m.blob, *m.entries});
+  for (const PipLayerMade& m : listed) shared.push_back({m.what, m.blob, *m.entries, nullptr});
   to_share_.push_back({key, std::move(shared), std::move(earlier)});
 }
 

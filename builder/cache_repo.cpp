@@ -106,7 +106,7 @@ std::vector<CachedPipLayer> pip_layers_of(const json& config, const image::Manif
   if (config.value("format", "") != kPipStepFormat) throw Error("unknown format");
   std::vector<CachedPipLayer> layers;
   for (const json& l : config.at("layers")) {
-    CachedPipLayer layer{l.at("what").get<std::string>(), std::nullopt, {}};
+    CachedPipLayer layer{l.at("what").get<std::string>(), std::nullopt, {}, nullptr};
     if (l.contains("digest")) {
       auto diff_id = Digest::parse(l.at("diff_id").get<std::string>());
       const Descriptor* blob = find_blob(manifest, l.at("digest").get<std::string>());

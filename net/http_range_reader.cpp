@@ -1,6 +1,7 @@
 #include "net/http_range_reader.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <iterator>
 
@@ -15,13 +16,8 @@ namespace {
 struct WholeFileSent {};
 
 bool parse_u64(std::string_view s, std::uint64_t& out) {
-  if (s.empty() || s.size() > 19) return false;
-  out = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    out = out * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  return true;
+  auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return !s.empty() && error == std::errc() && end == s.data() + s.size();
 }
 
 }  // namespace
@@ -57,7 +53,6 @@ std::optional<HttpRangeReader::Range> HttpRangeReader::get(const std::string& ra
   }
   if (resp.status == 416) return std::nullopt;
   if (resp.status == 200) {  // the whole file, small enough to have come within the limit
-    if (body.empty() && !resp.body.empty()) body = std::move(resp.body);
     Range whole;
     whole.total = body.size();
     whole.bytes = std::move(body);

@@ -385,10 +385,7 @@ std::optional<std::string> IndexClient::fetch_metadata(const IndexFile& file) {
 
 std::optional<std::string> IndexClient::read_metadata_by_range(const IndexFile& file) {
   if (!file.filename.ends_with(".whl") || path_from_file_url(file.url)) return std::nullopt;
-  if (auto sha = file.hashes.find("sha256"); sha != file.hashes.end()) {
-    std::optional<image::Digest> digest = image::Digest::parse("sha256:" + sha->second);
-    if (digest && store_.has(*digest)) return std::nullopt;  // read from the stored wheel instead
-  }
+  if (already_stored(file)) return std::nullopt;  // read from the stored wheel instead
   std::string origin = parse_endpoint(file.url).origin;
   auto tail_by = net::HttpRangeReader::TailBy::suffix;
   {
@@ -425,15 +422,21 @@ std::optional<std::string> IndexClient::read_metadata_by_range(const IndexFile& 
   return metadata;
 }
 
-layers::StoredBlob IndexClient::download(const IndexFile& file) {
+// A file whose page names the sha256 of a blob already in the store is not fetched again.
+std::optional<layers::StoredBlob> IndexClient::already_stored(const IndexFile& file) const {
   std::optional<std::pair<std::string, std::string>> expected = expected_hash(file.hashes);
-  if (expected && expected->first == "sha256") {
-    if (auto d = image::Digest::parse("sha256:" + expected->second); d && store_.has(*d)) {
-      std::error_code ec;
-      auto size = fs::file_size(store_.path_of(*d), ec);
-      if (!ec) return {*d, size};
-    }
-  }
+  if (!expected || expected->first != "sha256") return std::nullopt;
+  std::optional<image::Digest> d = image::Digest::parse("sha256:" + expected->second);
+  if (!d || !store_.has(*d)) return std::nullopt;
+  std::error_code ec;
+  auto size = fs::file_size(store_.path_of(*d), ec);
+  if (ec) return std::nullopt;
+  return layers::StoredBlob{*d, size};
+}
+
+layers::StoredBlob IndexClient::download(const IndexFile& file) {
+  if (std::optional<layers::StoredBlob> stored = already_stored(file)) return *stored;
+  std::optional<std::pair<std::string, std::string>> expected = expected_hash(file.hashes);
   std::uint64_t received = 0;
   try {
     layers::StoredBlob stored = download_to_store(file, expected, received);

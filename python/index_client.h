@@ -107,6 +107,7 @@ class IndexClient {
   std::vector<std::string> warnings() const;
 
  private:
+  std::optional<layers::StoredBlob> already_stored(const IndexFile& file) const;
   // A GET of `url` (userinfo and fragment stripped) with its credentials.
   net::HttpRequest request_for(const std::string& url) const;
   std::optional<IndexPage> fetch_page(const std::string& page_url, bool missing_ok);
@@ -124,10 +125,10 @@ class IndexClient {
   std::map<std::string, NetrcEntry> netrc_;
   mutable std::mutex mutex_;
   std::vector<std::string> warnings_;
-  std::map<std::string, std::vector<IndexFile>> find_links_cache_;
+  std::map<std::string, std::vector<IndexFile>> find_links_cache_;  // find-links listings serve every project
   // "scheme://host:port" → how its servers answered range requests: no entry (not asked yet), how to ask for a
   // file's tail, or nullopt (they do not answer ranges).
-  std::map<std::string, std::optional<net::HttpRangeReader::TailBy>> range_support_;  // find-links listings serve every project
+  std::map<std::string, std::optional<net::HttpRangeReader::TailBy>> range_support_;
   IndexPageCache pages_;
 };
 

@@ -70,7 +70,7 @@ WheelMetadata read_wheel_metadata_file(const WheelFile& wheel);
 // METADATA of a wheel on disk (<name>-<version>.dist-info/METADATA), unchecked otherwise: what the resolver reads
 // of a downloaded or built wheel. Throws Error naming `display`.
 std::string read_wheel_metadata(const std::filesystem::path& wheel, const std::string& display);
-// The same of an open archive (one read over HTTP ranges: python/remote_wheel.h).
+// The same of an open archive (one read over HTTP ranges: IndexClient::read_metadata_by_range).
 std::string read_wheel_metadata(const ZipArchive& zip, const std::string& display);
 
 }  // namespace trainpack::python
