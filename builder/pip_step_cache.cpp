@@ -193,7 +193,7 @@ std::vector<std::string> present_sources(const json& listed, const fs::path& ent
     std::error_code ec;
     if (fs::file_size(path, ec) != source.at(1).get<std::uint64_t>() || ec)
       throw Error("the pip-step cache entry " + entry_file.filename().string() + " names " + path + ", which is gone",
-                  "something removed files from the cache during the build; run it again with --refresh-pip-steps");
+                  "files were removed from the cache since the step was cached; build again with --refresh-pip-steps");
     paths.push_back(std::move(path));
   }
   return paths;

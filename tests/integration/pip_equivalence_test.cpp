@@ -345,6 +345,45 @@ TEST(PipStepCache, AnUnchangedStepIsReusedWithoutAskingTheIndex) {
   EXPECT_NE(build("").exit_code, 0) << "a changed requirements.txt did not ask the index";
 }
 
+// A reused pip step keeps its file listing in the pip-step cache until something needs it (builder/pip_step_cache.h,
+// DeferredListing). Here the next step needs it: its --requirements item upgrades tp-beta 0.9, which the reused
+// requirements.txt step installed, so it reads that step's RECORD and whites out its files. The image is the one a
+// build with an empty cache makes.
+TEST(PipStepCache, ALaterStepUpgradingWhatAReusedStepInstalledGivesTheColdImage) {
+  TempDir dir("tp-pip-step-deferred");
+  fs::path pkg = script_with_requirements(dir.path(), "import tp_beta\n", "tp-beta==0.9\n");
+  auto build = [&](const std::string& requirement, const std::string& cache) {
+    return run_command({trainpack_bin(), "build", "--executor-image-uri=python:3.11", "--base-source=" + base_oci_ref(),
+                        "--local-package-path=" + pkg.string(), "--script=task.py",
+                        "--output=oci:" + (dir.path() / cache / "out").string() + ":x",
+                        "--cache-dir=" + (dir.path() / cache).string(), "--index-url=" + index_url(),
+                        "--break-system-packages", "--requirements=" + requirement, "--format=json"});
+  };
+  auto pip_layers = [](const CommandResult& r) {
+    std::vector<std::string> origins;
+    nlohmann::json result = nlohmann::json::parse(r.out);
+    for (const auto& l : result.at("layers"))
+      if (l.value("created_by", "").find("pip install") != std::string::npos) origins.push_back(l.value("origin", ""));
+    return origins;
+  };
+  CommandResult first = build("tp-gamma", "warm");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  CommandResult warm = build("tp-beta==1.0", "warm");
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  EXPECT_EQ(pip_layers(warm), (std::vector<std::string>{"cached", "built"})) << warm.out;
+  CommandResult cold = build("tp-beta==1.0", "cold");
+  ASSERT_EQ(cold.exit_code, 0) << cold.err;
+  EXPECT_EQ(pip_layers(cold), (std::vector<std::string>{"built", "built"})) << cold.out;
+  EXPECT_EQ(nlohmann::json::parse(warm.out).value("manifest_digest", "w"),
+            nlohmann::json::parse(cold.out).value("manifest_digest", "c"));
+
+  run_ok({"umoci", "unpack", "--image", (dir.path() / "warm" / "out").string() + ":x",
+          (dir.path() / "bundle").string()});
+  fs::path site = dir.path() / "bundle" / "rootfs" / "usr/local/lib/python3.11/dist-packages";
+  EXPECT_TRUE(fs::exists(site / "tp_beta-1.0.dist-info" / "RECORD"));
+  EXPECT_FALSE(fs::exists(site / "tp_beta-0.9.dist-info")) << "the upgrade left the reused step's files";
+}
+
 // A pip step on a base read from a registry: its layers are downloaded (in parallel) and scanned once; a second build
 // with the same cache reads the base's Python from the cached scans and builds the same image.
 TEST(PipRegistry, ARegistryBaseIsScannedOnceAndTheBuildIsReproducible) {
