@@ -117,15 +117,14 @@ void check_options(const GzipOptions& options) {
 const char* engine_name(DeflateEngine engine) { return engine == DeflateEngine::kIsal ? "isal" : "zlib"; }
 
 // Blocks go to a fixed pool of workers; the caller keeps them in input order and writes each block's output as soon
-// as it and every block before it are done, so the sink sees one ordered stream.
+// as it and every block before it are done, so the sink sees one ordered stream. The workers start with the first
+// block that is not the last: a stream of one block (a code layer's few KB) is compressed by the caller alone.
 class GzipEncoder::Impl {
  public:
   Impl(GzipOptions options, ByteSink sink) : options_(options), sink_(std::move(sink)) {
     check_options(options_);
-    unsigned threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
-    if (threads > 1)
-      for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
-    max_in_flight_ = 2 * static_cast<std::size_t>(threads);
+    threads_ = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
+    max_in_flight_ = 2 * static_cast<std::size_t>(threads_);
     pending_.reserve(options_.block_size);
     // RFC 1952 §2.3: ID1 ID2 CM=8 FLG=0 MTIME=0 XFL=0 OS=3 (Unix): no name, no time, the same bytes every time.
     static const char kHeader[10] = {'\x1f', '\x8b', 8, 0, 0, 0, 0, 0, 0, 3};
@@ -188,6 +187,8 @@ class GzipEncoder::Impl {
     pending_.clear();
     pending_.reserve(options_.block_size);
     in_flight_.push_back({job, job->done.get_future()});
+    if (!last && workers_.empty() && threads_ > 1)
+      for (unsigned i = 0; i < threads_; ++i) workers_.emplace_back([this] { work(); });
     if (workers_.empty()) {
       run(*job);
     } else {
@@ -256,6 +257,7 @@ class GzipEncoder::Impl {
   std::string pending_;     // input of the block being filled
   std::string dictionary_;  // last kWindow bytes of the block submitted before
   std::deque<std::pair<std::shared_ptr<Job>, std::future<void>>> in_flight_;
+  unsigned threads_ = 1;
   std::size_t max_in_flight_ = 2;
   std::uint32_t crc_ = 0;
   std::uint64_t total_in_ = 0;

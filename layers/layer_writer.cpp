@@ -102,7 +102,7 @@ void check(struct archive* a, int rc, const std::string& what) {
 
 // Paths are UTF-8 (wheel member names are) and libarchive converts them through the thread's locale for the pax
 // header, which fails for non-ASCII names under "C". C.UTF-8 makes that conversion the identity; ASCII paths are
-// written exactly as before.
+// written exactly as before, and a layer of ASCII names only does without it (loading a locale is not free).
 class Utf8ThreadLocale {
  public:
   Utf8ThreadLocale() : utf8_(newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0))) {
@@ -120,6 +120,10 @@ class Utf8ThreadLocale {
   locale_t utf8_;
   locale_t previous_ = static_cast<locale_t>(0);
 };
+
+bool is_ascii(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
 
 std::string parent_of(const std::string& path) {
   auto slash = path.rfind('/');
@@ -433,7 +437,10 @@ LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOp
 }
 
 LayerBlob write_sorted_layer(const BlobStore& store, const FileEntries& entries, const LayerOptions& options) {
-  Utf8ThreadLocale utf8_paths;
+  std::optional<Utf8ThreadLocale> utf8_paths;
+  if (!std::all_of(entries.begin(), entries.end(),
+                   [](const FileEntry& e) { return is_ascii(e.path) && is_ascii(e.link_target); }))
+    utf8_paths.emplace();
 
   BlobStore::Writer out = store.begin_write();
   TarSink sink(out, options);

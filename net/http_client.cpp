@@ -766,11 +766,11 @@ HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)), impl
   });
   if (options_.max_attempts < 1) options_.max_attempts = 1;
   if (!options_.ca_file.empty()) impl_->extra_ca = read_pem_file(options_.ca_file, "a CA file");
-  // libcurl reads the system bundle itself (CURLOPT_CAINFO, which it caches); one the environment names is checked
-  // by our rules first, so that SSL_CERT_FILE=/dev/zero is refused rather than read without end.
-  // A missing one is left to libcurl: TLS then fails with its hint.
+  // libcurl reads the system bundle itself (CURLOPT_CAINFO, which it caches), and only for https; one the
+  // environment names is checked by our rules first, so that SSL_CERT_FILE=/dev/zero is refused rather than read
+  // without end. A missing one is left to libcurl: TLS then fails with its hint.
   if (const char* env = std::getenv("SSL_CERT_FILE"); env != nullptr && *env != '\0' && std::filesystem::exists(env))
-    impl_->system_bundle = read_pem_file(env, "a CA file");
+    check_readable_file(env, kPemFileLimit, "a CA file");
 
   impl_->share = curl_share_init();
   if (impl_->share == nullptr) throw Error("cannot initialise libcurl");

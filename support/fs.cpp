@@ -129,7 +129,10 @@ Error too_large(const fs::path& path, std::string_view size, std::uintmax_t limi
 
 }  // namespace
 
-std::string read_file(const fs::path& path, std::uintmax_t limit, std::string_view kind) {
+namespace {
+
+// An open descriptor of a regular file of at most `limit` bytes (read_file's checks); `size` is its size.
+int open_regular_file(const fs::path& path, std::uintmax_t limit, std::string_view kind, std::uintmax_t& size) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; the fstat below refuses it anyway.
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
@@ -151,8 +154,22 @@ std::string read_file(const fs::path& path, std::uintmax_t limit, std::string_vi
     ::close(fd);
     throw too_large(path, human_bytes(static_cast<std::uint64_t>(st.st_size)), limit, kind);
   }
+  size = static_cast<std::uintmax_t>(st.st_size);
+  return fd;
+}
+
+}  // namespace
+
+void check_readable_file(const fs::path& path, std::uintmax_t limit, std::string_view kind) {
+  std::uintmax_t size = 0;
+  ::close(open_regular_file(path, limit, kind, size));
+}
+
+std::string read_file(const fs::path& path, std::uintmax_t limit, std::string_view kind) {
+  std::uintmax_t size = 0;
+  int fd = open_regular_file(path, limit, kind, size);
   std::string out;
-  out.reserve(static_cast<std::size_t>(st.st_size));
+  out.reserve(static_cast<std::size_t>(size));
   char buffer[64 * 1024];
   for (;;) {
     ssize_t n = ::read(fd, buffer, sizeof buffer);

@@ -16,6 +16,8 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
 // file is for the too-large message ("a CA file"), which says the limit.
 std::string read_file(const std::filesystem::path& path, std::uintmax_t limit = 64u << 20,
                       std::string_view kind = "a file trainpack reads");
+// read_file's checks without reading: for a file another library reads later.
+void check_readable_file(const std::filesystem::path& path, std::uintmax_t limit, std::string_view kind);
 
 // A file the user names as an output (--digest-file, docker-archive:FILE), written as a shell's `> FILE` would be,
 // except that a regular file is never seen half-written: a missing or regular file is written to a temporary file

@@ -3,12 +3,14 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
+#include <locale.h>
 #include <sys/stat.h>
 #include <zip.h>
 #include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 
 #include "layers/layer_cache.h"
@@ -129,6 +131,34 @@ TEST_F(LayerWriterTest, OnePassProducesMatchingDiffIdDigestAndNormalizedEntries)
   EXPECT_EQ(rows[3].link, "task.py");
   EXPECT_EQ(rows[4].data, "print('hi')\n");
   EXPECT_EQ(rows[5].mode & 07777, 0755u);
+}
+
+// A wheel's member names are UTF-8: written as such in the pax header, whatever the calling thread's locale, which
+// the writer leaves as it found it.
+TEST_F(LayerWriterTest, NonAsciiNamesAreWrittenAsUtf8) {
+  const std::string name = "usr/app/donn\xc3\xa9" "es";
+  FileEntries entries{FileEntry::directory("usr", 0755), FileEntry::directory("usr/app", 0755),
+                      FileEntry::inline_file(name, "\xc3\xa9t\xc3\xa9")};
+  FileEntry link;
+  link.path = "usr/app/link";
+  link.type = FileEntry::Type::kSymlink;
+  link.mode = 0777;
+  link.link_target = "donn\xc3\xa9" "es";
+  entries.push_back(link);
+  locale_t before = uselocale(static_cast<locale_t>(0));
+  LayerBlob blob = write_layer(*store_, entries, {.mtime = 1});
+  EXPECT_EQ(uselocale(static_cast<locale_t>(0)), before);
+
+  std::string tar = gunzip(trainpack::read_file(store_->path_of(blob.digest)));
+  locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0));
+  ASSERT_NE(utf8, static_cast<locale_t>(0));
+  uselocale(utf8);  // for reading the names back as they are
+  std::map<std::string, std::string> links;  // path → link target
+  for (const TarRow& row : read_tar(tar)) links[row.path] = row.link;
+  uselocale(before);
+  freelocale(utf8);
+  EXPECT_EQ(links, (std::map<std::string, std::string>{
+                       {"usr/", ""}, {"usr/app/", ""}, {name, ""}, {"usr/app/link", "donn\xc3\xa9" "es"}}));
 }
 
 TEST_F(LayerWriterTest, SameEntriesGiveSameDigestsRegardlessOfSourceMtime) {
