@@ -286,6 +286,7 @@ class Build {
   }
 
   void log(const std::string& line) { progress_.line(line); }
+  void check_context_secrets();
   void begin_pushes();
   void open_base();
   void run_step(const BuildStep& step);
@@ -401,9 +402,34 @@ void Build::open_base() {
       counted(base_manifest_.layers.size(), "layer", "layers") + ")");
   for (const auto& l : base_manifest_.layers)
     result_.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type, 0, {}, {}});
-  ignore_ = layers::DockerIgnore::load(req_.package_dir);
   spec_.created = layers::rfc3339_utc(req_.mtime);
   spec_.layer_media_type = std::string(layers::layer_media_type(req_.compression));
+}
+
+// Before the base is read: the files the COPY steps take from the context (as .dockerignore leaves it) that likely
+// hold credentials, one warning each, or with --fail-on-secrets the build's error, before anything is pushed.
+void Build::check_context_secrets() {
+  Timings::Scope listing = timings_.scope(Phase::kLayers);  // listing the context belongs to making its layers
+  ignore_ = layers::DockerIgnore::load(req_.package_dir);
+  std::map<std::string, secrets::Finding> found;  // by context path: COPY . takes requirements.txt again
+  for (const BuildStep& step : req_.steps) {
+    const auto* copy = std::get_if<CopyStep>(&step.action);
+    if (!copy) continue;
+    FileEntries entries = layers::collect_copy(req_.package_dir, copy->src, image_path(copy->dest), *ignore_);
+    for (secrets::Finding& f : secrets::find_credentials(entries, req_.package_dir))
+      found.try_emplace(f.context_path, std::move(f));
+  }
+  std::string listed;
+  for (auto& [path, f] : found) {
+    listed += (listed.empty() ? "" : ", ") + path + " (" + f.kind + ")";
+    if (!req_.fail_on_secrets)
+      progress_.warning(path + " in the package path looks like " + f.kind + "; the image holds it as /" +
+                        f.image_path + " (a .dockerignore entry leaves it out; --fail-on-secrets stops such builds)");
+    result_.secrets.push_back(std::move(f));
+  }
+  if (req_.fail_on_secrets && !found.empty())
+    throw Error("the package path holds files that look like credentials: " + listed,
+                "leave them out of the image with .dockerignore entries, or move them out of the package path");
 }
 
 // One layer (or a config-only history entry when `entries` is empty) for an instruction.
@@ -781,6 +807,7 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   Timings::Clock::time_point start = Timings::Clock::now();
   for (const transports::ImageLocation& out : req.outputs) transports::check_destination(out);
   Build build(req, progress, start);
+  build.check_context_secrets();
   if (int removed = sweep_leftovers(req))
     build.log("removed " + counted(removed, "leftover", "leftovers") + " of killed builds");
   build.open_base();

@@ -22,6 +22,7 @@
 #include "layers/layer_writer.h"
 #include "registry/reference.h"
 #include "registry/remote_image.h"
+#include "secrets/credential_scan.h"
 #include "transports/image_location.h"
 
 namespace trainpack::layers {
@@ -49,6 +50,7 @@ struct BuildRequest {
   layers::ZstdOptions zstd;
   bool dry_run = false;  // plan every layer and list .dockerignore exclusions, write nothing
   bool refresh_pip_steps = false;  // resolve every pip step again, even an unchanged one (pip_step_cache.h)
+  bool fail_on_secrets = false;    // likely credentials in what the COPY steps take fail the build (else: warnings)
   registry::Registries* registries = nullptr;  // needed when the base or an output is a registry
   int jobs = 4;                                // parallel blob uploads
   PythonOptions python;                        // pip steps: index overrides, --no-compile
@@ -91,6 +93,7 @@ struct BuildResult {
   int layers_built = 0;
   int layers_cached = 0;
   std::vector<std::string> excluded;  // dry run: paths .dockerignore keeps out of the context
+  std::vector<secrets::Finding> secrets;  // files the COPY steps take that likely hold credentials (warned about)
   std::shared_ptr<const image::Image> image;  // the built image (not set by a dry run), e.g. for local-run
   PhaseTimes timings;  // wall time per phase (builder/timings.h); phases that did not occur are 0
 };

@@ -86,6 +86,7 @@ struct BuildFlags {
   bool verbose = false;
   bool dry_run = false;
   bool refresh_pip_steps = false;
+  bool fail_on_secrets = false;
   std::vector<std::string> insecure_registries;
   std::string ca_file;
   bool http1_only = false;
@@ -170,6 +171,15 @@ void apply_image_metadata(BuildRequest& req, const BuildFlags& bf) {
     req.annotations = std::move(ci.annotations);
   }
   for (const auto& [key, value] : explicit_annotations) req.annotations[key] = value;
+}
+
+// What --format=json says of likely credentials in the context: where they are and what they look like, never
+// their contents.
+json secrets_json(const std::vector<secrets::Finding>& found) {
+  json list = json::array();
+  for (const secrets::Finding& f : found)
+    list.push_back({{"path", f.context_path}, {"image_path", "/" + f.image_path}, {"kind", f.kind}});
+  return list;
 }
 
 // kaniko's --image-name-with-digest-file: "REGISTRY/REPOSITORY@DIGEST\n" per destination tag
@@ -355,6 +365,7 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
                 "add --output=docker://REGISTRY/REPOSITORY:TAG, or use --digest-file for the digest alone");
   req.dry_run = bf.dry_run;
   req.refresh_pip_steps = bf.refresh_pip_steps;
+  req.fail_on_secrets = bf.fail_on_secrets;
   std::optional<OutputFile> digest_file = open_side_output(bf.digest_file, "--digest-file");
   std::optional<OutputFile> names_file =
       open_side_output(bf.image_name_with_digest_file, "--image-name-with-digest-file");
@@ -370,8 +381,12 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
   }
   if (bf.dry_run) {
     if (bf.format == "json") {
-      json plan{{"dry_run", true}, {"base", {{"name", req.base_name}, {"digest", result.base_digest}}},
-                {"excluded", result.excluded}, {"layers", json::array()}, {"timings", timings_json(result.timings)}};
+      json plan{{"dry_run", true},
+                {"base", {{"name", req.base_name}, {"digest", result.base_digest}}},
+                {"excluded", result.excluded},
+                {"secrets", secrets_json(result.secrets)},
+                {"layers", json::array()},
+                {"timings", timings_json(result.timings)}};
       for (const auto& l : result.layers) {
         if (l.origin != "planned") continue;
         json lj{{"created_by", l.instruction}, {"entries", l.entries}, {"plan", l.plan}, {"files", l.files}};
@@ -396,6 +411,7 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
          {"layers_built", result.layers_built},
          {"layers_cached", result.layers_cached},
          {"layers", json::array()},
+         {"secrets", secrets_json(result.secrets)},
          {"timings", timings_json(result.timings)}};
   for (const auto& l : result.layers) {
     json lj{{"digest", l.digest.str()}, {"size", l.size}, {"media_type", l.media_type}, {"origin", l.origin}};
@@ -517,6 +533,10 @@ CLI::App* add_build_command(CLI::App& app, LocalRunFlags& build_flags, BuildFlag
                   "files, and the paths .dockerignore excludes; write nothing");
   build->add_flag("--refresh-pip-steps", bf.refresh_pip_steps,
                   "Resolve and install every pip step again, even one whose inputs are unchanged since it last ran");
+  build->add_flag("--fail-on-secrets", bf.fail_on_secrets,
+                  "Fail, before anything is pushed or written, when files the image would copy from the package path "
+                  "look like credentials (service-account keys, private keys, .env secrets, ...); without it each is "
+                  "a warning. A .dockerignore entry leaves such a file out");
   add_python_flags(*build, bf);
   add_image_metadata_flags(*build, bf);
   add_job_spec_flags(*build, job, job_spec_out);

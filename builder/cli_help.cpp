@@ -47,6 +47,7 @@ constexpr OptionGroup kOptionGroups[] = {
     {"", "--label", kImage},
     {"", "--annotation", kImage},
     {"", "--annotations-from-ci", kImage},
+    {"", "--fail-on-secrets", kImage},
     {"", "--insecure-registry", kNetwork},
     {"", "--ca-file", kNetwork},
     {"", "--http1.1", kNetwork},

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <ostream>
 
 namespace trainpack::builder {
@@ -32,6 +33,17 @@ void Progress::redraw_locked() {
 void Progress::line(const std::string& text) {
   if (mode_ == Mode::kQuiet) return;
   std::lock_guard<std::mutex> lock(mutex_);
+  print_locked(text);
+}
+
+void Progress::warning(const std::string& text) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string line = "trainpack: warning: " + text;
+  if (&out_ == &std::cerr) print_locked(line);
+  else std::cerr << line << "\n" << std::flush;  // a dry run's plan goes to stdout; warnings never do
+}
+
+void Progress::print_locked(const std::string& text) {
   if (mode_ == Mode::kLive && drawn_) {
     out_ << "\x1b[" << drawn_ << "F\x1b[J" << text << "\n";
     drawn_ = 0;

@@ -27,6 +27,8 @@ class Progress {
   void line(const std::string& text);
   // Printed only with --verbose.
   void detail(const std::string& text);
+  // "trainpack: warning: TEXT" on stderr, in every mode (--quiet silences progress, not warnings).
+  void warning(const std::string& text);
   // Sets the live row `key` (kLive); in kPlain mode rows are not shown unless `final` (then printed as a line).
   void row(const std::string& key, const std::string& text, bool final);
   // A large transfer under way (a layer being written, a download): `done` of `total` bytes (total 0: unknown).
@@ -44,6 +46,7 @@ class Progress {
 
  private:
   void redraw_locked();
+  void print_locked(const std::string& text);
   Mode mode_;
   bool verbose_;
   std::ostream& out_;

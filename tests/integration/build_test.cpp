@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "image/digest.h"
@@ -329,3 +330,64 @@ TEST_F(BuildTest, DryRunListsLayersAndExclusionsAndWritesNothing) {
 }
 
 }  // namespace
+
+// Files of the context that look like credentials (secrets/credential_scan.h), in the script's directory and in an
+// --extra-dirs directory: one warning each, naming the file, never its contents; the image is still the one gcloud's
+// Dockerfile builds. With --fail-on-secrets the build fails before anything reaches the registry; a .dockerignore
+// entry leaves a file out, and with it the warning.
+TEST_F(BuildTest, LikelyCredentialsInTheContextAreWarnedAboutAndFailWithFailOnSecrets) {
+  const std::string marker = "tp-not-a-real-secret-7c1e";
+  std::map<std::string, std::string> files{
+      {"trainer/.env", "EPOCHS=3\nWANDB_API_KEY=" + marker + "\n"},
+      {"trainer/gha-creds-5e0c2a.json", R"({"type": "external_account", "audience": ")" + marker + "\"}"},
+      {"trainer/id_rsa", "-----BEGIN OPENSSH PRIVATE KEY-----\n" + marker + "\n-----END OPENSSH PRIVATE KEY-----\n"},
+      {"trainer/.netrc", "machine pypi.example.com login ci password " + marker + "\n"},
+      {"config/sa.json", R"({"type": "service_account", "client_email": "t@p.iam.gserviceaccount.com",
+                            "private_key": ")" + marker + "\"}"},
+      {"config/.docker/config.json", R"({"auths": {"us-docker.pkg.dev": {"auth": ")" + marker + "\"}}}"},
+      {"config/.git-credentials", "https://ci:" + marker + "@github.com\n"},
+      {"config/.aws/credentials", "[default]\naws_secret_access_key = " + marker + "\n"},
+      {"config/pip.conf", "[global]\nindex-url = https://u:" + marker + "@pypi.example.com/simple\n"},
+  };
+  for (const auto& [path, bytes] : files) write_file(pkg_ / path, bytes);
+  write_file(pkg_ / "config" / "labels.json", R"({"cat": 0, "dog": 1})");
+
+  auto r = build(pkg_, "oci:" + (dir_ / "out").string() + ":v1", dir_ / "cache", {"-q"});
+  ASSERT_EQ(r.exit_code, 0) << joined(r);
+  EXPECT_EQ(r.out.find(marker) + r.err.find(marker), 2 * std::string::npos) << joined(r);
+  std::vector<std::string> warnings;
+  std::istringstream err(r.err);
+  for (std::string line; std::getline(err, line);)
+    if (line.starts_with("trainpack: warning: ")) warnings.push_back(line);
+  EXPECT_EQ(warnings.size(), files.size()) << r.err;
+  for (const auto& [path, bytes] : files) {
+    std::string named = "warning: " + path + " in the package path looks like ";
+    EXPECT_NE(r.err.find(named), std::string::npos) << path << " not warned about:\n" << r.err;
+  }
+  json result = json::parse(r.out);
+  ASSERT_EQ(result.at("secrets").size(), files.size()) << r.out;
+  EXPECT_EQ(result["secrets"][0].at("path"), "config/.aws/credentials");
+  EXPECT_EQ(result["secrets"][0].at("image_path"), "/usr/app/config/.aws/credentials");
+  EXPECT_EQ(result["secrets"][0].at("kind"), "AWS credentials");
+  auto unpack = run_command({"umoci", "unpack", "--image", (dir_ / "out").string() + ":v1", (dir_ / "b").string()});
+  ASSERT_EQ(unpack.exit_code, 0) << joined(unpack);
+  EXPECT_TRUE(fs::exists(dir_ / "b" / "rootfs" / "usr/app/trainer/.env")) << "the image is still gcloud's";
+
+  const std::string registry = env_or_fail("TRAINPACK_TEST_REGISTRY");
+  auto refused = build(pkg_, "docker://" + registry + "/secrets-refused:v1", dir_ / "cache", {"--fail-on-secrets"});
+  EXPECT_NE(refused.exit_code, 0) << joined(refused);
+  EXPECT_NE(refused.err.find("error: the package path holds files that look like credentials: config/.aws/credentials"),
+            std::string::npos) << refused.err;
+  EXPECT_EQ(refused.out.find(marker) + refused.err.find(marker), 2 * std::string::npos) << joined(refused);
+  auto tags = run_command({"curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
+                           "http://" + registry + "/v2/secrets-refused/tags/list"});
+  EXPECT_EQ(tags.out, "404") << "something reached the registry before the build failed";
+
+  std::string ignored;
+  for (const auto& [path, bytes] : files) ignored += path + "\n";
+  write_file(pkg_ / ".dockerignore", trainpack::read_file(pkg_ / ".dockerignore") + ignored);
+  auto clean = build(pkg_, "oci:" + (dir_ / "clean").string() + ":v1", dir_ / "cache", {"--fail-on-secrets", "-q"});
+  ASSERT_EQ(clean.exit_code, 0) << joined(clean);
+  EXPECT_EQ(clean.err.find("warning"), std::string::npos) << clean.err;
+  EXPECT_EQ(json::parse(clean.out).at("secrets").size(), 0u);
+}

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <sstream>
 
 using trainpack::builder::human_bytes;
@@ -26,6 +27,24 @@ TEST(Progress, QuietPrintsNothingAndVerboseShowsDetails) {
   Progress v(Progress::Mode::kPlain, true, verbose);
   v.detail("HEAD /v2/x");
   EXPECT_EQ(verbose.str(), "HEAD /v2/x\n");
+}
+
+// --quiet silences progress, not warnings; a dry run's plan goes to stdout, its warnings still to stderr.
+TEST(Progress, WarningsReachStderrInEveryMode) {
+  std::ostringstream err, plan;
+  std::streambuf* saved = std::cerr.rdbuf(err.rdbuf());
+  {
+    Progress quiet(Progress::Mode::kQuiet, false, std::cerr);
+    quiet.line("progress");
+    quiet.warning(".env looks like credentials");
+    Progress dry_run(Progress::Mode::kPlain, false, plan);
+    dry_run.line("layer 1");
+    dry_run.warning("id_rsa looks like credentials");
+  }
+  std::cerr.rdbuf(saved);
+  EXPECT_EQ(err.str(), "trainpack: warning: .env looks like credentials\n"
+                       "trainpack: warning: id_rsa looks like credentials\n");
+  EXPECT_EQ(plan.str(), "layer 1\n");
 }
 
 TEST(Progress, LiveModeRedrawsRowsInPlaceBelowLogLines) {
