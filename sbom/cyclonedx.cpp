@@ -1,0 +1,110 @@
+#include "sbom/cyclonedx.h"
+
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "image/digest.h"
+
+namespace trainpack::sbom {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string hex_of(std::string_view digest) {
+  return std::string(digest.starts_with("sha256:") ? digest.substr(7) : digest);
+}
+
+// urn:uuid: of 16 bytes of SHA-256(`seed`), with the version (5, name-based) and variant bits of RFC 9562 set: the
+// same image gives the same serial number.
+std::string serial_number(std::string_view seed) {
+  std::string hex = image::sha256_of(seed).hex().substr(0, 32);
+  hex[12] = '5';
+  hex[16] = "89ab"[std::stoi(hex.substr(16, 1), nullptr, 16) & 3];
+  return "urn:uuid:" + hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
+         hex.substr(16, 4) + "-" + hex.substr(20, 12);
+}
+
+json container(const std::string& ref, const std::string& name, const std::string& digest) {
+  json c{{"type", "container"}, {"bom-ref", ref}, {"name", name.empty() ? std::string("image") : name},
+         {"version", digest}};
+  if (digest.starts_with("sha256:")) {
+    c["hashes"] = json::array({{{"alg", "SHA-256"}, {"content", hex_of(digest)}}});
+    if (!name.empty()) c["purl"] = oci_purl(name, digest);
+  }
+  return c;
+}
+
+json licenses_of(const Package& p) {
+  if (!p.license_expression.empty()) return json::array({{{"expression", p.license_expression}}});
+  if (!p.license_text.empty()) return json::array({{{"license", {{"name", p.license_text}}}}});
+  return nullptr;
+}
+
+json component(const std::string& ref, const Package& p) {
+  json c{{"type", p.origin == Origin::kBaseOs ? "application" : "library"},
+         {"bom-ref", ref},
+         {"name", p.name},
+         {"purl", p.purl},
+         {"properties", json::array({{{"name", "trainpack:origin"}, {"value", std::string(origin_name(p.origin))}}})}};
+  if (!p.version.empty()) c["version"] = p.version;
+  if (json licenses = licenses_of(p); !licenses.is_null()) c["licenses"] = licenses;
+  if (!p.sha256.empty()) c["hashes"] = json::array({{{"alg", "SHA-256"}, {"content", p.sha256}}});
+  if (!p.download_url.empty())
+    c["externalReferences"] = json::array({{{"type", "distribution"}, {"url", p.download_url}}});
+  return c;
+}
+
+}  // namespace
+
+std::string cyclonedx_json(const Document& d) {
+  const std::string image_ref = "image", base_ref = "base-image";
+  json bom{{"bomFormat", "CycloneDX"},
+           {"specVersion", "1.6"},
+           {"serialNumber", serial_number(d.image_digest)},
+           {"version", 1},
+           {"metadata",
+            {{"timestamp", d.created},
+             {"tools", {{"components", json::array({{{"type", "application"},
+                                                      {"name", "trainpack"},
+                                                      {"version", d.tool_version}}})}}},
+             {"component", container(image_ref, d.image_name, d.image_digest)}}},
+           {"components", json::array()},
+           {"dependencies", json::array()}};
+  json& components = bom["components"];
+  json image_needs = json::array();
+  if (!d.base_digest.empty()) {
+    components.push_back(container(base_ref, d.base_name, d.base_digest));
+    image_needs.push_back(base_ref);
+  }
+  // bom-refs are unique: a purl seen twice (one version in two places) gets "#2" on its second.
+  std::map<std::string, std::string> ref_of_purl;
+  std::set<std::string> refs;
+  std::vector<std::string> package_refs;
+  for (const Package& p : d.packages) {
+    std::string ref = p.purl;
+    for (int n = 2; !refs.insert(ref).second; ++n) ref = p.purl + "#" + std::to_string(n);
+    ref_of_purl.try_emplace(p.purl, ref);
+    package_refs.push_back(ref);
+    components.push_back(component(ref, p));
+    image_needs.push_back(ref);
+  }
+  for (const File& f : d.files)
+    components.push_back({{"type", "file"},
+                          {"bom-ref", "file:/" + f.path},
+                          {"name", "/" + f.path},
+                          {"hashes", json::array({{{"alg", "SHA-1"}, {"content", f.sha1}},
+                                                  {{"alg", "SHA-256"}, {"content", f.sha256}}})}});
+  bom["dependencies"].push_back({{"ref", image_ref}, {"dependsOn", image_needs}});
+  for (std::size_t i = 0; i < d.packages.size(); ++i) {
+    json needs = json::array();
+    for (const std::string& dependency : d.packages[i].depends_on)
+      if (auto it = ref_of_purl.find(dependency); it != ref_of_purl.end()) needs.push_back(it->second);
+    bom["dependencies"].push_back({{"ref", package_refs[i]}, {"dependsOn", needs}});
+  }
+  return bom.dump(2) + "\n";
+}
+
+}  // namespace trainpack::sbom
