@@ -24,20 +24,64 @@ std::map<std::string, std::string> stanza_fields(std::string_view text) {
   return out;
 }
 
-}  // namespace
-
-std::string dpkg_version(std::string_view status, std::string_view package) {
+// Each installed stanza's fields, in order.
+template <typename Visit>
+void for_each_installed_stanza(std::string_view status, Visit&& visit) {
   std::size_t pos = 0;
   while (pos < status.size()) {
     std::size_t end = status.find("\n\n", pos);
     std::string_view stanza = status.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
     pos = end == std::string_view::npos ? status.size() : end + 2;
     auto f = stanza_fields(stanza);
-    if (f["package"] != package) continue;
+    if (f["package"].empty()) continue;
     if (f.count("status") && f["status"].find(" installed") == std::string::npos) continue;
-    return f["version"];
+    if (!visit(f)) return;
   }
-  return {};
+}
+
+}  // namespace
+
+std::string dpkg_version(std::string_view status, std::string_view package) {
+  std::string version;
+  for_each_installed_stanza(status, [&](std::map<std::string, std::string>& f) {
+    if (f["package"] != package) return true;
+    version = f["version"];
+    return false;
+  });
+  return version;
+}
+
+std::vector<InstalledPackage> dpkg_installed(std::string_view status) {
+  std::vector<InstalledPackage> out;
+  for_each_installed_stanza(status, [&](std::map<std::string, std::string>& f) {
+    out.push_back({f["package"], f["version"], f["architecture"], "", "dpkg"});
+    return true;
+  });
+  return out;
+}
+
+std::vector<InstalledPackage> apk_installed(std::string_view db) {
+  std::vector<InstalledPackage> out;
+  bool open = false;
+  for (std::string_view line : split_lines(db)) {
+    if (line.empty()) {
+      open = false;
+      continue;
+    }
+    if (line.size() < 2 || line[1] != ':') continue;
+    std::string value(line.substr(2));
+    if (line.front() == 'P') {
+      out.push_back({value, "", "", "", "apk"});
+      open = true;
+    } else if (open && line.front() == 'V') {
+      out.back().version = value;
+    } else if (open && line.front() == 'A') {
+      out.back().architecture = value;
+    } else if (open && line.front() == 'L') {
+      out.back().license = value;
+    }
+  }
+  return out;
 }
 
 std::string apk_version(std::string_view db, std::string_view package) {
@@ -76,6 +120,18 @@ std::vector<std::string> dpkg_status_d_versions(const layers::ImageFilesystem& f
 
 std::optional<std::string> read_apk_installed(const layers::ImageFilesystem& fs) {
   return fs.read("lib/apk/db/installed", kMaxDatabase);
+}
+
+std::vector<InstalledPackage> installed_packages(const layers::ImageFilesystem& fs) {
+  std::vector<InstalledPackage> out;
+  if (std::optional<std::string> status = read_dpkg_status(fs)) out = dpkg_installed(*status);
+  for (const std::string& n : fs.children("var/lib/dpkg/status.d"))
+    if (!n.ends_with(".md5sums"))  // distroless keeps each package's file list beside its stanza
+      if (auto text = fs.read("var/lib/dpkg/status.d/" + n, kMaxStatusFile))
+        for (InstalledPackage& p : dpkg_installed(*text)) out.push_back(std::move(p));
+  if (std::optional<std::string> db = read_apk_installed(fs))
+    for (InstalledPackage& p : apk_installed(*db)) out.push_back(std::move(p));
+  return out;
 }
 
 }  // namespace trainpack::distro

@@ -1,13 +1,23 @@
 // trainpack's SPDX 2.3 and CycloneDX 1.6 documents against the official JSON schemas (testdata/sbom-schemas, with
-// where each comes from), checked by Debian's python3-jsonschema.
+// where each comes from), checked by Debian's python3-jsonschema; and the packages an SBOM reads from an image's own
+// records against what dpkg-query and pip report for the same image.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
+#include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "layers/blob_store.h"
+#include "layers/scanned_image.h"
+#include "python/names.h"
 #include "sbom/cyclonedx.h"
+#include "sbom/image_packages.h"
 #include "sbom/spdx.h"
 #include "support/fs.h"
+#include "transports/transport.h"
 #include "tests/integration/test_support.h"
 #include "tests/unit/sbom_example.h"
 
@@ -47,6 +57,13 @@ void expect_valid(const std::string& schema, const std::string& document, const 
   EXPECT_EQ(r.exit_code, 0) << what << " does not pass " << schema << ":\n" << r.out << r.err;
 }
 
+// A command's stdout; a failure is the test's.
+std::string output_of(const std::vector<std::string>& argv) {
+  CommandResult r = run_command(argv);
+  EXPECT_EQ(r.exit_code, 0) << describe(argv, r);
+  return r.out;
+}
+
 }  // namespace
 
 TEST(SbomSchema, SpdxDocumentsPassTheSpdx23Schema) {
@@ -73,4 +90,50 @@ TEST(SbomSchema, TheCheckRefusesADocumentTheSchemaDoesNot) {
                                  "bom-1.6.schema.json", file.string()});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("components/0"), std::string::npos) << r.out;
+}
+
+// The test base (Debian 12's python3 from mmdebstrap, pip installs in /usr/local): its dpkg database and Python
+// distributions read through the layers, as a build reads them, against dpkg-query and pip run on its unpacked root.
+// (mmdebstrap's extract variant registers no package with dpkg but its merged-/usr stub: a base whose packages dpkg
+// installed is what the SBOM tests of whole builds need.)
+TEST(SbomGroundTruth, TheTestBasesPackagesAreWhatDpkgAndPipReport) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir(env_or("TRAINPACK_TEST_TMPDIR", ""), "tp-sbom-truth-"));
+  trainpack::layers::BlobStore store(dir.path() / "cache");
+  auto location = trainpack::transports::parse_image_location(base_oci_ref());
+  ASSERT_TRUE(location.has_value());
+  auto image = trainpack::transports::open_image(
+      *location, {trainpack::image::Platform::parse("linux/amd64"), store, nullptr, {}});
+  trainpack::layers::ScannedImage scan(image, dir.path() / "cache",
+                                       {"sbom-truth", [](std::string_view path, std::uint64_t) {
+                                          return path.starts_with("var/lib/dpkg/status") ||
+                                                 path.ends_with("os-release") ||
+                                                 path.find(".dist-info/") != std::string_view::npos ||
+                                                 path.find(".egg-info") != std::string_view::npos;
+                                        }});
+  const std::vector<std::string> site_dirs{"/usr/local/lib/python3.11/dist-packages",
+                                           "/usr/lib/python3/dist-packages"};
+  std::set<std::string> os_found, python_found;
+  for (const trainpack::sbom::Package& p : trainpack::sbom::os_packages(scan)) os_found.insert(p.name + " " + p.version);
+  for (const trainpack::sbom::Package& p : trainpack::sbom::python_packages(
+           scan, trainpack::python::site_sys_path(scan, site_dirs), trainpack::sbom::Origin::kBasePython))
+    python_found.insert(trainpack::python::canonicalize_name(p.name) + " " + p.version);
+
+  fs::path bundle = dir.path() / "bundle";
+  output_of({"umoci", "unpack", "--image", base_oci_ref().substr(4), bundle.string()});
+  fs::path root = bundle / "rootfs";
+  std::set<std::string> os_truth, python_truth;
+  std::istringstream dpkg(output_of({"dpkg-query", "--admindir=" + (root / "var/lib/dpkg").string(), "-W", "-f",
+                                  "${db:Status-Abbrev} ${Package} ${Version}\n"}));
+  for (std::string line; std::getline(dpkg, line);)
+    if (line.starts_with("ii ")) os_truth.insert(line.substr(4));
+  std::vector<std::string> pip{"/usr/bin/python3", "-m", "pip", "list", "--format=json"};
+  for (const std::string& site : site_dirs) pip.insert(pip.end(), {"--path", (root / site.substr(1)).string()});
+  for (const auto& d : nlohmann::json::parse(output_of(pip)))
+    python_truth.insert(trainpack::python::canonicalize_name(d.at("name").get<std::string>()) + " " +
+                        d.at("version").get<std::string>());
+
+  EXPECT_FALSE(os_truth.empty());
+  EXPECT_EQ(os_found, os_truth);
+  EXPECT_GE(python_truth.size(), 3u) << "pip, setuptools, wheel at least";
+  EXPECT_EQ(python_found, python_truth);
 }
