@@ -13,10 +13,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string hex_of(std::string_view digest) {
-  return std::string(digest.starts_with("sha256:") ? digest.substr(7) : digest);
-}
-
 // urn:uuid: of 16 bytes of SHA-256(`seed`), with the version (5, name-based) and variant bits of RFC 9562 set: the
 // same image gives the same serial number.
 std::string serial_number(std::string_view seed) {
@@ -31,7 +27,7 @@ json container(const std::string& ref, const std::string& name, const std::strin
   json c{{"type", "container"}, {"bom-ref", ref}, {"name", name.empty() ? std::string("image") : name},
          {"version", digest}};
   if (digest.starts_with("sha256:")) {
-    c["hashes"] = json::array({{{"alg", "SHA-256"}, {"content", hex_of(digest)}}});
+    c["hashes"] = json::array({{{"alg", "SHA-256"}, {"content", digest_hex(digest)}}});
     if (!name.empty()) c["purl"] = oci_purl(name, digest);
   }
   return c;

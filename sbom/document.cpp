@@ -75,6 +75,10 @@ std::string oci_purl(std::string_view reference, std::string_view digest) {
   return purl("oci", "", lower(last), digest, {{"repository_url", std::string(repository)}});
 }
 
+std::string digest_hex(std::string_view digest) {
+  return std::string(digest.starts_with("sha256:") ? digest.substr(7) : digest);
+}
+
 bool is_license_expression(std::string_view text) {
   // Tokens: ids ([A-Za-z0-9.+-] runs, "+" only at the end), AND/OR/WITH, parentheses; an id and an operator
   // alternate, WITH takes an exception id after it.

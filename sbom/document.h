@@ -62,6 +62,9 @@ std::string conda_purl(std::string_view name, std::string_view version, std::str
 // named REGISTRY/REPOSITORY, with or without a :TAG or @DIGEST.
 std::string oci_purl(std::string_view reference, std::string_view digest);
 
+// The hex of a "sha256:…" digest (the documents' checksums and identifiers).
+std::string digest_hex(std::string_view digest);
+
 // Whether `text` is an SPDX license expression (SPDX 2.3 Annex D): license ids and LicenseRef-…, with AND, OR,
 // WITH, "+" and parentheses. Ids are not checked against the license list.
 bool is_license_expression(std::string_view text);

@@ -12,10 +12,6 @@ using json = nlohmann::json;
 
 constexpr const char* kNoAssertion = "NOASSERTION";
 
-std::string hex_of(std::string_view digest) {
-  return std::string(digest.starts_with("sha256:") ? digest.substr(7) : digest);
-}
-
 json purl_ref(const std::string& purl) {
   return {{"referenceCategory", "PACKAGE-MANAGER"}, {"referenceType", "purl"}, {"referenceLocator", purl}};
 }
@@ -33,7 +29,7 @@ json image_package(const std::string& id, const std::string& name, const std::st
          {"filesAnalyzed", false},
          {"primaryPackagePurpose", "CONTAINER"}};
   if (digest.starts_with("sha256:")) {
-    p["checksums"] = json::array({{{"algorithm", "SHA256"}, {"checksumValue", hex_of(digest)}}});
+    p["checksums"] = json::array({{{"algorithm", "SHA256"}, {"checksumValue", digest_hex(digest)}}});
     if (!name.empty()) p["externalRefs"] = json::array({purl_ref(oci_purl(name, digest))});
   }
   return p;
@@ -77,7 +73,7 @@ std::string spdx_json(const Document& d) {
            {"SPDXID", "SPDXRef-DOCUMENT"},
            {"name", d.image_name.empty() ? d.image_digest : d.image_name + "@" + d.image_digest},
            // A URI unique to the image (SPDX 2.3 §6.5), the same for the same image.
-           {"documentNamespace", "urn:trainpack:spdx:" + hex_of(d.image_digest)},
+           {"documentNamespace", "urn:trainpack:spdx:" + digest_hex(d.image_digest)},
            {"creationInfo", {{"created", d.created}, {"creators", json::array({"Tool: trainpack-" + d.tool_version})}}},
            {"packages", json::array()},
            {"files", json::array()},
