@@ -3,16 +3,11 @@
 #include <cctype>
 
 #include "net/encoding.h"
+#include "support/text.h"
 
 namespace trainpack::sbom {
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // pkg:TYPE/NAMESPACE/NAME@VERSION?KEY=VALUE&...: each part percent-encoded, qualifiers in key order (the map's).
 std::string purl(std::string_view type, std::string_view ns, std::string_view name, std::string_view version,
@@ -44,7 +39,7 @@ std::string_view origin_name(Origin origin) {
 }
 
 std::string pypi_purl(std::string_view name, std::string_view version) {
-  std::string normalized = lower(name);
+  std::string normalized = ascii_lower(name);
   for (char& c : normalized)
     if (c == '_') c = '-';
   return purl("pypi", "", normalized, version, {});
@@ -52,11 +47,12 @@ std::string pypi_purl(std::string_view name, std::string_view version) {
 
 std::string deb_purl(std::string_view vendor, std::string_view name, std::string_view version, std::string_view arch,
                      std::string_view distro) {
-  return purl("deb", lower(vendor), name, version, {{"arch", std::string(arch)}, {"distro", std::string(distro)}});
+  return purl("deb", ascii_lower(vendor), name, version,
+              {{"arch", std::string(arch)}, {"distro", std::string(distro)}});
 }
 
 std::string apk_purl(std::string_view vendor, std::string_view name, std::string_view version, std::string_view arch) {
-  return purl("apk", lower(vendor), lower(name), version, {{"arch", std::string(arch)}});
+  return purl("apk", ascii_lower(vendor), ascii_lower(name), version, {{"arch", std::string(arch)}});
 }
 
 std::string conda_purl(std::string_view name, std::string_view version, std::string_view build,
@@ -72,7 +68,7 @@ std::string oci_purl(std::string_view reference, std::string_view digest) {
   if (colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash))
     repository = repository.substr(0, colon);  // a tag, not a registry's port
   std::string_view last = slash == std::string_view::npos ? repository : repository.substr(slash + 1);
-  return purl("oci", "", lower(last), digest, {{"repository_url", std::string(repository)}});
+  return purl("oci", "", ascii_lower(last), digest, {{"repository_url", std::string(repository)}});
 }
 
 std::string digest_hex(std::string_view digest) {

@@ -8,18 +8,13 @@
 
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/text.h"
 
 namespace trainpack::secrets {
 
 namespace {
 
 using json = nlohmann::json;
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string_view base_name(std::string_view path) {
   std::size_t slash = path.rfind('/');
@@ -33,21 +28,6 @@ bool has_component(std::string_view path, std::string_view component) {
     start = end + 1;
   }
   return false;
-}
-
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-template <typename Visit>
-void for_each_line(std::string_view text, Visit&& visit) {
-  while (!text.empty()) {
-    std::size_t eol = std::min(text.find('\n'), text.size());
-    visit(trimmed(text.substr(0, eol)));
-    text.remove_prefix(std::min(text.size(), eol + 1));
-  }
 }
 
 // --- names -----------------------------------------------------------------------------------------------------
@@ -152,30 +132,30 @@ bool has_url_with_password(std::string_view bytes) {
   return false;
 }
 
-bool is_secret_name(const std::string& upper) {
-  for (const char* part : {"SECRET", "PASSWORD", "PASSWD"})
-    if (upper.find(part) != std::string::npos) return true;
-  for (const char* end : {"TOKEN", "_KEY", "CREDENTIALS", "APIKEY"})
-    if (upper.ends_with(end)) return true;
+bool is_secret_name(std::string_view name) {
+  std::string lowered = ascii_lower(name);
+  for (const char* part : {"secret", "password", "passwd"})
+    if (lowered.find(part) != std::string::npos) return true;
+  for (const char* end : {"token", "_key", "credentials", "apikey"})
+    if (lowered.ends_with(end)) return true;
   return false;
 }
 
 // `NAME=value` lines (optionally `export NAME=value`) whose name looks like a secret's and whose value is set.
 std::vector<std::string> env_secret_names(std::string_view bytes) {
   std::vector<std::string> names;
-  for_each_line(bytes, [&](std::string_view line) {
-    if (line.empty() || line.front() == '#') return;
-    if (line.starts_with("export ")) line = trimmed(line.substr(7));
+  for (std::string_view line : split_lines(bytes)) {
+    line = ascii_trim(line);
+    if (line.empty() || line.front() == '#') continue;
+    if (line.starts_with("export ")) line = ascii_trim(line.substr(7));
     std::size_t eq = line.find('=');
-    if (eq == std::string_view::npos || eq == 0) return;
-    std::string name(trimmed(line.substr(0, eq)));
-    std::string_view value = trimmed(line.substr(eq + 1));
+    if (eq == std::string_view::npos || eq == 0) continue;
+    std::string name(ascii_trim(line.substr(0, eq)));
+    std::string_view value = ascii_trim(line.substr(eq + 1));
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
       value = value.substr(1, value.size() - 2);
-    std::string upper = name;
-    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (!value.empty() && value.front() != '$' && is_secret_name(upper)) names.push_back(name);
-  });
+    if (!value.empty() && value.front() != '$' && is_secret_name(name)) names.push_back(name);
+  }
   return names;
 }
 
@@ -189,25 +169,27 @@ std::string env_kind(std::string_view bytes) {
 }
 
 bool has_aws_secret(std::string_view bytes) {
-  bool found = false;
-  for_each_line(lower(bytes), [&](std::string_view line) {
-    if (!line.starts_with("aws_secret_access_key")) return;
+  std::string text = ascii_lower(bytes);
+  for (std::string_view line : split_lines(text)) {
+    line = ascii_trim(line);
     std::size_t eq = line.find('=');
-    found = found || (eq != std::string_view::npos && !trimmed(line.substr(eq + 1)).empty());
-  });
-  return found;
+    if (line.starts_with("aws_secret_access_key") && eq != std::string_view::npos &&
+        !ascii_trim(line.substr(eq + 1)).empty())
+      return true;
+  }
+  return false;
 }
 
 }  // namespace
 
 bool may_hold_credentials(std::string_view path) {
-  std::string name = lower(base_name(path));
+  std::string name = ascii_lower(base_name(path));
   return is_json(name) || is_key_file(name) || is_netrc(name) || is_git_credentials(name) || is_env_file(name) ||
          is_aws_file(name, path) || is_pip_file(name);
 }
 
 std::string credential_kind(std::string_view path, std::string_view bytes) {
-  std::string name = lower(base_name(path));
+  std::string name = ascii_lower(base_name(path));
   if (is_gha_creds(name)) return "credentials google-github-actions/auth wrote";
   if (is_json(name))
     if (std::string kind = json_kind(bytes); !kind.empty()) return kind;

@@ -113,7 +113,8 @@ TEST(SbomGroundTruth, TheTestBasesPackagesAreWhatDpkgAndPipReport) {
   const std::vector<std::string> site_dirs{"/usr/local/lib/python3.11/dist-packages",
                                            "/usr/lib/python3/dist-packages"};
   std::set<std::string> os_found, python_found;
-  for (const trainpack::sbom::Package& p : trainpack::sbom::os_packages(scan)) os_found.insert(p.name + " " + p.version);
+  for (const trainpack::sbom::Package& p : trainpack::sbom::os_packages(scan))
+    os_found.insert(p.name + " " + p.version);
   for (const trainpack::sbom::Package& p : trainpack::sbom::python_packages(
            scan, trainpack::python::site_sys_path(scan, site_dirs), trainpack::sbom::Origin::kBasePython))
     python_found.insert(trainpack::python::canonicalize_name(p.name) + " " + p.version);

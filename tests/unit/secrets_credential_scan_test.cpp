@@ -28,7 +28,8 @@ const char* const kAuthorizedUser =
         "type": "authorized_user"})";
 const char* const kExternalAccount =
     R"({"type": "external_account", "audience": "//iam.googleapis.com/projects/1/locations/global/x",
-        "subject_token_type": "urn:ietf:params:oauth:token-type:jwt", "token_url": "https://sts.googleapis.com/v1/token"})";
+        "subject_token_type": "urn:ietf:params:oauth:token-type:jwt",
+        "token_url": "https://sts.googleapis.com/v1/token"})";
 
 std::string kind(const std::string& path, const std::string& bytes) {
   EXPECT_TRUE(may_hold_credentials(path)) << path;
@@ -65,14 +66,16 @@ TEST(CredentialScan, DockerConfigNetrcAndGitCredentials) {
       << "a credential helper's name is no credential";
   EXPECT_EQ(kind(".netrc", "machine pypi.example.com\n  login ci\n  password s3cr3t\n"), "a .netrc with a password");
   EXPECT_EQ(kind("_netrc", "machine example.com login anonymous\n"), "");
-  EXPECT_EQ(kind(".git-credentials", "https://ci:ghp_0123456789@github.com\n"), "git credentials (URLs with passwords)");
+  EXPECT_EQ(kind(".git-credentials", "https://ci:ghp_0123456789@github.com\n"),
+            "git credentials (URLs with passwords)");
 }
 
 TEST(CredentialScan, EnvironmentFilesWithSecretValues) {
   EXPECT_EQ(kind(".env", "# local\nDEBUG=1\nexport WANDB_API_KEY=\"0123abcd\"\nDB_PASSWORD='pw'\n"),
             "an environment file setting secrets: WANDB_API_KEY, DB_PASSWORD");
   EXPECT_EQ(kind("prod.env", "HF_TOKEN=hf_abc\n"), "an environment file setting secrets: HF_TOKEN");
-  EXPECT_EQ(kind(".env.production", "AWS_SECRET_ACCESS_KEY=abc\n"), "an environment file setting secrets: AWS_SECRET_ACCESS_KEY");
+  EXPECT_EQ(kind(".env.production", "AWS_SECRET_ACCESS_KEY=abc\n"),
+            "an environment file setting secrets: AWS_SECRET_ACCESS_KEY");
   EXPECT_EQ(kind(".env", "API_TOKEN=\nSECRET_NAME=${FROM_CI}\nEPOCHS=3\n"), "") << "unset or referring to a variable";
   EXPECT_FALSE(may_hold_credentials(".env.example"));
   EXPECT_FALSE(may_hold_credentials("settings.env.template"));
@@ -84,8 +87,8 @@ TEST(CredentialScan, AwsCredentialsAndPackageIndexUrlsWithPasswords) {
   EXPECT_EQ(kind(".aws/credentials", "[default]\naws_access_key_id = AKIA\naws_secret_access_key = wJalr\n"),
             "AWS credentials");
   EXPECT_EQ(kind(".aws/config", "[default]\nregion = us-east-1\n"), "");
-  EXPECT_EQ(kind("requirements.txt", "--extra-index-url https://oauth2accesstoken:ya29.a0@us-python.pkg.dev/p/r/simple\n"
-                                     "torch==2.1.0\n"),
+  EXPECT_EQ(kind("requirements.txt",
+                 "--extra-index-url https://oauth2accesstoken:ya29.a0@us-python.pkg.dev/p/r/simple\ntorch==2.1.0\n"),
             "a package index URL with a password");
   EXPECT_EQ(kind("requirements-gpu.txt", "--index-url https://${USER}:${TOKEN}@example.com/simple\n"), "")
       << "pip expands the variables; the file holds none";
