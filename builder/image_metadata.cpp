@@ -50,37 +50,45 @@ constexpr const char* kSource = "org.opencontainers.image.source";
 constexpr const char* kRevision = "org.opencontainers.image.revision";
 constexpr const char* kCreated = "org.opencontainers.image.created";
 
-// The CI's source, revision and commit time, by what it sets in every job.
-CiAnnotations read_ci(const EnvLookup& env) {
-  CiAnnotations ci;
-  auto put = [&ci](const char* key, const std::optional<std::string>& value) {
-    if (value) ci.annotations[key] = *value;
-  };
+}  // namespace
+
+provenance::CiRun ci_run(const EnvLookup& env) {
+  provenance::CiRun run;
+  auto value = [&env](const char* name) { return env(name).value_or(""); };
   if (env("GITHUB_ACTIONS") == "true") {
-    ci.ci = "GitHub Actions";
+    run.platform = "GitHub Actions";
     auto server = env("GITHUB_SERVER_URL"), repo = env("GITHUB_REPOSITORY");
-    if (server && repo) ci.annotations[kSource] = *server + "/" + *repo;
-    put(kRevision, env("GITHUB_SHA"));
+    if (server && repo) run.repository = *server + "/" + *repo;
+    if (auto id = env("GITHUB_RUN_ID"); id && !run.repository.empty())
+      run.invocation = run.repository + "/actions/runs/" + *id + "/attempts/" + env("GITHUB_RUN_ATTEMPT").value_or("1");
+    run.revision = value("GITHUB_SHA");
   } else if (env("GITLAB_CI") == "true") {
-    ci.ci = "GitLab CI";
-    put(kSource, env("CI_PROJECT_URL"));
-    put(kRevision, env("CI_COMMIT_SHA"));
+    run.platform = "GitLab CI";
+    run.repository = value("CI_PROJECT_URL");
+    run.revision = value("CI_COMMIT_SHA");
+    run.invocation = value("CI_JOB_URL");
+  } else if (env("BUILD_ID") && env("PROJECT_ID")) {
+    run.platform = "Cloud Build";
+    run.repository = value("_HEAD_REPO_URL");
+    run.revision = value("COMMIT_SHA");
+    run.invocation = "https://console.cloud.google.com/cloud-build/builds/" + value("BUILD_ID") + "?project=" +
+                     value("PROJECT_ID");
+  }
+  return run;
+}
+
+CiAnnotations annotations_from_ci(const EnvLookup& env, std::optional<std::int64_t> source_date_epoch) {
+  provenance::CiRun run = ci_run(env);
+  CiAnnotations ci;
+  ci.ci = run.platform;
+  if (!run.repository.empty()) ci.annotations[kSource] = run.repository;
+  if (!run.revision.empty()) ci.annotations[kRevision] = run.revision;
+  if (run.platform == "GitLab CI") {
     std::optional<std::string> created = env("CI_COMMIT_TIMESTAMP");
     if (!created) created = env("CI_PIPELINE_CREATED_AT");
     // annotations.md asks RFC 3339 for .created; a CI's timestamp of another shape is left out, not guessed at.
     if (created && net::parse_rfc3339(*created)) ci.annotations[kCreated] = *created;
-  } else if (env("BUILD_ID") && env("PROJECT_ID")) {
-    ci.ci = "Cloud Build";
-    put(kSource, env("_HEAD_REPO_URL"));
-    put(kRevision, env("COMMIT_SHA"));
   }
-  return ci;
-}
-
-}  // namespace
-
-CiAnnotations annotations_from_ci(const EnvLookup& env, std::optional<std::int64_t> source_date_epoch) {
-  CiAnnotations ci = read_ci(env);
   if (source_date_epoch) ci.annotations[kCreated] = layers::rfc3339_utc(*source_date_epoch);
   return ci;
 }

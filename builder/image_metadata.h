@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "provenance/slsa.h"
+
 namespace trainpack::builder {
 
 // "KEY=VALUE" as --label and --annotation take it (the first '=' splits; the value may be empty or hold '=');
@@ -40,5 +42,10 @@ struct CiAnnotations {
 // gives it; never the time of the build, which would make every build's manifest differ.
 // `source_date_epoch` is SOURCE_DATE_EPOCH as the build read it, nullopt when unset.
 CiAnnotations annotations_from_ci(const EnvLookup& env, std::optional<std::int64_t> source_date_epoch);
+
+// The CI run that starts the build, for provenance: the same platforms and variables, plus the run's own address
+// (GitHub: GITHUB_SERVER_URL/GITHUB_REPOSITORY/actions/runs/GITHUB_RUN_ID/attempts/GITHUB_RUN_ATTEMPT; GitLab:
+// CI_JOB_URL; Cloud Build: the console's page of BUILD_ID in PROJECT_ID). All empty outside a CI this knows.
+provenance::CiRun ci_run(const EnvLookup& env);
 
 }  // namespace trainpack::builder

@@ -100,6 +100,27 @@ TEST(ImageMetadata, CloudBuildReadsTheSubstitutionsAStepIsGiven) {
   EXPECT_EQ(ci.annotations.at("org.opencontainers.image.source"), "https://github.com/acme/trainer");
 }
 
+// The same variables name the run for provenance, with the run's own address.
+TEST(ImageMetadata, EachCiNamesItsRunForProvenance) {
+  trainpack::provenance::CiRun github = trainpack::builder::ci_run(env_of({{"GITHUB_ACTIONS", "true"},
+                                                                          {"GITHUB_SERVER_URL", "https://github.com"},
+                                                                          {"GITHUB_REPOSITORY", "acme/trainer"},
+                                                                          {"GITHUB_RUN_ID", "42"},
+                                                                          {"GITHUB_RUN_ATTEMPT", "2"},
+                                                                          {"GITHUB_SHA", "0123abc"}}));
+  EXPECT_EQ(github.platform, "GitHub Actions");
+  EXPECT_EQ(github.invocation, "https://github.com/acme/trainer/actions/runs/42/attempts/2");
+  EXPECT_EQ(github.repository, "https://github.com/acme/trainer");
+  EXPECT_EQ(github.revision, "0123abc");
+  trainpack::provenance::CiRun gitlab = trainpack::builder::ci_run(
+      env_of({{"GITLAB_CI", "true"}, {"CI_JOB_URL", "https://gitlab.example.com/g/p/-/jobs/7"}}));
+  EXPECT_EQ(gitlab.invocation, "https://gitlab.example.com/g/p/-/jobs/7");
+  trainpack::provenance::CiRun cloud_build =
+      trainpack::builder::ci_run(env_of({{"BUILD_ID", "b-1"}, {"PROJECT_ID", "proj"}}));
+  EXPECT_EQ(cloud_build.invocation, "https://console.cloud.google.com/cloud-build/builds/b-1?project=proj");
+  EXPECT_EQ(trainpack::builder::ci_run(env_of({{"GITHUB_RUN_ID", "1"}})).platform, "");
+}
+
 TEST(ImageMetadata, OutsideCiNothingIsRead) {
   auto ci = annotations_from_ci(env_of({{"GITHUB_SHA", "x"}, {"CI_COMMIT_SHA", "y"}, {"COMMIT_SHA", "z"}}),
                                 std::nullopt);
