@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/paths.h"
 #include "support/text.h"
 
 namespace trainpack::secrets {
@@ -19,15 +21,6 @@ using json = nlohmann::json;
 std::string_view base_name(std::string_view path) {
   std::size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-bool has_component(std::string_view path, std::string_view component) {
-  for (std::size_t start = 0; start <= path.size();) {
-    std::size_t end = std::min(path.find('/', start), path.size());
-    if (path.substr(start, end - start) == component) return true;
-    start = end + 1;
-  }
-  return false;
 }
 
 // --- names -----------------------------------------------------------------------------------------------------
@@ -64,7 +57,8 @@ bool is_env_file(const std::string& name) {
 }
 
 bool is_aws_file(const std::string& name, std::string_view path) {
-  return name == "credentials" || has_component(path, ".aws");
+  std::vector<std::string_view> components = path_components(path);
+  return name == "credentials" || std::find(components.begin(), components.end(), ".aws") != components.end();
 }
 
 // What pip reads index URLs from in a trainer's context: requirement and constraint files, pip's config.
