@@ -613,9 +613,16 @@ WriteReport write_location(const Image& image, const ImageLocation& location, co
   return {};
 }
 
+// `docker save`'s format has no place for artifacts.
+std::optional<std::string> read_nothing_attached(const ImageLocation&, const OpenContext&, const image::Digest&,
+                                                 const std::vector<std::string>&) {
+  return std::nullopt;
+}
+
 }  // namespace
 
 const Transport kDockerArchiveTransport{"docker-archive", "docker-archive:", /*local=*/true, complete_location,
-                                        open_location, check_location, write_location};
+                                        open_location, check_location, write_location, read_nothing_attached,
+                                        /*holds_referrers=*/false};
 
 }  // namespace trainpack::transports

@@ -222,7 +222,9 @@ ResolvedImage resolve_index(std::string_view index_json, std::string_view tag,
 
   std::vector<std::size_t> candidates;
   for (std::size_t i = 0; i < index.manifests.size(); ++i)
-    if (tag.empty() || descriptor_named(ij["manifests"][i], tag, full_names)) candidates.push_back(i);
+    if (tag.empty() ? !ij["manifests"][i].contains("artifactType")  // an SBOM beside the image is not an image
+                    : descriptor_named(ij["manifests"][i], tag, full_names))
+      candidates.push_back(i);
   if (candidates.empty())
     throw Error(w + " has no image named \"" + std::string(tag) + "\"", "it has: " + list_tags(ij));
 
@@ -277,6 +279,27 @@ ResolvedImage resolve_index(std::string_view index_json, std::string_view tag,
 
 }  // namespace detail
 
+namespace {
+
+// A small blob of the layout (a manifest, a config, an attached document), checked against its descriptor.
+std::string read_layout_blob(const fs::path& dir, const std::string& what, const Descriptor& d) {
+  fs::path p = blob_file(dir, d.digest);
+  std::error_code e;
+  if (!fs::is_regular_file(p, e))
+    throw Error(what + ": blob " + d.digest.str() + " is missing", std::string(kCorruptHint));
+  auto size = fs::file_size(p, e);
+  if (e || size != d.size)
+    throw Error(what + ": blob " + d.digest.str() + " has " + std::to_string(size) + " bytes, expected " +
+                    std::to_string(d.size),
+                std::string(kCorruptHint));
+  std::string bytes = with_hint(kCorruptHint, [&] { return read_file(p, 64u << 20); });
+  if (detail::digest_like(d.digest, bytes) != d.digest)
+    throw Error(what + ": blob " + d.digest.str() + " does not match its digest", std::string(kCorruptHint));
+  return bytes;
+}
+
+}  // namespace
+
 std::unique_ptr<Image> open_oci_layout(const fs::path& dir, std::string_view tag, const Platform& platform) {
   const std::string what = layout_what(dir);
   std::error_code ec;
@@ -287,21 +310,7 @@ std::unique_ptr<Image> open_oci_layout(const fs::path& dir, std::string_view tag
   check_layout_header(read_layout_file(dir, "oci-layout", what), what, kCorruptHint);
   std::string index_json = read_layout_file(dir, "index.json", what);
 
-  auto read_blob = [&](const Descriptor& d) -> std::string {
-    fs::path p = blob_file(dir, d.digest);
-    std::error_code e;
-    if (!fs::is_regular_file(p, e))
-      throw Error(what + ": blob " + d.digest.str() + " is missing", std::string(kCorruptHint));
-    auto size = fs::file_size(p, e);
-    if (e || size != d.size)
-      throw Error(what + ": blob " + d.digest.str() + " has " + std::to_string(size) + " bytes, expected " +
-                      std::to_string(d.size),
-                  std::string(kCorruptHint));
-    std::string bytes = with_hint(kCorruptHint, [&] { return read_file(p, 64u << 20); });
-    if (detail::digest_like(d.digest, bytes) != d.digest)
-      throw Error(what + ": blob " + d.digest.str() + " does not match its digest", std::string(kCorruptHint));
-    return bytes;
-  };
+  auto read_blob = [&](const Descriptor& d) { return read_layout_blob(dir, what, d); };
   detail::ResolvedImage r = detail::resolve_index(index_json, tag, {}, platform, what, kCorruptHint, read_blob);
   std::string describe = "oci:" + dir.string();
   std::string shown_tag = !tag.empty() ? std::string(tag) : r.tag;
@@ -468,6 +477,10 @@ void write_oci_layout(const Image& image, const fs::path& dir_in, std::string_vi
 
   json descs = index_descriptors(manifest.media_type, manifest_digest, raw_manifest.size(), extra_annotations, tag,
                                  extra_tags);
+  // An artifact's entry says so (image-spec image-index.md), so readers of the layout can tell it from an image.
+  json raw = json::parse(raw_manifest, nullptr, false);
+  if (std::string type = string_member(raw, "artifactType"); !type.empty())
+    for (json& d : descs) d["artifactType"] = type;
   if (mode != DestinationMode::kExisting) {
     index = {{"schemaVersion", 2}, {"mediaType", media::kOciIndex}, {"manifests", descs}};
     write_file_atomic(root / "oci-layout", R"({"imageLayoutVersion":"1.0.0"})");
@@ -516,14 +529,48 @@ void complete_location(ImageLocation& location) {
 
 void check_location(const ImageLocation& location) { check_oci_layout_destination(location.path); }
 
+// Referrers only beside a tagged image: an untagged layout keeps the one manifest that tools taking "the only
+// image" of a layout (skopeo, umoci) need.
 WriteReport write_location(const Image& image, const ImageLocation& location, const WriteContext& context) {
   write_oci_layout(image, location.path, location.ref, nullptr, context.extra_tags);
-  return {};
+  WriteReport report;
+  if (location.ref.empty()) return report;
+  for (const auto& referrer : context.referrers) {
+    write_oci_layout(*referrer, location.path, "", nullptr, {});
+    ++report.referrers_attached;
+  }
+  return report;
+}
+
+}  // namespace
+
+namespace {
+
+// The layout's artifact entries (image-index.md: artifactType on the descriptor) whose manifest's subject is
+// `subject`, by preference of type.
+std::optional<std::string> read_attached_in_layout(const ImageLocation& location, const OpenContext&,
+                                                   const Digest& subject, const std::vector<std::string>& types) {
+  const std::string what = layout_what(location.path);
+  json index = json::parse(read_layout_file(location.path, "index.json", what), nullptr, false);
+  if (!index.is_object() || !index.contains("manifests") || !index["manifests"].is_array()) return std::nullopt;
+  for (const std::string& type : types) {
+    for (const json& entry : index["manifests"]) {
+      if (string_member(entry, "artifactType") != type) continue;
+      json manifest = json::parse(read_layout_blob(location.path, what, Descriptor::from_json(entry, what)), nullptr,
+                                  false);
+      if (!manifest.is_object() || string_member(manifest.value("subject", json()), "digest") != subject.str())
+        continue;
+      const json& blobs = manifest.value("layers", json::array());
+      if (blobs.is_array() && blobs.size() == 1)
+        return read_layout_blob(location.path, what, Descriptor::from_json(blobs[0], what));
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
 const Transport kOciLayoutTransport{"oci", "oci:", /*local=*/true, complete_location, open_location, check_location,
-                                    write_location};
+                                    write_location, read_attached_in_layout};
 
 }  // namespace trainpack::transports

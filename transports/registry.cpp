@@ -1,5 +1,6 @@
 #include "transports/registry.h"
 
+#include "registry/referrers.h"
 #include "registry/registries.h"
 #include "registry/remote_image.h"
 #include "support/error.h"
@@ -41,12 +42,33 @@ WriteReport write_location(const image::Image& image, const ImageLocation& locat
   registry::Registries& registries = need_registries(context.registries);
   registry::PushOptions options = context.push;
   options.extra_tags = context.extra_tags;
-  return {write_registry_image(image, registry::Reference::parse(location.ref), registries, options)};
+  registry::Reference target = registry::Reference::parse(location.ref);
+  WriteReport report{write_registry_image(image, target, registries, options)};
+  registry::PushOptions artifacts;  // a few small blobs each: no progress rows, no push begun during the build
+  artifacts.jobs = options.jobs;
+  artifacts.locations = options.locations;
+  if (context.referrers.empty()) return report;
+  try {
+    registry::push_referrers(registries.client(target.registry), target.repository, context.referrers,
+                             report.push->manifest_digest, artifacts);
+  } catch (const Error& e) {
+    throw Error(report.push->reference + " is pushed, but its SBOM and provenance could not be attached: " + e.what(),
+                "the image stands as pushed; --sbom=none --provenance=none builds it without them");
+  }
+  report.referrers_attached = context.referrers.size();
+  return report;
+}
+
+std::optional<std::string> read_attached_location(const ImageLocation& location, const OpenContext& context,
+                                                  const image::Digest& subject, const std::vector<std::string>& types) {
+  registry::Reference ref = registry::Reference::parse(location.ref);
+  registry::RegistryClient& client = need_registries(context.registries).client(ref.registry);
+  return registry::read_attached(client, ref.repository, subject, types);
 }
 
 }  // namespace
 
 const Transport kRegistryTransport{"docker", "docker://", /*local=*/false, check_reference, open_location,
-                                   check_reference_only, write_location};
+                                   check_reference_only, write_location, read_attached_location};
 
 }  // namespace trainpack::transports

@@ -4,6 +4,7 @@
 // chosen by the location's scheme (skopeo's transport names: oci:, docker-archive:, docker://).
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,11 +37,16 @@ struct WriteContext {
   // --tag: more tags for the image, written with the location's own: pushed under each (a registry), more ref.name
   // entries of index.json (an OCI layout), more RepoTags of the same name (a docker-archive).
   std::vector<std::string> extra_tags;
+  // Artifacts whose subject is the image (its SBOM, its provenance: layers/artifact_image.h), written with it where
+  // the location can hold them: a registry lists them as referrers (registry/referrers.h), a tagged OCI layout holds
+  // them as untagged index.json entries with their artifactType; a docker-archive has no place for them.
+  std::vector<std::shared_ptr<const image::Image>> referrers;
 };
 
 // What writing did: a push reports the pushed reference and its blob counts; a local sink reports nothing.
 struct WriteReport {
   std::optional<registry::PushResult> push;
+  std::size_t referrers_attached = 0;  // of WriteContext::referrers: how many the location holds
 };
 
 struct Transport {
@@ -53,6 +59,12 @@ struct Transport {
   // Throws the Error writing would raise for a destination that cannot be written, before any work is done.
   void (*check_destination)(const ImageLocation& location);
   WriteReport (*write)(const image::Image& image, const ImageLocation& location, const WriteContext& context);
+  // The one blob of the first artifact attached to the image `subject` at the location (a registry's referrer, an
+  // OCI layout's artifact entry naming it) whose artifactType is in `types`, earlier types preferred; nullopt when
+  // there is none. Each byte read is checked against its digest.
+  std::optional<std::string> (*read_attached)(const ImageLocation& location, const OpenContext& context,
+                                              const image::Digest& subject, const std::vector<std::string>& types);
+  bool holds_referrers = true;  // false: write() ignores WriteContext::referrers (no place for them)
 };
 
 // Every transport, in the order their prefixes are tried.
@@ -64,5 +76,7 @@ const Transport& transport_of(const ImageLocation& location);
 std::shared_ptr<const image::Image> open_image(const ImageLocation& location, const OpenContext& context);
 void check_destination(const ImageLocation& location);
 WriteReport write_image(const image::Image& image, const ImageLocation& location, const WriteContext& context);
+std::optional<std::string> read_attached(const ImageLocation& location, const OpenContext& context,
+                                         const image::Digest& subject, const std::vector<std::string>& types);
 
 }  // namespace trainpack::transports

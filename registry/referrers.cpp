@@ -1,0 +1,137 @@
+#include "registry/referrers.h"
+
+#include <optional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "image/manifest.h"
+#include "image/media_types.h"
+#include "registry/remote_image.h"
+#include "support/error.h"
+
+namespace trainpack::registry {
+using image::Descriptor;
+using image::Digest;
+using nlohmann::json;
+
+namespace {
+
+// The referrers API's answer (an image index), or nullopt when the registry has no such API (404, 405, 400: what
+// registries without it answer for the unknown route).
+std::optional<json> referrers_api(RegistryClient& client, const std::string& repository, const Digest& subject) {
+  net::HttpRequest get;
+  get.url = "/v2/" + repository + "/referrers/" + subject.str();
+  get.headers = {{"Accept", std::string(image::media::kOciIndex)}};
+  net::HttpResponse r = client.send(get, {pull_scope(repository)});
+  if (r.status != 200) return std::nullopt;
+  json index = json::parse(r.body, nullptr, false);
+  if (index.is_discarded() || !index.is_object() || !index.contains("manifests")) return std::nullopt;
+  return index;
+}
+
+// The fallback index under the subject's tag; an empty index when the tag is absent. HEAD first: a new image has
+// none, and Docker Hub counts a manifest GET, not a HEAD, as a pull.
+json fallback_index(RegistryClient& client, const std::string& repository, const Digest& subject) {
+  net::HttpRequest get;
+  get.method = "HEAD";
+  get.url = "/v2/" + repository + "/manifests/" + referrers_tag(subject);
+  get.headers = {{"Accept", std::string(image::media::kOciIndex)}};
+  json empty{{"schemaVersion", 2}, {"mediaType", image::media::kOciIndex}, {"manifests", json::array()}};
+  if (client.send(get, {pull_scope(repository)}).status == 404) return empty;
+  get.method = "GET";
+  net::HttpResponse r = client.send(get, {pull_scope(repository)});
+  if (r.status == 404) return empty;
+  if (r.status != 200)
+    throw Error("cannot read the referrers of " + subject.str() + " in " + client.registry() + "/" + repository +
+                ": " + describe_registry_error(r));
+  json index = json::parse(r.body, nullptr, false);
+  if (index.is_discarded() || !index.is_object() || !index.contains("manifests") || !index["manifests"].is_array())
+    return empty;  // not an index: the spec has the client replace it
+  return index;
+}
+
+json referrer_descriptor(const image::Image& referrer) {
+  json manifest = json::parse(referrer.raw_manifest());
+  json d{{"mediaType", image::string_member(manifest, "mediaType", std::string(image::media::kOciManifest))},
+         {"digest", referrer.manifest_digest().str()},
+         {"size", referrer.raw_manifest().size()}};
+  if (manifest.contains("artifactType")) d["artifactType"] = manifest["artifactType"];
+  if (manifest.contains("annotations")) d["annotations"] = manifest["annotations"];
+  return d;
+}
+
+void put_fallback_index(RegistryClient& client, const std::string& repository, const Digest& subject,
+                        const json& index) {
+  net::HttpRequest put;
+  put.method = "PUT";
+  put.url = "/v2/" + repository + "/manifests/" + referrers_tag(subject);
+  put.headers = {{"Content-Type", std::string(image::media::kOciIndex)}};
+  put.body = index.dump();
+  net::HttpResponse r = client.send(put, {push_scope(repository)});
+  if (r.status != 200 && r.status != 201 && r.status != 202 && r.status != 204)
+    throw Error("cannot list the referrers of " + subject.str() + " under the tag " + referrers_tag(subject) +
+                " of " + client.registry() + "/" + repository + ": " + describe_registry_error(r));
+}
+
+}  // namespace
+
+std::string referrers_tag(const Digest& subject) { return subject.algorithm() + "-" + subject.hex(); }
+
+std::size_t push_referrers(RegistryClient& client, const std::string& repository,
+                           const std::vector<std::shared_ptr<const image::Image>>& referrers, const Digest& subject,
+                           const PushOptions& options) {
+  std::optional<json> api = referrers_api(client, repository, subject);
+  json index = api ? *api : fallback_index(client, repository, subject);
+  std::set<std::string> listed;
+  for (const json& d : index["manifests"]) listed.insert(image::string_member(d, "digest"));
+  std::size_t pushed = 0;
+  for (const auto& referrer : referrers) {
+    if (listed.count(referrer->manifest_digest().str())) continue;
+    Reference target{client.registry(), repository, "", referrer->manifest_digest().str()};
+    push_image(*referrer, target, [&client](const std::string&) -> RegistryClient& { return client; }, options);
+    if (!api) index["manifests"].push_back(referrer_descriptor(*referrer));
+    ++pushed;
+  }
+  if (!api && pushed > 0) put_fallback_index(client, repository, subject, index);
+  return pushed;
+}
+
+std::vector<Descriptor> list_referrers(RegistryClient& client, const std::string& repository, const Digest& subject) {
+  std::optional<json> index = referrers_api(client, repository, subject);
+  if (!index) index = fallback_index(client, repository, subject);
+  std::vector<Descriptor> out;
+  const std::string what = "the referrers of " + subject.str();
+  for (const json& d : (*index)["manifests"])
+    if (d.is_object()) out.push_back(Descriptor::from_json(d, what));
+  return out;
+}
+
+std::optional<std::string> read_attached(RegistryClient& client, const std::string& repository,
+                                         const Digest& subject, const std::vector<std::string>& types) {
+  std::vector<Descriptor> referrers = list_referrers(client, repository, subject);
+  for (const std::string& type : types) {
+    for (const Descriptor& d : referrers) {
+      if (image::string_member(d.extra, "artifactType") != type) continue;
+      image::Manifest manifest = image::Manifest::parse(fetch_manifest(client, repository, d.digest.str()).body,
+                                                        "the referrer " + d.digest.str());
+      if (manifest.layers.size() != 1) continue;
+      const Descriptor& blob = manifest.layers.front();
+      net::HttpRequest get;
+      get.url = "/v2/" + repository + "/blobs/" + blob.digest.str();
+      get.max_response_bytes = 64u << 20;
+      net::HttpResponse r = client.send(get, {pull_scope(repository)});
+      if (r.status != 200)
+        throw Error("cannot read " + blob.digest.str() + " of " + client.registry() + "/" + repository + ": " +
+                    describe_registry_error(r));
+      if (image::sha256_of(r.body) != blob.digest)
+        throw Error(client.registry() + "/" + repository + ": the blob " + blob.digest.str() +
+                        " does not match its digest",
+                    "the registry or a proxy altered it");
+      return std::move(r.body);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace trainpack::registry

@@ -1,0 +1,42 @@
+#pragma once
+// Referrers: artifacts about an image (its SBOM, its provenance) that name it as their `subject` (OCI image-spec
+// 1.1 manifest.md; distribution-spec 1.1 "Listing Referrers"). A registry with the referrers API
+// (GET /v2/<name>/referrers/<digest>) lists them itself; for one without it, the spec's referrers tag schema keeps
+// an image index under the tag `<alg>-<hex>` of the subject's digest, which the pushing client updates. The
+// subject's own manifest, and so its digest, never changes.
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "image/digest.h"
+#include "image/image.h"
+#include "registry/pusher.h"
+#include "registry/reference.h"
+#include "registry/registry_client.h"
+
+namespace trainpack::registry {
+
+// The fallback tag of the referrers tag schema: "sha256-<hex>".
+std::string referrers_tag(const image::Digest& subject);
+
+// Pushes each of `referrers` (artifact manifests whose subject is `subject`, in `repository`) by digest into
+// `repository` of the client's registry, and, unless the registry lists referrers itself, adds their descriptors
+// (with artifactType and annotations) to the subject's fallback index in one PUT. Those listed already are neither
+// pushed nor listed again: an unchanged image's second push costs two GETs. Returns how many were pushed.
+std::size_t push_referrers(RegistryClient& client, const std::string& repository,
+                           const std::vector<std::shared_ptr<const image::Image>>& referrers,
+                           const image::Digest& subject, const PushOptions& options);
+
+// What refers to `subject` in `repository`: the registry's referrers API when it has one, else the fallback index
+// (none when the tag is absent). Each descriptor's `extra` holds its artifactType.
+std::vector<image::Descriptor> list_referrers(RegistryClient& client, const std::string& repository,
+                                              const image::Digest& subject);
+
+// The one blob (at most 64 MiB, checked against its digest) of the first referrer of `subject` whose artifactType
+// is in `types`, earlier types preferred; nullopt when none refers to it.
+std::optional<std::string> read_attached(RegistryClient& client, const std::string& repository,
+                                         const image::Digest& subject, const std::vector<std::string>& types);
+
+}  // namespace trainpack::registry
