@@ -6,12 +6,14 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <ostream>
 
 #include <nlohmann/json.hpp>
 
 #include "builder/cache_repo.h"
 #include "builder/pip_step_cache.h"
+#include "builder/version.h"
 #include "layers/appended_image.h"
 #include "layers/blob_store.h"
 #include "layers/context_copy.h"
@@ -21,6 +23,10 @@
 #include "layers/layer_tar_reader.h"
 #include "layers/rootfs_index.h"
 #include "layers/scanned_image.h"
+#include "layers/artifact_image.h"
+#include "layers/stacked_filesystem.h"
+#include "net/url.h"
+#include "python/base_facts.h"
 #include "registry/push_ahead.h"
 #include "registry/pusher.h"
 #include "registry/registries.h"
@@ -168,7 +174,7 @@ FileEntries copy_entries(const RootfsIndex& index, const fs::path& context, cons
 // support/fs.h), in the cache and beside the outputs: removed when that process is gone. Returns how many.
 int sweep_leftovers(const BuildRequest& req) {
   int removed = 0;
-  for (const char* dir : {"tmp", "interpreters", "site-packages", "built-wheels", "blob-locations"})
+  for (const char* dir : {"tmp", "interpreters", "site-packages", "built-wheels", "blob-locations", "sboms"})
     removed += sweep_orphaned_temps(req.cache_dir / dir);
   std::error_code ec;
   for (fs::directory_iterator it(req.cache_dir / "scans", ec), end; !ec && it != end; it.increment(ec))
@@ -296,6 +302,8 @@ class Build {
   void write_outputs();
   // --cache-repo: stores what the repository lacks, after the outputs are written (never for a failed build).
   void share_cache();
+  // The SBOM and provenance the outputs get (BuildRequest::sbom, ::provenance), made once the image is assembled.
+  void attest();
   BuildResult result() && { return std::move(result_); }
   Timings& timings() { return timings_; }
 
@@ -303,7 +311,7 @@ class Build {
   void run_pip_step(const std::string& instruction, const PipInstallStep& step);
   bool reuse_pip_step(const std::string& instruction, const std::string& key);
   bool reuse_shared_pip_step(const std::string& instruction, const std::string& key);
-  void record_cached_pip_layers(const std::string& instruction, std::vector<CachedPipLayer> layers);
+  void record_cached_pip_step(const std::string& instruction, CachedPipStep step);
   std::vector<layers::LayerBlob> own_layer_blobs() const;
   std::vector<ScanDir> base_scan_dirs(bool only_missing) const;
   void fetch_shared_scans();
@@ -322,6 +330,14 @@ class Build {
   layers::LayerOptions layer_options(const std::string& instruction, const FileEntries& entries);
   void write_output(const transports::ImageLocation& out);
   void record_push(const registry::PushResult& pushed);
+  void record_attached(const transports::ImageLocation& out);
+  bool has_pip_steps() const;
+  bool outputs_take_attachments() const;
+  const layers::ScannedImage& base_python_filesystem();
+  std::string sbom_text();
+  sbom::Document sbom_document();
+  provenance::Statement provenance_statement() const;
+  std::string image_name() const;
 
   Timings timings_;
   const BuildRequest& req_;
@@ -334,7 +350,7 @@ class Build {
   // found there (remembered locally once their blobs are here).
   struct PipStepToShare {
     std::string key;
-    std::vector<CachedPipLayer> layers;
+    CachedPipStep step;
     std::vector<layers::LayerBlob> earlier;
   };
   std::unique_ptr<CacheRepo> shared_;
@@ -352,6 +368,11 @@ class Build {
   // Reused pip layers whose listings are still in the pip-step cache: index in own_layers_ → listing.
   std::map<std::size_t, std::shared_ptr<DeferredListing>> own_deferred_;
   std::unique_ptr<PythonInstaller> python_;
+  std::vector<InstalledArtifact> installed_;  // by every pip step, in order (for the SBOM and provenance)
+  std::vector<std::size_t> copy_layers_;      // the COPY steps' layers in own_layers_: the trainer's files
+  std::unique_ptr<layers::ScannedImage> base_scan_;  // the base as the SBOM reads it when no pip step ran here
+  std::vector<std::shared_ptr<const image::Image>> referrers_;
+  std::int64_t started_ = std::time(nullptr);
   layers::AppendSpec spec_;
   std::shared_ptr<const layers::AppendedImage> image_;
   BuildResult result_;
@@ -581,7 +602,9 @@ void Build::run_step(const BuildStep& step) {
                  },
                  [&](const RemovePathStep& s) { add_layer(step.instruction, run_rm_entries(index_, s.path)); },
                  [&](const CopyStep& s) {
+                   std::size_t before = own_layers_.size();
                    add_layer(step.instruction, copy_entries(index_, req_.package_dir, *ignore_, s.src, s.dest));
+                   if (own_layers_.size() > before) copy_layers_.push_back(before);
                  },
                  [&](const EntrypointStep& s) {
                    config_.set_entrypoint(s.argv);  // a Dockerfile ENTRYPOINT resets the inherited CMD
@@ -619,7 +642,9 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
     std::optional<std::size_t> own;
   };
   std::vector<Made> made;
-  for (PipLayer& layer : python_->install(step, config_, own_layers())) {
+  PipStepOutcome outcome = python_->install(step, config_, own_layers());
+  installed_.insert(installed_.end(), outcome.installed.begin(), outcome.installed.end());
+  for (PipLayer& layer : outcome.layers) {
     std::size_t layers_before = own_layers_.size();
     add_layer(pip_layer_instruction(instruction, layer.what), std::move(layer.entries));
     bool has_layer = own_layers_.size() > layers_before;
@@ -631,25 +656,25 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
   for (const Made& m : made) listed.push_back({m.what, m.blob, m.own ? &own_layers_[*m.own] : &kNoEntries});
   try {
     Timings::Scope remembering = timings_.scope(Phase::kPipCache);
-    pip_steps_.remember(key, listed);
+    pip_steps_.remember(key, listed, outcome.installed);
   } catch (const std::exception& e) {
     // Only a cache: the image is right either way, the next build runs the step again.
     log(std::string("could not remember the pip step for the next build: ") + e.what());
   }
   if (!shared_) return;
-  std::vector<CachedPipLayer> shared;
-  for (const PipLayerMade& m : listed) shared.push_back({m.what, m.blob, *m.entries, nullptr});
+  CachedPipStep shared{{}, std::move(outcome.installed)};
+  for (const PipLayerMade& m : listed) shared.layers.push_back({m.what, m.blob, *m.entries, nullptr});
   to_share_.push_back({key, std::move(shared), std::move(earlier)});
 }
 
 // docker's rule for RUN: the same instruction on the same layers is not run again (see pip_step_cache.h).
 bool Build::reuse_pip_step(const std::string& instruction, const std::string& key) {
   Timings::Scope reusing = timings_.scope(Phase::kPipCache);
-  std::optional<std::vector<CachedPipLayer>> cached = pip_steps_.lookup(key);
+  std::optional<CachedPipStep> cached = pip_steps_.lookup(key);
   if (!cached) return false;
   if (shared_) {  // the cache repository gets the listings: an entry whose files are gone is a miss
     try {
-      for (CachedPipLayer& layer : *cached) layer.read_entries();
+      for (CachedPipLayer& layer : cached->layers) layer.read_entries();
     } catch (const Error&) {
       return false;
     }
@@ -657,7 +682,7 @@ bool Build::reuse_pip_step(const std::string& instruction, const std::string& ke
   }
   log("pip step unchanged since it last ran: its layers are reused without asking the index "
       "(--refresh-pip-steps resolves it again)");
-  record_cached_pip_layers(instruction, std::move(*cached));
+  record_cached_pip_step(instruction, std::move(*cached));
   return true;
 }
 
@@ -671,13 +696,14 @@ bool Build::reuse_shared_pip_step(const std::string& instruction, const std::str
   log("pip step found in the cache repository " + shared_->repo().name() +
       ": its layers are reused without asking the index (--refresh-pip-steps resolves it again)");
   spec_.layer_sources.push_back(found->artifact);
-  shared_hits_.push_back({key, found->layers, {}});
-  record_cached_pip_layers(instruction, std::move(found->layers));
+  shared_hits_.push_back({key, found->step, {}});
+  record_cached_pip_step(instruction, std::move(found->step));
   return true;
 }
 
-void Build::record_cached_pip_layers(const std::string& instruction, std::vector<CachedPipLayer> layers) {
-  for (CachedPipLayer& layer : layers) {
+void Build::record_cached_pip_step(const std::string& instruction, CachedPipStep step) {
+  installed_.insert(installed_.end(), step.installed.begin(), step.installed.end());
+  for (CachedPipLayer& layer : step.layers) {
     std::string layer_instruction = pip_layer_instruction(instruction, layer.what);
     if (layer.blob && layer.deferred)
       record_deferred_layer(layer_instruction, *layer.blob, std::move(layer.deferred));
@@ -747,6 +773,99 @@ void Build::assemble() {
   layers::check_layers_are_safe(*base_, base_layers_passed_on(req_, *base_, base_manifest_), req_.cache_dir);
 }
 
+bool Build::has_pip_steps() const {
+  return std::any_of(req_.steps.begin(), req_.steps.end(),
+                     [](const BuildStep& s) { return std::holds_alternative<PipInstallStep>(s.action); });
+}
+
+// The base as the pip steps read it: their scan when a step ran here, else the same scan made (or read from its
+// cache) now.
+const layers::ScannedImage& Build::base_python_filesystem() {
+  if (python_) return python_->base_filesystem();
+  if (!base_scan_) {
+    fetch_shared_scans();  // a runner that reused every pip step from --cache-repo downloads no base layer either
+    base_scan_ = std::make_unique<layers::ScannedImage>(base_, req_.cache_dir, python_scan_selection());
+  }
+  return *base_scan_;
+}
+
+// The first output's repository (a registry) or location, as the documents name the image.
+std::string Build::image_name() const {
+  if (req_.outputs.empty()) return "";
+  const transports::ImageLocation& out = req_.outputs.front();
+  return out.is_registry() ? registry::Reference::parse(out.ref).name() : out.str();
+}
+
+// The image's packages when a pip step read the base's Python (the base's OS and Python packages, what the steps
+// installed); a build that only copies code names the base by digest and reads none of its layers. The trainer's
+// copied files in either case.
+sbom::Document Build::sbom_document() {
+  sbom::Document d{image_name(), result_.manifest_digest.str(), req_.base_name, result_.base_digest, spec_.created,
+                   build_identity(), {}, {}};
+  if (has_pip_steps()) {
+    const layers::ScannedImage& base = base_python_filesystem();
+    layers::StackedFilesystem fs(base, base.index(), own_layers());
+    python::ImageConfigFacts cfg{config_.env().entries(), config_.user(), config_.architecture(), config_.variant()};
+    d.packages = image_packages(fs, python::read_python_facts(base, cfg, false).site_dirs, installed_);
+  }
+  std::vector<const FileEntries*> copies;
+  for (std::size_t i : copy_layers_) copies.push_back(&own_layers()[i]);
+  d.files = copied_files(copies);
+  return d;
+}
+
+// The SBOM is a function of the image (its digest covers every layer), what the pip steps installed from where, and
+// the names it is given: kept under that key, so a build of an unchanged image reads no listing again.
+std::string Build::sbom_text() {
+  image::Sha256 key;
+  for (const std::string& field : {build_identity(), std::to_string(static_cast<int>(req_.sbom)),
+                                   result_.manifest_digest.str(), image_name(), req_.base_name,
+                                   installed_artifacts_json(installed_).dump()})
+    key.update_field(field);
+  fs::path kept = req_.cache_dir / "sboms" / (key.finish().hex() + ".json");
+  std::error_code ec;
+  if (fs::is_regular_file(kept, ec)) return read_file(kept);
+  std::string text = sbom_json(sbom_document(), req_.sbom);
+  fs::create_directories(kept.parent_path(), ec);
+  write_file_atomic(kept, text);
+  return text;
+}
+
+provenance::Statement Build::provenance_statement() const {
+  provenance::Statement s;
+  for (const transports::ImageLocation& out : req_.outputs)
+    s.subjects.push_back({out.is_registry() ? registry::Reference::parse(out.ref).name() : out.str(),
+                          result_.manifest_digest.hex()});
+  s.parameters = req_.parameters;
+  std::vector<std::string> indexes;
+  if (req_.python.index_url) indexes.push_back(net::url_for_display(*req_.python.index_url));
+  for (const std::string& url : req_.python.extra_index_urls) indexes.push_back(net::url_for_display(url));
+  s.dependencies = build_dependencies(req_.base_name, result_.base_digest, installed_, indexes);
+  s.ci = req_.ci;
+  s.tool_version = build_identity();
+  if (!s.ci.platform.empty()) {  // a CI run is one event; elsewhere the same inputs give the same statement
+    s.started = layers::rfc3339_utc(started_);
+    s.finished = layers::rfc3339_utc(std::time(nullptr));
+  }
+  return s;
+}
+
+// Whether some output will hold the SBOM and provenance beside the image.
+bool Build::outputs_take_attachments() const {
+  return std::any_of(req_.outputs.begin(), req_.outputs.end(), [this](const transports::ImageLocation& out) {
+    return transports::transport_of(out).holds_referrers && !req_.outputs_without_attachments.count(out.str());
+  });
+}
+
+void Build::attest() {
+  if (!outputs_take_attachments() || (req_.sbom == SbomFormat::kNone && !req_.provenance)) return;
+  Timings::Scope output = timings_.scope(Phase::kOutput);
+  std::optional<std::string> sbom, statement;
+  if (req_.sbom != SbomFormat::kNone) sbom = sbom_text();
+  if (req_.provenance) statement = provenance::statement_json(provenance_statement());
+  referrers_ = attestation_referrers(store_, *image_, req_.sbom, sbom, statement, spec_.created);
+}
+
 // Writes the image to every output (the sinks), in the order given.
 void Build::write_outputs() {
   Timings::Scope output = timings_.scope(Phase::kOutput);
@@ -758,7 +877,7 @@ void Build::write_outputs() {
 void Build::share_cache() {
   if (!shared_) return;
   Timings::Scope output = timings_.scope(Phase::kOutput);
-  for (const PipStepToShare& step : to_share_) shared_->share_pip_step(step.key, step.layers, step.earlier, *image_);
+  for (const PipStepToShare& step : to_share_) shared_->share_pip_step(step.key, step.step, step.earlier, *image_);
   if (python_) {
     std::vector<ScanDir> scans = base_scan_dirs(false);
     if (base_scan_dirs(true).empty())
@@ -767,9 +886,10 @@ void Build::share_cache() {
   // A step found there is remembered here too once its blobs are (an output that needed their bytes fetched them).
   for (const PipStepToShare& hit : shared_hits_) {
     bool local = true;
-    for (const CachedPipLayer& layer : hit.layers) local = local && (!layer.blob || store_.has(layer.blob->digest));
+    for (const CachedPipLayer& layer : hit.step.layers)
+      local = local && (!layer.blob || store_.has(layer.blob->digest));
     try {
-      if (local) pip_steps_.remember(hit.key, hit.layers);
+      if (local) pip_steps_.remember(hit.key, hit.step);
     } catch (const std::exception& e) {
       log(std::string("could not remember the pip step for the next build: ") + e.what());
     }
@@ -778,15 +898,28 @@ void Build::share_cache() {
 
 void Build::write_output(const transports::ImageLocation& out) {
   transports::WriteContext context{req_.registries, push_options(req_, progress_, blob_locations_, store_),
-                                   req_.extra_tags};
+                                   req_.extra_tags, {}};
+  if (!req_.outputs_without_attachments.count(out.str())) context.referrers = referrers_;
   if (auto ahead = ahead_.find(out.str()); ahead != ahead_.end()) context.push.ahead = ahead->second.get();
   transports::WriteReport report = transports::write_image(*image_, out, context);
   if (report.push) {
     progress_.finish();
     record_push(*report.push);
   }
+  if (report.referrers_attached > 0) record_attached(out);
   result_.outputs.push_back(out.str());
   if (!report.push) log("wrote " + out.str());
+}
+
+// The SBOM and provenance an output holds beside the image: a line, and the result's list (the same for each).
+void Build::record_attached(const transports::ImageLocation& out) {
+  std::string what;
+  for (const auto& referrer : referrers_) {
+    std::string type = layers::artifact_type_of(*referrer);
+    if (result_.attached.size() < referrers_.size()) result_.attached.push_back({type, referrer->manifest_digest()});
+    what += std::string(what.empty() ? "" : " and ") + (type == kInTotoType ? "provenance" : "SBOM");
+  }
+  log("attached " + what + " to " + out.str() + " as referrers of " + short_digest(result_.manifest_digest));
 }
 
 void Build::record_push(const registry::PushResult& pushed) {
@@ -815,6 +948,7 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   for (const BuildStep& step : req.steps) build.run_step(step);
   if (!req.dry_run) {
     build.assemble();
+    build.attest();
     build.write_outputs();
     build.share_cache();
   }

@@ -9,15 +9,18 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "builder/build_plan.h"
+#include "builder/image_attestations.h"
 #include "builder/progress.h"
 #include "builder/python_steps.h"
 #include "builder/timings.h"
 #include "image/digest.h"
 #include "image/image.h"
+#include "provenance/slsa.h"
 #include "layers/gzip_encoder.h"
 #include "layers/layer_writer.h"
 #include "registry/reference.h"
@@ -61,6 +64,16 @@ struct BuildRequest {
   std::vector<std::string> extra_tags;
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
+  // Attached to every output that can hold them, never changing the image (builder/image_attestations.h): the SBOM
+  // in this format, and the provenance statement, whose parameters are the flags as given (secrets masked) and
+  // whose CI run is the one the build runs in (builder/image_metadata.h ci_run).
+  SbomFormat sbom = SbomFormat::kSpdx;
+  bool provenance = true;
+  // Outputs (ImageLocation::str()) that get neither: an OCI layout whose tag the user did not name keeps its one
+  // manifest, which skopeo and umoci take as "the only image" of an untagged oci:DIR.
+  std::set<std::string> outputs_without_attachments;
+  std::vector<std::pair<std::string, std::string>> parameters;
+  provenance::CiRun ci;
 };
 
 struct BuiltLayerInfo {
@@ -94,6 +107,11 @@ struct BuildResult {
   int layers_cached = 0;
   std::vector<std::string> excluded;  // dry run: paths .dockerignore keeps out of the context
   std::vector<secrets::Finding> secrets;  // files the COPY steps take that likely hold credentials (warned about)
+  struct Attached {
+    std::string artifact_type;  // "application/spdx+json", ...
+    image::Digest digest;       // the artifact manifest's
+  };
+  std::vector<Attached> attached;  // SBOM and provenance, referrers of the image in the outputs that hold them
   std::shared_ptr<const image::Image> image;  // the built image (not set by a dry run), e.g. for local-run
   PhaseTimes timings;  // wall time per phase (builder/timings.h); phases that did not occur are 0
 };

@@ -8,6 +8,7 @@
 
 #include "builder/version.h"
 #include "image/media_types.h"
+#include "layers/artifact_image.h"
 #include "layers/layer_writer.h"
 #include "layers/rootfs_index.h"
 #include "registry/blob_locations.h"
@@ -33,35 +34,9 @@ constexpr const char* kPipStepType = "application/vnd.trainpack.pip-step.v1+json
 constexpr const char* kContentsType = "application/vnd.trainpack.pip-step.contents.v1.tar+gzip";
 constexpr const char* kScansType = "application/vnd.trainpack.base-scan.v1+json";
 constexpr const char* kScanLayerType = "application/vnd.trainpack.base-scan.layer.v1.tar+gzip";
-constexpr const char* kPipStepFormat = "trainpack-shared-pip-step-v1";
+constexpr const char* kPipStepFormat = "trainpack-shared-pip-step-v2";
 constexpr const char* kScansFormat = "trainpack-shared-base-scan-v1";
 constexpr std::uint64_t kCarriedBytes = 1u << 20;
-
-// An artifact to push: its manifest and config, blobs from the store or else from `source` (the built image).
-class Artifact : public image::Image {
- public:
-  Artifact(std::string manifest, std::string config, const layers::BlobStore& store, const image::Image* source)
-      : manifest_(std::move(manifest)), config_(std::move(config)), store_(store), source_(source) {}
-  const std::string& raw_manifest() const override { return manifest_; }
-  const std::string& raw_config() const override { return config_; }
-  fs::path blob_path(const Digest& d) const override {
-    if (store_.has(d) || source_ == nullptr) return store_.path_of(d);
-    return source_->blob_path(d);
-  }
-  bool has_local_blob(const Digest& d) const override {
-    return store_.has(d) || (source_ != nullptr && source_->has_local_blob(d));
-  }
-  std::optional<image::RemoteOrigin> remote_origin(const Digest& d) const override {
-    return source_ != nullptr ? source_->remote_origin(d) : std::nullopt;
-  }
-  std::string describe() const override { return "a cache entry"; }
-
- private:
-  std::string manifest_;
-  std::string config_;
-  layers::BlobStore store_;
-  const image::Image* source_;
-};
 
 // Contents a later pip step may read from this one's layers: installed distributions' metadata and the build's own
 // files in /usr/app (an in-tree build's leftovers). Other files are listed without their bytes.
@@ -254,9 +229,10 @@ std::optional<SharedPipStep> CacheRepo::find_pip_step(const std::string& key) {
     image::Manifest manifest = artifact->manifest();
     if (manifest.config.media_type != kPipStepType) throw Error("not a pip step (" + manifest.config.media_type + ")");
     json config = json::parse(artifact->raw_config());
-    SharedPipStep step{pip_layers_of(config, manifest), artifact};
-    fill_contents(step.layers, config, *artifact);
-    return step;
+    SharedPipStep found{{pip_layers_of(config, manifest), installed_artifacts_from_json(config.at("installed"))},
+                        artifact};
+    fill_contents(found.step.layers, config, *artifact);
+    return found;
   } catch (const std::exception& e) {
     damaged_.insert(tag);
     miss(tag, e.what());
@@ -264,12 +240,15 @@ std::optional<SharedPipStep> CacheRepo::find_pip_step(const std::string& key) {
   }
 }
 
-void CacheRepo::share_pip_step(const std::string& key, const std::vector<CachedPipLayer>& layers,
+void CacheRepo::share_pip_step(const std::string& key, const CachedPipStep& step,
                                const std::vector<layers::LayerBlob>& earlier, const image::Image& image) {
   const std::string tag = "pip-" + key;
+  const std::vector<CachedPipLayer>& layers = step.layers;
   try {
     if (!lacks(tag)) return;
-    json config{{"format", kPipStepFormat}, {"layers", json::array()}};
+    json config{{"format", kPipStepFormat},
+                {"layers", json::array()},
+                {"installed", installed_artifacts_json(step.installed)}};
     // Each layer as the image lists it (gzip or zstd: the step's key includes the compression).
     image::Manifest listed = image.manifest();
     auto layer_descriptor = [&listed](const layers::LayerBlob& blob) {
@@ -372,7 +351,7 @@ void CacheRepo::push(const std::string& tag, const std::string& artifact_type, c
   std::set<Digest> seen;
   for (const Descriptor& d : blobs)
     if (seen.insert(d.digest).second) manifest["layers"].push_back(d.to_json());
-  Artifact artifact(manifest.dump(), config, store_, source);
+  layers::ArtifactImage artifact(manifest.dump(), config, store_, source, "a cache entry");
   registry::PushOptions options;
   options.locations = locations_;
   registry::push_image(artifact, {repo_.registry, repo_.repository, tag, ""},

@@ -87,6 +87,8 @@ struct BuildFlags {
   bool dry_run = false;
   bool refresh_pip_steps = false;
   bool fail_on_secrets = false;
+  std::string sbom = "spdx";        // --sbom: spdx, cyclonedx or none
+  std::string provenance = "slsa";  // --provenance: slsa or none
   std::vector<std::string> insecure_registries;
   std::string ca_file;
   bool http1_only = false;
@@ -171,6 +173,35 @@ void apply_image_metadata(BuildRequest& req, const BuildFlags& bf) {
     req.annotations = std::move(ci.annotations);
   }
   for (const auto& [key, value] : explicit_annotations) req.annotations[key] = value;
+}
+
+// The flags a provenance statement records as the build's external parameters: gcloud's, as given, and trainpack's
+// that change what is installed or how layers are written; credentials in index URLs masked.
+std::vector<std::pair<std::string, std::string>> build_parameters(const LocalRunFlags& flags, const BuildFlags& bf) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto add = [&out](const std::string& flag, const std::string& value) {
+    if (!value.empty()) out.emplace_back(flag, mask_userinfo(value));
+  };
+  auto joined = [](const std::vector<std::string>& list) {
+    std::string text;
+    for (const std::string& item : list) text += (text.empty() ? "" : ",") + item;
+    return text;
+  };
+  add("--executor-image-uri", flags.executor_image_uri);
+  add("--local-package-path", flags.local_package_path);
+  add("--script", flags.script);
+  add("--python-module", flags.python_module);
+  add("--requirements", joined(flags.requirements));
+  add("--extra-packages", joined(flags.extra_packages));
+  add("--extra-dirs", joined(flags.extra_dirs));
+  add("--output-image-uri", flags.output_image_uri);
+  add("--index-url", bf.index_url);
+  add("--extra-index-url", joined(bf.extra_index_urls));
+  add("--find-links", joined(bf.find_links));
+  add("--platform", bf.platform);
+  add("--compression", bf.compression);
+  if (bf.no_compile) add("--no-compile", "true");
+  return out;
 }
 
 // What --format=json says of likely credentials in the context: where they are and what they look like, never
@@ -277,13 +308,18 @@ net::HttpOptions http_options(const BuildFlags& bf) {
   return http;
 }
 
-// Makes the run's network and hands it to the request (registry access and the pip steps).
-Network network_for(BuildRequest& req, const BuildFlags& bf) {
+Network make_network(const BuildFlags& bf) {
   Network network;
   network.http = std::make_unique<net::HttpClient>(http_options(bf));
   network.google = std::make_shared<net::DefaultGoogleCredentials>(net::google_adc_options(*network.http));
   network.registries =
       std::make_unique<registry::Registries>(*network.http, registry::Keychain::from_environment(network.google));
+  return network;
+}
+
+// Makes the run's network and hands it to the request (registry access and the pip steps).
+Network network_for(BuildRequest& req, const BuildFlags& bf) {
+  Network network = make_network(bf);
   req.registries = network.registries.get();
   req.python.http = network.http.get();
   req.python.google = network.google;
@@ -343,6 +379,7 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
     if (loc.ref.empty()) {
       loc.ref = loc.transport == "oci" ? (spec.output_image_generated ? "latest" : tag_of(spec.output_image))
                                        : spec.output_image;
+      if (loc.transport == "oci") req.outputs_without_attachments.insert(loc.str());
     }
     req.outputs.push_back(loc);
   }
@@ -366,6 +403,10 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
   req.dry_run = bf.dry_run;
   req.refresh_pip_steps = bf.refresh_pip_steps;
   req.fail_on_secrets = bf.fail_on_secrets;
+  req.sbom = *parse_sbom_format(bf.sbom);
+  req.provenance = bf.provenance == "slsa";
+  req.parameters = build_parameters(flags, bf);
+  req.ci = ci_run(process_environment());
   std::optional<OutputFile> digest_file = open_side_output(bf.digest_file, "--digest-file");
   std::optional<OutputFile> names_file =
       open_side_output(bf.image_name_with_digest_file, "--image-name-with-digest-file");
@@ -412,7 +453,10 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
          {"layers_cached", result.layers_cached},
          {"layers", json::array()},
          {"secrets", secrets_json(result.secrets)},
+         {"attached", json::array()},
          {"timings", timings_json(result.timings)}};
+  for (const BuildResult::Attached& a : result.attached)
+    j["attached"].push_back({{"artifact_type", a.artifact_type}, {"digest", a.digest.str()}});
   for (const auto& l : result.layers) {
     json lj{{"digest", l.digest.str()}, {"size", l.size}, {"media_type", l.media_type}, {"origin", l.origin}};
     if (!l.diff_id.empty()) lj["diff_id"] = l.diff_id.str();
@@ -533,6 +577,17 @@ CLI::App* add_build_command(CLI::App& app, LocalRunFlags& build_flags, BuildFlag
                   "files, and the paths .dockerignore excludes; write nothing");
   build->add_flag("--refresh-pip-steps", bf.refresh_pip_steps,
                   "Resolve and install every pip step again, even one whose inputs are unchanged since it last ran");
+  build->add_option("--sbom", bf.sbom,
+                    "Attach an SBOM of the image (its base's OS and Python packages, what the pip steps installed "
+                    "with URL and sha256, the trainer's files) as an OCI referrer: spdx (SPDX 2.3 JSON, the default), "
+                    "cyclonedx (CycloneDX 1.6 JSON) or none. The image and its digest stay the same")
+      ->check(CLI::IsMember({"spdx", "cyclonedx", "none"}))
+      ->type_name("{spdx,cyclonedx,none}");
+  build->add_option("--provenance", bf.provenance,
+                    "Attach a SLSA v1 provenance statement (flags, base digest, every downloaded artifact's sha256, "
+                    "the CI run) as an OCI referrer: slsa (the default) or none")
+      ->check(CLI::IsMember({"slsa", "none"}))
+      ->type_name("{slsa,none}");
   build->add_flag("--fail-on-secrets", bf.fail_on_secrets,
                   "Fail, before anything is pushed or written, when files the image would copy from the package path "
                   "look like credentials (service-account keys, private keys, .env secrets, ...); without it each is "
@@ -563,6 +618,74 @@ CLI::App* add_local_run_command(CLI::App& app, LocalRunFlags& lr_flags, BuildFla
 
 }  // namespace
 
+// `trainpack sbom IMAGE`: what an image says of itself (its attached SBOM or provenance), or an SBOM computed from
+// its layers.
+struct SbomFlags {
+  std::string image;
+  bool generate = false;
+  bool provenance = false;
+  std::string format;  // "", spdx, cyclonedx
+  BuildFlags network;  // --platform, --cache-dir and the registry flags
+};
+
+CLI::App* add_sbom_command(CLI::App& app, SbomFlags& f) {
+  CLI::App* cmd = app.add_subcommand(
+      "sbom", "Print the SBOM attached to an image (trainpack build attaches one), or with --generate compute one "
+              "from the layers of any image");
+  cmd->add_option("image", f.image,
+                  "The image: REGISTRY/REPOSITORY[:TAG|@DIGEST], docker://REF, oci:DIR[:TAG] or docker-archive:FILE")
+      ->required();
+  cmd->add_flag("--generate", f.generate,
+                "Compute the SBOM from the image's layers (its OS package database and Python distributions; the "
+                "layers are downloaded and scanned once, then cached) instead of printing the attached one");
+  cmd->add_flag("--provenance", f.provenance, "Print the attached SLSA provenance statement instead of the SBOM");
+  cmd->add_option("--format", f.format,
+                  "spdx or cyclonedx: which attached SBOM to print (default: whichever is attached), or what "
+                  "--generate writes (default spdx)")
+      ->check(CLI::IsMember({"spdx", "cyclonedx"}))
+      ->type_name("{spdx,cyclonedx}");
+  cmd->add_option("--platform", f.network.platform, "Platform to pick from a multi-platform image (default linux/amd64)");
+  cmd->add_option("--cache-dir", f.network.cache_dir, "Blob store and scan cache (default: ~/.cache/trainpack)");
+  cmd->add_option("--insecure-registry", f.network.insecure_registries,
+                  "Talk plain HTTP to this registry host[:port] (localhost and 127.0.0.0/8 always are); repeatable");
+  cmd->add_option("--ca-file", f.network.ca_file, "Also trust the CA certificates in this PEM file for registries");
+  add_network_flags(*cmd, f.network);
+  take_last_value(*cmd);
+  return cmd;
+}
+
+void run_sbom(const SbomFlags& f) {
+  if (f.generate && f.provenance)
+    throw Error("--generate computes an SBOM; a provenance statement can only be read from the image",
+                "leave out one of --generate and --provenance");
+  transports::ImageLocation location = transports::parse_image_location_or_throw(f.image, "IMAGE", true);
+  Network network = make_network(f.network);
+  fs::path cache = fs::absolute(f.network.cache_dir.empty() ? default_cache_dir(&std::cerr)
+                                                            : fs::path(f.network.cache_dir));
+  layers::BlobStore store(cache);
+  image::Platform platform = image::Platform::parse(f.network.platform.empty() ? "linux/amd64" : f.network.platform);
+  std::shared_ptr<const image::Image> image =
+      open_image(location, platform, store, network.registries.get(), !f.network.platform.empty());
+  if (f.generate) {
+    SbomFormat format = f.format == "cyclonedx" ? SbomFormat::kCycloneDx : SbomFormat::kSpdx;
+    std::cout << sbom_json(generated_sbom(image, f.image, cache), format) << std::flush;
+    return;
+  }
+  std::vector<std::string> types;
+  if (f.provenance) types = {std::string(kInTotoType)};
+  else if (f.format == "cyclonedx") types = {std::string(kCycloneDxType)};
+  else if (f.format == "spdx") types = {std::string(kSpdxType)};
+  else types = {std::string(kSpdxType), std::string(kCycloneDxType)};
+  transports::OpenContext context{platform, store, network.registries.get(), {}};
+  std::optional<std::string> attached = transports::read_attached(location, context, image->manifest_digest(), types);
+  if (!attached)
+    throw Error(f.image + " has no " + (f.provenance ? "provenance statement" : f.format.empty() ? "SBOM" : f.format +
+                " SBOM") + " attached",
+                f.provenance ? "trainpack build attaches one unless --provenance=none"
+                             : "trainpack sbom --generate " + f.image + " computes one from its layers");
+  std::cout << *attached << std::flush;
+}
+
 int run_cli(int argc, char** argv) {
   CLI::App app{"trainpack: build Vertex AI trainer images without a Docker daemon", "trainpack"};
   app.set_version_flag("--version", version_text());
@@ -582,6 +705,8 @@ int run_cli(int argc, char** argv) {
   localrun::RunFlags lr;
   CLI::App* local_run = add_local_run_command(app, lr_flags, lr_bf, lr);
   add_job_spec_command(app);
+  SbomFlags sbom_flags;
+  CLI::App* sbom = add_sbom_command(app, sbom_flags);
   add_doc_commands(app);
   document_cli(app);
 
@@ -593,6 +718,7 @@ int run_cli(int argc, char** argv) {
     if (dockerfile->parsed()) run_dockerfile(df_flags);
     else if (build->parsed()) run_build_command(build_flags, bf, job, job_spec_out);
     else if (local_run->parsed()) run_local_run(lr_flags, lr_bf, lr);
+    else if (sbom->parsed()) run_sbom(sbom_flags);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -48,6 +48,11 @@ constexpr OptionGroup kOptionGroups[] = {
     {"", "--annotation", kImage},
     {"", "--annotations-from-ci", kImage},
     {"", "--fail-on-secrets", kImage},
+    {"", "--sbom", kImage},
+    {"sbom", "--generate", kOutput},
+    {"sbom", "--provenance", kOutput},
+    {"sbom", "--format", kOutput},
+    {"", "--provenance", kImage},
     {"", "--insecure-registry", kNetwork},
     {"", "--ca-file", kNetwork},
     {"", "--http1.1", kNetwork},
@@ -135,6 +140,11 @@ std::vector<Example> examples_of(const std::string& command) {
             {"The REST API's CustomJob, with a GPU",
              "trainpack job-spec --image-uri=" + pushed + "@$(cat digest.txt) --accelerator-type=NVIDIA_TESLA_T4 "
              "--display-name=mnist --format=rest"}};
+  if (command == "sbom")
+    return {{"The SBOM a build attached to its image", "trainpack sbom " + pushed + ":v1"},
+            {"Its provenance statement: the flags, the base digest, each downloaded artifact's sha256",
+             "trainpack sbom --provenance " + pushed + ":v1"},
+            {"An SBOM of any image, from its layers", std::string("trainpack sbom --generate --format=cyclonedx ") + kPrebuilt}};
   if (command == "help")
     return {{"The flags of build, by concern, and its examples", "trainpack help build"},
             {"Every command", "trainpack help"}};

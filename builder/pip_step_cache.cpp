@@ -23,7 +23,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::string_view kFormat = "trainpack-pip-step-v3";
+constexpr std::string_view kFormat = "trainpack-pip-step-v4";
 
 
 // A local --find-links directory's listing: a wheel added or replaced there changes what pip would pick.
@@ -274,7 +274,7 @@ void CachedPipLayer::read_entries() {
   deferred.reset();
 }
 
-std::optional<std::vector<CachedPipLayer>> PipStepCache::lookup(const std::string& key) const {
+std::optional<CachedPipStep> PipStepCache::lookup(const std::string& key) const {
   fs::path file = dir_ / (key + ".entries");
   try {
     std::optional<std::pair<std::string, std::string>> head = read_head(file);
@@ -292,22 +292,23 @@ std::optional<std::vector<CachedPipLayer>> PipStepCache::lookup(const std::strin
                                                        layer.at("keys").get<std::set<std::string>>());
       layers.push_back({layer.at("what").get<std::string>(), blob, {}, std::move(listing)});
     }
-    return layers;
+    return CachedPipStep{std::move(layers), installed_artifacts_from_json(header.at("installed"))};
   } catch (const std::exception&) {
     return std::nullopt;  // a damaged entry is a miss; remember() replaces it
   }
 }
 
-void PipStepCache::remember(const std::string& key, const std::vector<CachedPipLayer>& layers) const {
+void PipStepCache::remember(const std::string& key, const CachedPipStep& step) const {
   std::vector<PipLayerMade> made;
-  for (const CachedPipLayer& layer : layers)
+  for (const CachedPipLayer& layer : step.layers)
     made.push_back({layer.what, layer.blob, layer.deferred ? &layer.deferred->entries() : &layer.entries});
-  remember(key, made);
+  remember(key, made, step.installed);
 }
 
-void PipStepCache::remember(const std::string& key, const std::vector<PipLayerMade>& layers) const {
+void PipStepCache::remember(const std::string& key, const std::vector<PipLayerMade>& layers,
+                            const std::vector<InstalledArtifact>& installed) const {
   SourceTable sources;
-  json header{{"layers", json::array()}};
+  json header{{"layers", json::array()}, {"installed", installed_artifacts_json(installed)}};
   std::string lines;
   for (const PipLayerMade& layer : layers) {
     json j{{"what", layer.what}, {"entries", layer.entries->size()}, {"offset", lines.size()},

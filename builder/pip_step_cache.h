@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "builder/installed_artifact.h"
 #include "layers/blob_store.h"
 #include "layers/file_entry.h"
 #include "layers/layer_writer.h"
@@ -87,15 +88,22 @@ struct PipLayerMade {
 nlohmann::json entry_listing_json(const layers::FileEntry& entry);
 layers::FileEntry entry_from_listing_json(const nlohmann::json& j);
 
+// A step found in the cache: its layers, and what it installed.
+struct CachedPipStep {
+  std::vector<CachedPipLayer> layers;
+  std::vector<InstalledArtifact> installed;
+};
+
 class PipStepCache {
  public:
   PipStepCache(const layers::BlobStore& store, std::filesystem::path dir);
 
   // The step's layers, their listings deferred; nullopt when there is no entry, or its layer blobs are gone.
-  std::optional<std::vector<CachedPipLayer>> lookup(const std::string& key) const;
+  std::optional<CachedPipStep> lookup(const std::string& key) const;
   // Stores ephemeral entry contents as blobs, then writes the entry atomically.
-  void remember(const std::string& key, const std::vector<PipLayerMade>& layers) const;
-  void remember(const std::string& key, const std::vector<CachedPipLayer>& layers) const;
+  void remember(const std::string& key, const std::vector<PipLayerMade>& layers,
+                const std::vector<InstalledArtifact>& installed) const;
+  void remember(const std::string& key, const CachedPipStep& step) const;
 
  private:
   const layers::BlobStore& store_;

@@ -19,6 +19,7 @@
 #include "layers/rootfs_index.h"
 #include "layers/scanned_image.h"
 #include "layers/stacked_filesystem.h"
+#include "net/url.h"
 #include "python/base_facts.h"
 #include "python/bytecode.h"
 #include "python/filenames.h"
@@ -163,6 +164,7 @@ class SerialQueue {
 }  // namespace
 
 std::string python_scan_name() { return kPythonScanName; }
+layers::ScanSelection python_scan_selection() { return python_selection(); }
 
 struct PythonInstaller::State {
   std::shared_ptr<const image::Image> base;
@@ -224,7 +226,7 @@ struct PythonInstaller::State {
 class PythonInstaller::Step {
  public:
   Step(State& st, const PipInstallStep& step, const image::ImageConfig& config, const std::vector<FileEntries>& own_layers);
-  std::vector<PipLayer> run();
+  PipStepOutcome run();
 
  private:
   // Files and directories given by path: handled once the index settings are known (builds may need them).
@@ -255,6 +257,8 @@ class PythonInstaller::Step {
   python::Resolution resolve(IndexCandidates& source);
   void check_hashes(const python::Resolution& resolution, IndexCandidates& source);
   void install(const python::Resolution& resolution, IndexCandidates& source);
+  std::vector<InstalledArtifact> installed_artifacts(const python::Resolution& resolution,
+                                                     IndexCandidates& source) const;
   Prepared prepare(const python::ResolvedDist& d, IndexCandidates& source);
   std::optional<std::future<FileEntries>> start_bytecode(const Installed& installed);
   void add_bytecode(Installed& installed, FileEntries compiled);
@@ -322,7 +326,7 @@ PythonInstaller::Step::Step(State& st, const PipInstallStep& step, const image::
 // METADATA) are resolve; builds (even those resolution needs for an sdist's metadata), downloads of the picked
 // files, hash checks and installing into entries are install. Wheel members are decompressed only when the layer is
 // written, so that part of installing is charged to layers.
-std::vector<PipLayer> PythonInstaller::Step::run() {
+PipStepOutcome PythonInstaller::Step::run() {
   Timings::Scope resolving = st_.timings.scope(Phase::kResolve);
   check_pip_would_install();
   collect_requirements();
@@ -349,7 +353,20 @@ std::vector<PipLayer> PythonInstaller::Step::run() {
   Timings::Scope installing = st_.timings.scope(Phase::kInstall);
   if (hash_mode_) check_hashes(resolution, source);
   install(resolution, source);
-  return layers();
+  return {layers(), installed_artifacts(resolution, source)};
+}
+
+std::vector<InstalledArtifact> PythonInstaller::Step::installed_artifacts(const python::Resolution& resolution,
+                                                                          IndexCandidates& source) const {
+  std::vector<InstalledArtifact> out;
+  for (const python::ResolvedDist& d : resolution.dists) {
+    if (!d.file) continue;
+    python::ArtifactOrigin origin = source.origin(d.file->handle);
+    out.push_back({source.built(d.file->handle).name, d.version.str(), origin.filename,
+                   origin.url.empty() ? "" : net::url_for_display(origin.url), origin.sha256, origin.local,
+                   origin.built});
+  }
+  return out;
 }
 
 void PythonInstaller::Step::check_pip_would_install() const {
@@ -951,8 +968,10 @@ PythonInstaller::PythonInstaller(std::shared_ptr<const image::Image> base, const
 
 PythonInstaller::~PythonInstaller() = default;
 
-std::vector<PipLayer> PythonInstaller::install(const PipInstallStep& step, const image::ImageConfig& config,
-                                               const std::vector<FileEntries>& own_layers) {
+const layers::ScannedImage& PythonInstaller::base_filesystem() { return state_->filesystem(); }
+
+PipStepOutcome PythonInstaller::install(const PipInstallStep& step, const image::ImageConfig& config,
+                                        const std::vector<FileEntries>& own_layers) {
   // Constructing a step reads the base's Python facts and installed distributions (the base scan, or its cache).
   Timings::Scope facts = state_->timings.scope(Phase::kFacts);
   Step pip_step(*state_, step, config, own_layers);

@@ -19,11 +19,13 @@
 #include <nlohmann/json.hpp>
 
 #include "builder/build_plan.h"
+#include "builder/installed_artifact.h"
 #include "builder/source_builds.h"
 #include "builder/timings.h"
 #include "image/image.h"
 #include "layers/blob_store.h"
 #include "layers/file_entry.h"
+#include "layers/scanned_image.h"
 #include "net/google_credentials.h"
 #include "net/http_client.h"
 #include "python/index_client.h"
@@ -50,11 +52,19 @@ struct PythonOptions {
 // The name of what the pip steps keep of a base scan (layers::ScanSelection::name): with the base's layer digests and
 // diff_ids, it says where the scans are (layers::ScannedImage::scan_dir).
 std::string python_scan_name();
+// What that scan keeps of each base layer (its name is python_scan_name()).
+layers::ScanSelection python_scan_selection();
 
 // One layer of a pip step: the step's own (what == ""), then one per very large distribution ("torch 2.1.0").
 struct PipLayer {
   std::string what;
   layers::FileEntries entries;
+};
+
+// What one pip step made: its layers, and what it installed (in install order).
+struct PipStepOutcome {
+  std::vector<PipLayer> layers;
+  std::vector<InstalledArtifact> installed;
 };
 
 class PythonInstaller {
@@ -72,8 +82,10 @@ class PythonInstaller {
   // The layers of one pip step. `config` is the image config at that step (Env, User; gcloud's ENV lines
   // included), `own_layers` the layers this build added before it (their entries name the host files COPY put
   // into /usr/app). Throws Error with a one-line cause and a hint.
-  std::vector<PipLayer> install(const PipInstallStep& step, const image::ImageConfig& config,
-                                const std::vector<layers::FileEntries>& own_layers);
+  PipStepOutcome install(const PipInstallStep& step, const image::ImageConfig& config,
+                         const std::vector<layers::FileEntries>& own_layers);
+  // The base's filesystem as the pip steps read it (scanned once, then cached).
+  const layers::ScannedImage& base_filesystem();
 
  private:
   struct State;  // what lasts for the whole build: the base's scan, the HTTP client, what earlier steps installed

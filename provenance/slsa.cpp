@@ -9,7 +9,8 @@ namespace {
 using json = nlohmann::json;
 
 json dependency_json(const Dependency& d) {
-  json j{{"uri", d.uri}};
+  json j = json::object();
+  if (!d.uri.empty()) j["uri"] = d.uri;
   if (!d.sha256.empty()) j["digest"] = {{"sha256", d.sha256}};
   if (!d.name.empty()) j["name"] = d.name;
   return j;
@@ -30,7 +31,9 @@ json build_definition(const Statement& s) {
 }
 
 json run_details(const Statement& s) {
-  json metadata{{"startedOn", s.started}, {"finishedOn", s.finished}};
+  json metadata = json::object();  // times only when given: a build outside CI gives the same statement each time
+  if (!s.started.empty()) metadata["startedOn"] = s.started;
+  if (!s.finished.empty()) metadata["finishedOn"] = s.finished;
   if (!s.ci.invocation.empty()) metadata["invocationId"] = s.ci.invocation;
   return {{"builder", {{"id", builder_id(s.ci)}, {"version", {{"trainpack", s.tool_version}}}}},
           {"metadata", metadata}};

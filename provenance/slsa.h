@@ -37,7 +37,7 @@ struct Statement {
   std::vector<Dependency> dependencies;
   CiRun ci;
   std::string tool_version;       // "0.1.0 (commit abc1234)"
-  std::string started, finished;  // RFC 3339 UTC
+  std::string started, finished;  // RFC 3339 UTC; "" leaves them out
 };
 
 // The builder.id of SLSA's run details: the CI platform's hosted builder when known, else trainpack on a host.

@@ -6,6 +6,7 @@
 #include <future>
 #include <memory>
 
+#include "image/digest.h"
 #include "python/filenames.h"
 #include "python/metadata.h"
 #include "support/error.h"
@@ -152,6 +153,18 @@ fs::path IndexCandidates::archive(std::size_t handle) {
     file.blob = pending != downloading_.end() ? pending->second.get() : client_.download(file.index);
   }
   return store_.path_of(file.blob->digest);
+}
+
+ArtifactOrigin IndexCandidates::origin(std::size_t handle) {
+  const File& file = files_.at(handle);
+  if (file.local) {
+    const fs::path& given = file.local->file;
+    std::string name = given.filename().string();
+    return {name, "", given.empty() ? "" : image::sha256_of_file(given).hex(), true, !name.ends_with(".whl")};
+  }
+  archive(handle);  // the download, if still under way
+  return {file.index.filename, file.index.url, file.blob->digest.hex(), false,
+          !file.index.filename.ends_with(".whl")};
 }
 
 std::string IndexCandidates::filename(std::size_t handle) const { return files_.at(handle).index.filename; }

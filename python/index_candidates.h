@@ -59,6 +59,15 @@ TagPriority tags_for(const PythonFacts& facts);
 void require_supported_wheel(const WheelFilename& wheel, const std::string& filename, const TagPriority& tags,
                              const std::string& where);
 
+// Where a picked candidate's file came from, as an SBOM and a provenance statement name it.
+struct ArtifactOrigin {
+  std::string filename;  // the wheel or sdist as the index or the user named it; "" for a project directory
+  std::string url;       // the index's URL for it, as the page gave it (the caller strips credentials); "" local
+  std::string sha256;    // hex of that file; "" for a project directory
+  bool local = false;    // given by path: --extra-packages, a path in a requirements file, the project
+  bool built = false;    // an sdist or a project, built into the wheel that was installed
+};
+
 class IndexCandidates : public CandidateSource {
  public:
   IndexCandidates(IndexClient& client, const layers::BlobStore& store, const TagPriority& tags,
@@ -79,6 +88,8 @@ class IndexCandidates : public CandidateSource {
   std::filesystem::path archive(std::size_t handle);
   std::string filename(std::size_t handle) const;
   const LocalDistribution* local(std::size_t handle) const { return files_.at(handle).local; }
+  // Where the picked candidate came from (after archive() or built() of it).
+  ArtifactOrigin origin(std::size_t handle);
   // Whether built() would return a wheel at once: one given, or one from the index whose download has finished.
   bool wheel_at_hand(std::size_t handle) const;
   // Starts downloading the files of these candidates, up to `jobs` at once, and returns: archive() or built() of one

@@ -43,7 +43,7 @@ TEST(CliDocsRead, BashCompletionLoadsAndOffersCommandsFlagsAndValues) {
   CommandResult syntax = run_command({"bash", "-n", script.string()});
   EXPECT_EQ(syntax.exit_code, 0) << syntax.err;
   EXPECT_EQ(bash_candidates(script, "trainpack bu"), "build\n");
-  EXPECT_EQ(bash_candidates(script, "trainpack ''"), "dockerfile build local-run job-spec completion help\n");
+  EXPECT_EQ(bash_candidates(script, "trainpack ''"), "dockerfile build local-run job-spec sbom completion help\n");
   EXPECT_EQ(bash_candidates(script, "trainpack --ver"), "--version\n");
   EXPECT_EQ(bash_candidates(script, "trainpack build --dry"), "--dry-run\n");
   EXPECT_EQ(bash_candidates(script, "trainpack build -q --build-python ''"), "auto host image\n");

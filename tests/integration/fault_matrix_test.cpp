@@ -104,7 +104,7 @@ TEST_F(FaultMatrixTest, ManifestServerErrorsAreRetried) {
   auto r = push("trainer/app");
   ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build"}, r);
   EXPECT_TRUE(tagged_in_state("trainer/app"));
-  EXPECT_EQ(statuses("PUT", "/v2/trainer/app/manifests/"), (std::vector<long>{504, 504, 201}));
+  EXPECT_EQ(statuses("PUT", "/v2/trainer/app/manifests/v1"), (std::vector<long>{504, 504, 201}));
   expect_every_fault_fired();
 }
 
@@ -120,6 +120,19 @@ TEST_F(FaultMatrixTest, ARefusedManifestPutIsOneLineWithTheRegistrysCode) {
       << r.err;
   EXPECT_FALSE(tagged_in_state("trainer/app"));
   EXPECT_EQ(statuses("PUT", "/manifests/").size(), 1u) << "a 4xx is not retried";
+}
+
+// The SBOM and provenance go after the image: a registry that refuses them leaves the image pushed and tagged, and
+// the error says so in one line.
+TEST_F(FaultMatrixTest, RefusedAttachmentsAreOneLineSayingTheImageStands) {
+  server_->fault({{"method", "PUT"}, {"path", "/manifests/sha256:"}, {"action", "status"}, {"status", 400},
+                  {"times", -1}, {"content_type", "application/json"},
+                  {"body", R"({"errors": [{"code": "MANIFEST_INVALID", "message": "artifacts refused"}]})"}});
+  auto r = push("trainer/app", "{}", {"--sbom=spdx", "--provenance=slsa"});
+  expect_one_line_error(r);
+  EXPECT_TRUE(contains(cause_of(r), "is pushed, but its SBOM and provenance could not be attached")) << r.err;
+  EXPECT_TRUE(contains(cause_of(r), "artifacts refused")) << r.err;
+  EXPECT_TRUE(tagged_in_state("trainer/app"));
 }
 
 TEST_F(FaultMatrixTest, AMissingBaseManifestIsOneLineAndWritesNothing) {

@@ -3,19 +3,25 @@
 // (gcloud's) and with `trainpack build`, unpack both with umoci and compare the root filesystems entry by entry
 // (path, type, mode, owner, symlink target, bytes) and the image configs. Mtimes differ by design; a .pyc is
 // compared without its header's source-mtime field (Docker's pip stamps the time of the build, trainpack the
-// layer's fixed mtime).
+// layer's fixed mtime). The SBOM trainpack attaches is checked against docker's image as well: its Python packages
+// are what `pip list` prints in a container of docker's image, its OS packages what dpkg-query reads from docker's
+// root, its files hold the bytes trainpack's image holds, and it passes the SPDX 2.3 schema.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "image/digest.h"
+#include "python/names.h"
 #include "support/fs.h"
+#include "tests/integration/sbom_validation.h"
 #include "tests/integration/test_support.h"
 
 namespace trainpack::testing {
@@ -74,6 +80,70 @@ inline std::string run_entrypoint(const std::filesystem::path& work, const std::
   return run.out;
 }
 
+// "name version" of each package, with Python names canonical (PEP 503).
+using PackageSet = std::set<std::string>;
+
+// What pip in a container of the image `tag` lists (the pip gcloud's Dockerfile runs: pip, else pip3).
+inline PackageSet pip_list_in(const std::string& tag) {
+  const std::string list = "list --format=json --disable-pip-version-check";
+  CommandResult r = run_command(docker_command(
+      {"run", "--rm", "--network", "none", "--entrypoint", "/bin/sh", tag, "-c",
+       "if command -v pip >/dev/null; then exec pip " + list + "; else exec pip3 " + list + "; fi"}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  PackageSet out;
+  nlohmann::json listed = nlohmann::json::parse(r.out, nullptr, false);
+  if (!listed.is_array()) return out;
+  for (const auto& d : listed)
+    out.insert(python::canonicalize_name(d.at("name").get<std::string>()) + " " + d.at("version").get<std::string>());
+  return out;
+}
+
+// The installed packages of the dpkg database under `root` (none without one), as dpkg-query reads them.
+inline PackageSet dpkg_packages_of(const std::filesystem::path& root) {
+  PackageSet out;
+  if (!std::filesystem::exists(root / "var/lib/dpkg/status")) return out;
+  std::istringstream listed(run_ok({"dpkg-query", "--admindir=" + (root / "var/lib/dpkg").string(), "-W", "-f",
+                                    "${db:Status-Abbrev} ${Package} ${Version}\n"}));
+  for (std::string line; std::getline(listed, line);)
+    if (line.starts_with("ii ")) out.insert(line.substr(4));
+  return out;
+}
+
+// An SPDX document's packages of one purl type ("pypi", "deb"): "name version".
+inline PackageSet spdx_packages(const nlohmann::json& spdx, const std::string& type) {
+  PackageSet out;
+  for (const auto& p : spdx.at("packages")) {
+    bool of_type = false;
+    for (const auto& ref : p.value("externalRefs", nlohmann::json::array()))
+      of_type = of_type || ref.value("referenceLocator", "").starts_with("pkg:" + type + "/");
+    std::string name = p.at("name").get<std::string>();
+    if (of_type) out.insert((type == "pypi" ? python::canonicalize_name(name) : name) + " " +
+                            p.at("versionInfo").get<std::string>());
+  }
+  return out;
+}
+
+// The SBOM attached to trainpack's image against docker's image (see the top of this file).
+inline void expect_sbom_describes(const std::filesystem::path& work, const std::string& oci_ref,
+                                  const PackageSet& pip_truth, bool has_pip_steps) {
+  std::string text = run_ok({trainpack_bin(), "sbom", oci_ref});
+  expect_valid("spdx-2.3.schema.json", text, "the SBOM of trainpack's image");
+  nlohmann::json spdx = nlohmann::json::parse(text);
+  EXPECT_EQ(spdx_packages(spdx, "pypi"), pip_truth);
+  PackageSet dpkg_truth = dpkg_packages_of(work / "bd" / "rootfs");
+  if (has_pip_steps) {  // a build without pip steps reads no base layer, and names the base by digest only
+    EXPECT_EQ(spdx_packages(spdx, "deb"), dpkg_truth);
+  }
+  EXPECT_FALSE(spdx.value("files", nlohmann::json::array()).empty()) << "the trainer's files";
+  for (const auto& f : spdx.value("files", nlohmann::json::array())) {
+    std::string path = f.at("fileName").get<std::string>().substr(2);  // "./usr/app/..."
+    std::string sha256;
+    for (const auto& c : f.at("checksums"))
+      if (c.at("algorithm") == "SHA256") sha256 = c.at("checksumValue");
+    EXPECT_EQ("sha256:" + sha256, image::sha256_of_file(work / "bt" / "rootfs" / path).str()) << path;
+  }
+}
+
 // Builds `flags` both ways and compares the results. `docker_base` is a docker-archive holding the executor
 // image under its --executor-image-uri name (loaded into the test dockerd), or empty when dockerd has it already;
 // `trainpack_base` is where trainpack reads the same image.
@@ -94,6 +164,8 @@ inline void expect_same_image(const std::filesystem::path& work, const std::vect
   auto docker_build = docker_command({"build", "--no-cache", "--network", options.docker_network, "-t", tag, "--rm", "-f-", pkg});
   docker_build.insert(docker_build.begin(), {"env", "DOCKER_BUILDKIT=1"});
   run_ok(docker_build, dockerfile);
+  const bool has_pip_steps = dockerfile.find(" install --no-cache-dir") != std::string::npos;
+  PackageSet pip_truth = has_pip_steps ? pip_list_in(tag) : PackageSet{};
   run_ok(docker_command({"save", "-o", (work / "docker.tar").string(), tag}));
   run_command(docker_command({"rmi", "-f", tag}));
   run_ok({"skopeo", "copy", "docker-archive:" + (work / "docker.tar").string(),
@@ -130,6 +202,8 @@ inline void expect_same_image(const std::filesystem::path& work, const std::vect
   };
   EXPECT_EQ(config_of("oci:" + (work / "docker-oci").string() + ":x"),
             config_of("oci:" + (work / "tp-oci").string() + ":x"));
+
+  expect_sbom_describes(work, "oci:" + (work / "tp-oci").string() + ":x", pip_truth, has_pip_steps);
 
   if (!options.entrypoint_prints.empty()) {
     std::string printed = run_entrypoint(work, "oci:" + (work / "tp-oci").string() + ":x");

@@ -43,7 +43,9 @@ class PushFaultsFixture : public ::testing::Test {
     std::vector<std::string> argv{"env", "DOCKER_CONFIG=" + (dir_->path() / "docker").string(), trainpack_bin(),
                                   "build", "-q", "--executor-image-uri=" + base_ref_,
                                   "--local-package-path=" + pkg_.string(), "--script=trainer/task.py",
-                                  "--cache-dir=" + (dir_->path() / "cache").string()};
+                                  "--cache-dir=" + (dir_->path() / "cache").string(),
+                                  // The image alone: these tests count what its push moves (flags may turn them on).
+                                  "--sbom=none", "--provenance=none"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     return run_command(argv);
   }

@@ -8,10 +8,12 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "support/fs.h"
 #include "tests/integration/access_logged_registry.h"
+#include "tests/integration/sbom_validation.h"
 #include "tests/integration/test_support.h"
 
 using namespace trainpack::testing;
@@ -31,11 +33,13 @@ class RegistryBuildTest : public ::testing::Test {
     fs::copy(fs::path(source_dir()) / "testdata" / "example-trainer", pkg_, fs::copy_options::recursive);
   }
 
+  // The image alone unless `extra` asks for its SBOM and provenance: most of these tests count what its push moves.
   CommandResult build(const std::string& output_image, std::vector<std::string> extra = {}) {
     std::vector<std::string> args{trainpack_bin(), "build", "--executor-image-uri=" + base_ref_,
                                   "--local-package-path=" + pkg_.string(), "--script=trainer/task.py",
                                   "--extra-dirs=config", "--output-image-uri=" + output_image,
-                                  "--cache-dir=" + (dir_->path() / "cache").string(), "--format=json"};
+                                  "--cache-dir=" + (dir_->path() / "cache").string(), "--format=json",
+                                  "--sbom=none", "--provenance=none"};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_command(args);
   }
@@ -338,3 +342,97 @@ TEST_F(RegistryBuildTest, ExtraTagsLabelsAnnotationsAndTheImageNameFile) {
 }
 
 }  // namespace
+
+// The SBOM and the provenance statement go with the image as OCI 1.1 referrers: docker-registry has no referrers
+// API, so the referrers tag schema's index (tag sha256-<hex> of the image's digest) lists both, each an artifact
+// manifest whose subject is the image. `trainpack sbom` reads them back. The image is the same with or without
+// them, and with --sbom=none --provenance=none nothing is attached. No password given on the command line reaches
+// either document.
+TEST_F(RegistryBuildTest, SbomAndProvenanceAreAttachedAsReferrersAndLeaveTheImageAsItIs) {
+  const std::string repo = registry_->host() + "/trainer/attested";
+  const std::vector<std::string> attested{"--sbom=spdx", "--provenance=slsa"};  // what a build does by default
+  std::vector<std::string> with_password = attested;
+  with_password.push_back("--index-url=http://robot:s3cret-pass@127.0.0.1:9/simple/");
+  auto r = build(repo + ":v1", with_password);
+  ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build"}, r);
+  json result = json::parse(r.out);
+  const std::string digest = result.at("manifest_digest");
+  ASSERT_EQ(result.at("attached").size(), 2u) << r.out;
+
+  auto raw = [&](const std::string& ref) {
+    auto inspect = run_command({"skopeo", "inspect", "--raw", "--tls-verify=false", "docker://" + ref});
+    EXPECT_EQ(inspect.exit_code, 0) << describe({"skopeo inspect --raw"}, inspect);
+    return json::parse(inspect.out);
+  };
+  json index = raw(repo + ":sha256-" + hex_of(digest));
+  EXPECT_EQ(index.at("mediaType"), "application/vnd.oci.image.index.v1+json");
+  std::set<std::string> types;
+  for (const json& d : index.at("manifests")) {
+    types.insert(d.at("artifactType").get<std::string>());
+    json artifact = raw(repo + "@" + d.at("digest").get<std::string>());
+    EXPECT_EQ(artifact.at("subject").at("digest"), digest);
+    EXPECT_EQ(artifact.at("artifactType"), d.at("artifactType"));
+    EXPECT_EQ(artifact.at("config").at("mediaType"), "application/vnd.oci.empty.v1+json");
+    ASSERT_EQ(artifact.at("layers").size(), 1u);
+    EXPECT_EQ(artifact.at("layers")[0].at("mediaType"), d.at("artifactType"));
+  }
+  EXPECT_EQ(types, (std::set<std::string>{"application/spdx+json", "application/vnd.in-toto+json"}));
+
+  auto sbom = run_command({trainpack_bin(), "sbom", repo + ":v1", "--cache-dir=" + (dir_->path() / "c2").string()});
+  ASSERT_EQ(sbom.exit_code, 0) << describe({"trainpack sbom"}, sbom);
+  expect_valid("spdx-2.3.schema.json", sbom.out, "the attached SBOM");
+  json spdx = json::parse(sbom.out);
+  EXPECT_EQ(spdx.at("spdxVersion"), "SPDX-2.3");
+  EXPECT_NE(spdx.dump().find(hex_of(digest)), std::string::npos) << "the SBOM describes the image by digest";
+  auto provenance = run_command({trainpack_bin(), "sbom", "--provenance", repo + ":v1"});
+  ASSERT_EQ(provenance.exit_code, 0) << describe({"trainpack sbom --provenance"}, provenance);
+  json statement = json::parse(provenance.out);
+  EXPECT_EQ(statement.at("predicateType"), "https://slsa.dev/provenance/v1");
+  EXPECT_EQ(statement.at("subject")[0].at("digest").at("sha256"), hex_of(digest));
+  for (const std::string& text : {r.out, r.err, sbom.out, provenance.out})
+    EXPECT_EQ(text.find("s3cret-pass"), std::string::npos) << text;
+
+  auto bare = build(registry_->host() + "/trainer/bare:v1");
+  ASSERT_EQ(bare.exit_code, 0) << describe({"trainpack build"}, bare);
+  EXPECT_EQ(json::parse(bare.out).at("manifest_digest"), digest) << "attachments changed the image";
+  EXPECT_TRUE(json::parse(bare.out).at("attached").empty());
+  auto tags = run_command({"skopeo", "list-tags", "--tls-verify=false", "docker://" + registry_->host() + "/trainer/bare"});
+  ASSERT_EQ(tags.exit_code, 0) << describe({"skopeo list-tags"}, tags);
+  EXPECT_EQ(json::parse(tags.out).at("Tags"), json::array({"v1"}));
+  auto none = run_command({trainpack_bin(), "sbom", registry_->host() + "/trainer/bare:v1"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("has no SBOM attached"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("--generate"), std::string::npos) << none.err;
+
+  // The same build again finds both listed: nothing is pushed or listed again.
+  registry_->clear_log();
+  auto again = build(repo + ":v1", with_password);
+  ASSERT_EQ(again.exit_code, 0) << describe({"trainpack build"}, again);
+  EXPECT_EQ(count(registry_->requests(), "PUT", "/manifests/sha256"), 0);
+}
+
+// An OCI layout holds them as untagged entries with their artifactType beside the tagged image: skopeo and umoci still
+// find the image by its tag, trainpack sbom finds the SBOM. A docker-archive has no place for them.
+TEST_F(RegistryBuildTest, AnOciLayoutHoldsTheAttachmentsBesideItsImage) {
+  const fs::path layout = dir_->path() / "layout";
+  auto r = build(registry_->host() + "/trainer/local:v1",
+                 {"--output=oci:" + layout.string() + ":v1", "--output=docker-archive:" +
+                  (dir_->path() / "image.tar").string(), "--sbom=cyclonedx", "--provenance=slsa"});
+  ASSERT_EQ(r.exit_code, 0) << describe({"trainpack build"}, r);
+  const std::string digest = json::parse(r.out).at("manifest_digest");
+  json index = json::parse(read_file(layout / "index.json"));
+  std::set<std::string> types;
+  for (const json& d : index.at("manifests")) types.insert(d.value("artifactType", "image"));
+  EXPECT_EQ(types, (std::set<std::string>{"image", "application/vnd.cyclonedx+json", "application/vnd.in-toto+json"}));
+  auto inspect = run_command({"skopeo", "inspect", "oci:" + layout.string() + ":v1"});
+  ASSERT_EQ(inspect.exit_code, 0) << describe({"skopeo inspect"}, inspect);
+  EXPECT_EQ(json::parse(inspect.out).at("Digest"), digest);
+  auto sbom = run_command({trainpack_bin(), "sbom", "oci:" + layout.string() + ":v1"});
+  ASSERT_EQ(sbom.exit_code, 0) << describe({"trainpack sbom"}, sbom);
+  expect_valid("bom-1.6.schema.json", sbom.out, "the attached CycloneDX SBOM");
+  json cyclonedx = json::parse(sbom.out);
+  EXPECT_EQ(cyclonedx.at("bomFormat"), "CycloneDX");
+  EXPECT_EQ(cyclonedx.at("specVersion"), "1.6");
+  auto archived = run_command({trainpack_bin(), "sbom", "docker-archive:" + (dir_->path() / "image.tar").string()});
+  EXPECT_EQ(archived.exit_code, 1) << describe({"trainpack sbom"}, archived);
+}

@@ -10,6 +10,8 @@
 
 namespace fs = std::filesystem;
 using trainpack::builder::CachedPipLayer;
+using trainpack::builder::CachedPipStep;
+using trainpack::builder::InstalledArtifact;
 using trainpack::builder::PipLayerMade;
 using trainpack::builder::PipStepCache;
 using trainpack::layers::FileEntries;
@@ -26,13 +28,17 @@ struct CachedStep {
   trainpack::layers::BlobStore store{dir.path() / "store"};
   PipStepCache cache{store, dir.path() / "pip-steps"};
   trainpack::layers::LayerBlob blob;
+  std::vector<InstalledArtifact> installed{
+      {"tp_beta", "1.0", "tp_beta-1.0-py3-none-any.whl", "https://files.example/tp_beta-1.0-py3-none-any.whl",
+       std::string(64, 'b'), false, false},
+      {"tp-local", "0.1", "tp-local-0.1.tar.gz", "", std::string(64, 'c'), true, true}};
   FileEntries entries{FileEntry::directory("usr", 0755), FileEntry::inline_file("usr/marker", "m"),
                       FileEntry::inline_file(kDeep, "print('beta')\n")};
 
   CachedStep() {
     trainpack::layers::StoredBlob stored = store.put("the layer's bytes");
     blob = {trainpack::image::sha256_of("the layer's tar"), stored.digest, stored.size};
-    cache.remember("key", std::vector<PipLayerMade>{{"the step", blob, &entries}});
+    cache.remember("key", std::vector<PipLayerMade>{{"the step", blob, &entries}}, installed);
   }
 };
 
@@ -40,10 +46,11 @@ struct CachedStep {
 
 TEST(PipStepCache, AHitReadsTheListingOnlyWhenAskedAndGivesBackWhatWasRemembered) {
   CachedStep step;
-  std::optional<std::vector<CachedPipLayer>> hit = step.cache.lookup("key");
+  std::optional<CachedPipStep> hit = step.cache.lookup("key");
   ASSERT_TRUE(hit.has_value());
-  ASSERT_EQ(hit->size(), 1u);
-  CachedPipLayer& layer = hit->front();
+  EXPECT_EQ(hit->installed, step.installed) << "a reused step names what it installed, for the SBOM";
+  ASSERT_EQ(hit->layers.size(), 1u);
+  CachedPipLayer& layer = hit->layers.front();
   ASSERT_NE(layer.deferred, nullptr) << "a hit reads the listing at once";
   EXPECT_TRUE(layer.entries.empty());
   EXPECT_EQ(layer.entry_count(), 3u);
@@ -61,11 +68,11 @@ TEST(PipStepCache, AHitReadsTheListingOnlyWhenAskedAndGivesBackWhatWasRemembered
 // with a hint, rather than giving a layer whose file has no bytes.
 TEST(PipStepCache, AListingWhoseFileIsGoneFailsWithAHintWhenRead) {
   CachedStep step;
-  std::optional<std::vector<CachedPipLayer>> hit = step.cache.lookup("key");
+  std::optional<CachedPipStep> hit = step.cache.lookup("key");
   ASSERT_TRUE(hit.has_value());
   fs::remove(step.store.path_of(trainpack::image::sha256_of("print('beta')\n")));
   try {
-    hit->front().read_entries();
+    hit->layers.front().read_entries();
     FAIL() << "a listing naming a removed file was read";
   } catch (const trainpack::Error& e) {
     EXPECT_NE(std::string(e.what()).find("which is gone"), std::string::npos) << e.what();

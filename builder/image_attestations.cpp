@@ -1,0 +1,187 @@
+#include "builder/image_attestations.h"
+
+#include <fstream>
+#include <map>
+
+#include <openssl/evp.h>
+
+#include "builder/python_steps.h"
+#include "builder/version.h"
+#include "layers/artifact_image.h"
+#include "layers/scanned_image.h"
+#include "python/base_facts.h"
+#include "python/installed_dists.h"
+#include "python/names.h"
+#include "python/version.h"
+#include "sbom/cyclonedx.h"
+#include "sbom/image_packages.h"
+#include "sbom/spdx.h"
+#include "support/error.h"
+
+namespace trainpack::builder {
+
+namespace {
+
+// Whether two version strings name one version (PEP 440: "1.0" is "1.0.0"), as METADATA and the resolver spell it.
+bool same_version(std::string_view a, std::string_view b) {
+  std::optional<python::Version> va = python::Version::try_parse(a), vb = python::Version::try_parse(b);
+  return va && vb ? *va == *vb : a == b;
+}
+
+sbom::Origin origin_of(const InstalledArtifact& a) {
+  if (a.built) return sbom::Origin::kBuiltFromSource;
+  return a.local ? sbom::Origin::kLocalArchive : sbom::Origin::kInstalled;
+}
+
+std::string hex(const unsigned char* bytes, unsigned size) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < size; ++i) out += {kDigits[bytes[i] >> 4], kDigits[bytes[i] & 15]};
+  return out;
+}
+
+// SHA-1 and SHA-256 of a file or of inline bytes in one pass (SPDX 2.3 wants a file's SHA-1 in any case).
+class FileChecksums {
+ public:
+  FileChecksums() : sha1_(EVP_MD_CTX_new()), sha256_(EVP_MD_CTX_new()) {
+    if (!sha1_ || !sha256_ || !EVP_DigestInit_ex(sha1_, EVP_sha1(), nullptr) ||
+        !EVP_DigestInit_ex(sha256_, EVP_sha256(), nullptr))
+      throw Error("internal: cannot start SHA-1/SHA-256");
+  }
+  ~FileChecksums() {
+    EVP_MD_CTX_free(sha1_);
+    EVP_MD_CTX_free(sha256_);
+  }
+  FileChecksums(const FileChecksums&) = delete;
+  FileChecksums& operator=(const FileChecksums&) = delete;
+  void update(const char* data, std::size_t size) {
+    EVP_DigestUpdate(sha1_, data, size);
+    EVP_DigestUpdate(sha256_, data, size);
+  }
+  void finish(sbom::File& file) {
+    unsigned char out[EVP_MAX_MD_SIZE];
+    unsigned size = 0;
+    EVP_DigestFinal_ex(sha1_, out, &size);
+    file.sha1 = hex(out, size);
+    EVP_DigestFinal_ex(sha256_, out, &size);
+    file.sha256 = hex(out, size);
+  }
+
+ private:
+  EVP_MD_CTX* sha1_;
+  EVP_MD_CTX* sha256_;
+};
+
+sbom::File checksummed(const layers::FileEntry& e) {
+  sbom::File file{e.path, "", ""};
+  FileChecksums sums;
+  if (e.source.empty()) {
+    sums.update(e.data.data(), e.data.size());
+  } else {
+    std::ifstream in(e.source, std::ios::binary);
+    if (!in) throw Error("cannot read " + e.source + " for the SBOM", "was it removed while the image was built?");
+    char buffer[1 << 16];
+    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) sums.update(buffer, static_cast<std::size_t>(in.gcount()));
+  }
+  sums.finish(file);
+  return file;
+}
+
+}  // namespace
+
+std::optional<SbomFormat> parse_sbom_format(std::string_view text) {
+  if (text == "spdx") return SbomFormat::kSpdx;
+  if (text == "cyclonedx") return SbomFormat::kCycloneDx;
+  if (text == "none") return SbomFormat::kNone;
+  return std::nullopt;
+}
+
+std::vector<sbom::Package> image_packages(const layers::ImageFilesystem& fs, const std::vector<std::string>& site_dirs,
+                                          const std::vector<InstalledArtifact>& installed) {
+  std::vector<sbom::Package> packages = sbom::os_packages(fs);
+  std::vector<python::SysPathEntry> sys_path = python::site_sys_path(fs, site_dirs);
+  for (sbom::Package& p : sbom::python_packages(fs, sys_path, sbom::Origin::kBasePython)) {
+    const InstalledArtifact* from = nullptr;  // a later step's install of the same one wins
+    for (const InstalledArtifact& a : installed)
+      if (python::canonicalize_name(a.name) == python::canonicalize_name(p.name) && same_version(a.version, p.version))
+        from = &a;
+    if (from) {
+      p.origin = origin_of(*from);
+      p.download_url = from->url;
+      p.sha256 = from->sha256;
+    }
+    packages.push_back(std::move(p));
+  }
+  return packages;
+}
+
+std::vector<sbom::File> copied_files(const std::vector<const layers::FileEntries*>& layers) {
+  std::map<std::string, const layers::FileEntry*> last;
+  for (const layers::FileEntries* entries : layers)
+    for (const layers::FileEntry& e : *entries)
+      if (e.type == layers::FileEntry::Type::kRegular && e.zip_member.empty()) last[e.path] = &e;
+  std::vector<sbom::File> files;
+  for (const auto& [path, entry] : last) files.push_back(checksummed(*entry));
+  return files;
+}
+
+std::vector<provenance::Dependency> build_dependencies(const std::string& base_name, const std::string& base_digest,
+                                                       const std::vector<InstalledArtifact>& installed,
+                                                       const std::vector<std::string>& index_urls) {
+  std::vector<provenance::Dependency> out{{sbom::oci_purl(base_name, base_digest), sbom::digest_hex(base_digest),
+                                           "base image " + base_name}};
+  for (const InstalledArtifact& a : installed)
+    if (!a.sha256.empty() || !a.url.empty()) out.push_back({a.url, a.sha256, a.filename});
+  for (const std::string& url : index_urls) out.push_back({url, "", "package index"});
+  return out;
+}
+
+sbom::Document generated_sbom(std::shared_ptr<const image::Image> image, const std::string& name,
+                              const std::filesystem::path& cache_dir) {
+  image::Manifest manifest = image->manifest();
+  image::ImageConfig config = image->config();
+  nlohmann::json raw_config = nlohmann::json::parse(image->raw_config(), nullptr, false);
+  sbom::Document d{name,
+                   image->manifest_digest().str(),
+                   image::string_member(manifest.annotations, "org.opencontainers.image.base.name"),
+                   image::string_member(manifest.annotations, "org.opencontainers.image.base.digest"),
+                   image::string_member(raw_config, "created"),
+                   build_identity(),
+                   {},
+                   {}};
+  layers::ScannedImage fs(image, cache_dir, python_scan_selection());
+  std::vector<std::string> site_dirs;
+  try {
+    python::ImageConfigFacts cfg{config.env().entries(), config.user(), config.architecture(), config.variant()};
+    site_dirs = python::read_python_facts(fs, cfg, false).site_dirs;
+  } catch (const Error&) {
+    // no Python the pip steps could use: the image's OS packages only
+  }
+  d.packages = image_packages(fs, site_dirs, {});
+  return d;
+}
+
+std::string sbom_json(const sbom::Document& document, SbomFormat format) {
+  return format == SbomFormat::kCycloneDx ? sbom::cyclonedx_json(document) : sbom::spdx_json(document);
+}
+
+std::vector<std::shared_ptr<const image::Image>> attestation_referrers(
+    const layers::BlobStore& store, const image::Image& image, SbomFormat format, const std::optional<std::string>& sbom,
+    const std::optional<std::string>& statement, const std::string& created) {
+  image::Descriptor subject = layers::manifest_descriptor(image);
+  std::map<std::string, std::string> annotations{{"org.opencontainers.image.created", created}};
+  std::vector<std::shared_ptr<const image::Image>> out;
+  if (sbom) {
+    std::string_view type = format == SbomFormat::kCycloneDx ? kCycloneDxType : kSpdxType;
+    out.push_back(layers::make_referrer(store, subject, type, type, *sbom, annotations, "the SBOM of the image"));
+  }
+  if (statement) {
+    std::map<std::string, std::string> provenance = annotations;
+    provenance["in-toto.io/predicate-type"] = "https://slsa.dev/provenance/v1";
+    out.push_back(layers::make_referrer(store, subject, kInTotoType, kInTotoType, *statement, provenance,
+                                        "the provenance of the image"));
+  }
+  return out;
+}
+
+}  // namespace trainpack::builder

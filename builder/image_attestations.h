@@ -1,0 +1,64 @@
+#pragma once
+// What a build says about the image it made, attached to it as referrers (layers/artifact_image.h) that every
+// output able to hold them receives (transports/transport.h): an SBOM (sbom/: SPDX 2.3 or CycloneDX 1.6 JSON) and a
+// provenance statement (provenance/: in-toto Statement v1 with a SLSA Provenance v1 predicate). Neither changes the
+// image or its digest.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "builder/installed_artifact.h"
+#include "image/image.h"
+#include "layers/blob_store.h"
+#include "layers/file_entry.h"
+#include "layers/image_filesystem.h"
+#include "provenance/slsa.h"
+#include "sbom/document.h"
+
+namespace trainpack::builder {
+
+enum class SbomFormat { kSpdx, kCycloneDx, kNone };
+// "spdx", "cyclonedx", "none"; nullopt for anything else.
+std::optional<SbomFormat> parse_sbom_format(std::string_view text);
+
+// The referrers' artifactTypes (the media types their one blob has too).
+inline constexpr std::string_view kSpdxType = "application/spdx+json";
+inline constexpr std::string_view kCycloneDxType = "application/vnd.cyclonedx+json";
+inline constexpr std::string_view kInTotoType = "application/vnd.in-toto+json";
+
+// The packages of an image's filesystem: its OS packages, and its Python distributions along the sys.path of
+// `site_dirs`; a distribution a pip step installed (`installed`, by name and version) carries that step's origin,
+// download URL and sha256, every other one is the base's.
+std::vector<sbom::Package> image_packages(const layers::ImageFilesystem& fs, const std::vector<std::string>& site_dirs,
+                                          const std::vector<InstalledArtifact>& installed);
+
+// The regular files of `layers` (a COPY's: the trainer's own files), each with its SHA-1 and SHA-256, read from
+// where the layer writer reads them; later layers' files win.
+std::vector<sbom::File> copied_files(const std::vector<const layers::FileEntries*>& layers);
+
+// The resolved dependencies a provenance statement names: the base by digest, each artifact a pip step downloaded
+// with its sha256 (local files by name), and the package indexes given.
+std::vector<provenance::Dependency> build_dependencies(const std::string& base_name, const std::string& base_digest,
+                                                       const std::vector<InstalledArtifact>& installed,
+                                                       const std::vector<std::string>& index_urls);
+
+// An SBOM of any image from its layers alone (`trainpack sbom --generate`): its OS packages and the Python
+// distributions along its Python's sys.path (none without a Python), the image as the described package under
+// `name`, and its base when its annotations name one (org.opencontainers.image.base.name, .base.digest). Layers are
+// read as a pip step's base scan reads them (cached per layer under `cache_dir`); its files are not listed.
+sbom::Document generated_sbom(std::shared_ptr<const image::Image> image, const std::string& name,
+                              const std::filesystem::path& cache_dir);
+
+// The SBOM in `format` (not kNone).
+std::string sbom_json(const sbom::Document& document, SbomFormat format);
+
+// The referrers of `image`: the SBOM (when `sbom` is set) and the provenance statement (when `statement` is set),
+// each an artifact of one blob, created at `created` (RFC 3339: the image's own time, so they are reproducible too).
+std::vector<std::shared_ptr<const image::Image>> attestation_referrers(
+    const layers::BlobStore& store, const image::Image& image, SbomFormat format, const std::optional<std::string>& sbom,
+    const std::optional<std::string>& statement, const std::string& created);
+
+}  // namespace trainpack::builder

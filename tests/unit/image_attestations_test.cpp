@@ -1,0 +1,148 @@
+// What a build attaches to its image (builder/image_attestations.h): the packages named with what the pip steps
+// installed from where, the trainer's files with their checksums, the provenance's dependencies, and the referrers
+// themselves (layers/artifact_image.h). Attached to real pushes and layouts in tests/integration/registry_build_test.cpp.
+#include "builder/image_attestations.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "image/media_types.h"
+#include "layers/artifact_image.h"
+#include "layers/memory_filesystem.h"
+#include "support/fs.h"
+
+using namespace trainpack::builder;
+using trainpack::layers::FileEntries;
+using trainpack::layers::FileEntry;
+using nlohmann::json;
+
+namespace {
+
+const std::string kSite = "usr/local/lib/python3.11/dist-packages";
+
+void add_dist(trainpack::layers::MemoryFilesystem& fs, const std::string& dir, const std::string& name,
+              const std::string& version) {
+  fs.add_file(kSite + "/" + dir + "/METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n");
+}
+
+const trainpack::sbom::Package& named(const std::vector<trainpack::sbom::Package>& packages, const std::string& name) {
+  for (const auto& p : packages)
+    if (p.name == name) return p;
+  throw std::runtime_error("no package " + name);
+}
+
+}  // namespace
+
+// A distribution the steps installed carries their origin, URL and hash, matched by canonical name and normalised
+// version ("Tp_Alpha" 1.0 is the resolver's "tp-alpha" 1.0.0); another one is the base's.
+TEST(ImageAttestations, PackagesInstalledByThePipStepsNameWhereTheyCameFrom) {
+  trainpack::layers::MemoryFilesystem fs;
+  fs.add_file("etc/os-release", "ID=debian\nVERSION_ID=\"12\"\n");
+  fs.add_file("var/lib/dpkg/status", "Package: libc6\nStatus: install ok installed\nArchitecture: amd64\n"
+                                     "Version: 2.36-9\n");
+  add_dist(fs, "Tp_Alpha-1.0.dist-info", "Tp_Alpha", "1.0");
+  add_dist(fs, "tp_local-0.1.dist-info", "tp-local", "0.1");
+  add_dist(fs, "tp_built-2.0.dist-info", "tp-built", "2.0");
+  add_dist(fs, "pip-23.0.1.dist-info", "pip", "23.0.1");
+  std::vector<InstalledArtifact> installed{
+      {"tp-alpha", "1.0.0", "tp_alpha-1.0-py3-none-any.whl", "https://files.example/tp_alpha-1.0-py3-none-any.whl",
+       std::string(64, 'a'), false, false},
+      {"tp_local", "0.1", "tp_local-0.1-py3-none-any.whl", "", std::string(64, 'b'), true, false},
+      {"tp-built", "2.0", "tp-built-2.0.tar.gz", "https://files.example/tp-built-2.0.tar.gz", std::string(64, 'c'),
+       false, true}};
+  std::vector<trainpack::sbom::Package> packages = image_packages(fs, {"/" + kSite}, installed);
+  ASSERT_EQ(packages.size(), 5u);
+  EXPECT_EQ(named(packages, "libc6").origin, trainpack::sbom::Origin::kBaseOs);
+  const auto& alpha = named(packages, "Tp_Alpha");
+  EXPECT_EQ(alpha.origin, trainpack::sbom::Origin::kInstalled);
+  EXPECT_EQ(alpha.download_url, "https://files.example/tp_alpha-1.0-py3-none-any.whl");
+  EXPECT_EQ(alpha.sha256, std::string(64, 'a'));
+  EXPECT_EQ(named(packages, "tp-local").origin, trainpack::sbom::Origin::kLocalArchive);
+  EXPECT_EQ(named(packages, "tp-built").origin, trainpack::sbom::Origin::kBuiltFromSource);
+  EXPECT_EQ(named(packages, "pip").origin, trainpack::sbom::Origin::kBasePython);
+  EXPECT_TRUE(named(packages, "pip").sha256.empty());
+}
+
+// SPDX wants a file's SHA-1; both digests come from one read of the host file (or of inline bytes), and a later
+// layer's file of the same path wins.
+TEST(ImageAttestations, CopiedFilesCarrySha1AndSha256) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "attestations-"));
+  trainpack::write_file_atomic(dir.path() / "task.py", "abc");
+  FileEntry on_host = FileEntry::inline_file("usr/app/trainer/task.py", "old");
+  on_host.source = (dir.path() / "task.py").string();
+  FileEntries first{FileEntry::inline_file("usr/app/trainer/task.py", "replaced later"),
+                    FileEntry::directory("usr/app/trainer", 0755)};
+  FileEntries second{on_host, FileEntry::inline_file("usr/app/config/a.yaml", "")};
+  std::vector<trainpack::sbom::File> files = copied_files({&first, &second});
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].path, "usr/app/config/a.yaml");
+  EXPECT_EQ(files[0].sha1, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+  EXPECT_EQ(files[1].path, "usr/app/trainer/task.py");
+  EXPECT_EQ(files[1].sha1, "a9993e364706816aba3e25717850c26c9cd0d89d");
+  EXPECT_EQ(files[1].sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(ImageAttestations, DependenciesAreTheBaseByDigestTheDownloadsAndTheIndexes) {
+  std::vector<InstalledArtifact> installed{
+      {"tp-alpha", "1.0", "tp_alpha-1.0-py3-none-any.whl", "https://files.example/tp_alpha-1.0-py3-none-any.whl",
+       std::string(64, 'a'), false, false},
+      {"trainer-pkg", "0.1", "", "", "", true, true}};  // the project itself: nothing to name
+  auto deps = build_dependencies("us-docker.pkg.dev/p/r/base:1", "sha256:" + std::string(64, 'e'), installed,
+                                 {"https://pypi.example/simple/"});
+  ASSERT_EQ(deps.size(), 3u);
+  EXPECT_EQ(deps[0].uri, "pkg:oci/base@sha256%3A" + std::string(64, 'e') + "?repository_url=us-docker.pkg.dev/p/r/base");
+  EXPECT_EQ(deps[0].sha256, std::string(64, 'e'));
+  EXPECT_EQ(deps[1].uri, "https://files.example/tp_alpha-1.0-py3-none-any.whl");
+  EXPECT_EQ(deps[1].name, "tp_alpha-1.0-py3-none-any.whl");
+  EXPECT_EQ(deps[2].uri, "https://pypi.example/simple/");
+  EXPECT_TRUE(deps[2].sha256.empty());
+}
+
+TEST(ImageAttestations, SbomFormatsByName) {
+  EXPECT_EQ(parse_sbom_format("spdx"), SbomFormat::kSpdx);
+  EXPECT_EQ(parse_sbom_format("cyclonedx"), SbomFormat::kCycloneDx);
+  EXPECT_EQ(parse_sbom_format("none"), SbomFormat::kNone);
+  EXPECT_FALSE(parse_sbom_format("SPDX").has_value());
+}
+
+// Each referrer is an OCI 1.1 artifact: the empty config, one blob of the document's type, the image as subject, and
+// the image's own creation time, so the same build gives the same referrers.
+TEST(ImageAttestations, ReferrersAreArtifactsWhoseSubjectIsTheImage) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "attestations-"));
+  trainpack::layers::BlobStore store(dir.path());
+  std::string config = "{}";
+  trainpack::layers::ArtifactImage image(
+      json{{"schemaVersion", 2},
+           {"mediaType", trainpack::image::media::kOciManifest},
+           {"config", {{"mediaType", "application/vnd.oci.image.config.v1+json"},
+                       {"digest", trainpack::image::sha256_of(config).str()}, {"size", 2}}},
+           {"layers", json::array()}}.dump(),
+      config, store, nullptr, "an image");
+  auto referrers = attestation_referrers(store, image, SbomFormat::kSpdx, std::string("{\"spdx\":1}"),
+                                         std::string("{\"intoto\":1}"), "2026-12-05T00:00:00Z");
+  ASSERT_EQ(referrers.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    json manifest = json::parse(referrers[i]->raw_manifest());
+    std::string type = i == 0 ? "application/spdx+json" : "application/vnd.in-toto+json";
+    EXPECT_EQ(manifest.at("artifactType"), type);
+    EXPECT_EQ(trainpack::layers::artifact_type_of(*referrers[i]), type);
+    EXPECT_EQ(manifest.at("subject").at("digest"), image.manifest_digest().str());
+    EXPECT_EQ(manifest.at("subject").at("size"), image.raw_manifest().size());
+    EXPECT_EQ(manifest.at("config").at("mediaType"), "application/vnd.oci.empty.v1+json");
+    EXPECT_EQ(manifest.at("config").at("digest"),
+              "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a");
+    EXPECT_EQ(manifest.at("annotations").at("org.opencontainers.image.created"), "2026-12-05T00:00:00Z");
+    const auto& blob = manifest.at("layers").at(0);
+    EXPECT_EQ(blob.at("mediaType"), type);
+    EXPECT_EQ(trainpack::read_file(referrers[i]->blob_path(trainpack::image::Digest::parse_or_throw(
+                  blob.at("digest").get<std::string>(), "test"))),
+              i == 0 ? "{\"spdx\":1}" : "{\"intoto\":1}");
+  }
+  EXPECT_EQ(json::parse(referrers[1]->raw_manifest()).at("annotations").at("in-toto.io/predicate-type"),
+            "https://slsa.dev/provenance/v1");
+  auto again = attestation_referrers(store, image, SbomFormat::kSpdx, std::string("{\"spdx\":1}"), std::nullopt,
+                                     "2026-12-05T00:00:00Z");
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0]->manifest_digest(), referrers[0]->manifest_digest());
+}
