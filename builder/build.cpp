@@ -806,7 +806,8 @@ sbom::Document Build::sbom_document() {
     const layers::ScannedImage& base = base_python_filesystem();
     layers::StackedFilesystem fs(base, base.index(), own_layers());
     python::ImageConfigFacts cfg{config_.env().entries(), config_.user(), config_.architecture(), config_.variant()};
-    d.packages = image_packages(fs, python::read_python_facts(base, cfg, false).site_dirs, installed_);
+    python::PythonFacts python = python::read_python_facts(base, cfg, false);
+    d.packages = image_packages(fs, &python, installed_);
   }
   std::vector<const FileEntries*> copies;
   for (std::size_t i : copy_layers_) copies.push_back(&own_layers()[i]);

@@ -30,6 +30,7 @@
 #include "layers/layer_writer.h"
 #include "net/google_credentials.h"
 #include "net/http_client.h"
+#include "net/url.h"
 #include "registry/registries.h"
 #include "transports/oci_layout.h"
 #include "support/error.h"
@@ -176,7 +177,8 @@ void apply_image_metadata(BuildRequest& req, const BuildFlags& bf) {
 }
 
 // The flags a provenance statement records as the build's external parameters: gcloud's, as given, and trainpack's
-// that change what is installed or how layers are written; credentials in index URLs masked.
+// that change what is installed or how layers are written; URLs without userinfo, query or fragment (credentials,
+// signatures), other values with any password masked.
 std::vector<std::pair<std::string, std::string>> build_parameters(const LocalRunFlags& flags, const BuildFlags& bf) {
   std::vector<std::pair<std::string, std::string>> out;
   auto add = [&out](const std::string& flag, const std::string& value) {
@@ -184,7 +186,8 @@ std::vector<std::pair<std::string, std::string>> build_parameters(const LocalRun
   };
   auto joined = [](const std::vector<std::string>& list) {
     std::string text;
-    for (const std::string& item : list) text += (text.empty() ? "" : ",") + item;
+    for (const std::string& item : list)
+      text += (text.empty() ? "" : ",") + (item.find("://") != std::string::npos ? net::url_for_display(item) : item);
     return text;
   };
   add("--executor-image-uri", flags.executor_image_uri);
@@ -195,7 +198,7 @@ std::vector<std::pair<std::string, std::string>> build_parameters(const LocalRun
   add("--extra-packages", joined(flags.extra_packages));
   add("--extra-dirs", joined(flags.extra_dirs));
   add("--output-image-uri", flags.output_image_uri);
-  add("--index-url", bf.index_url);
+  add("--index-url", joined({bf.index_url}));
   add("--extra-index-url", joined(bf.extra_index_urls));
   add("--find-links", joined(bf.find_links));
   add("--platform", bf.platform);

@@ -96,11 +96,14 @@ std::optional<SbomFormat> parse_sbom_format(std::string_view text) {
   return std::nullopt;
 }
 
-std::vector<sbom::Package> image_packages(const layers::ImageFilesystem& fs, const std::vector<std::string>& site_dirs,
+std::vector<sbom::Package> image_packages(const layers::ImageFilesystem& fs, const python::PythonFacts* python,
                                           const std::vector<InstalledArtifact>& installed) {
   std::vector<sbom::Package> packages = sbom::os_packages(fs);
-  std::vector<python::SysPathEntry> sys_path = python::site_sys_path(fs, site_dirs);
-  for (sbom::Package& p : sbom::python_packages(fs, sys_path, sbom::Origin::kBasePython)) {
+  if (!python) return packages;
+  python::MarkerEnvironment environment =
+      python::MarkerEnvironment::cpython_linux(python->python_full_version, python->machine);
+  std::vector<python::SysPathEntry> sys_path = python::site_sys_path(fs, python->site_dirs);
+  for (sbom::Package& p : sbom::python_packages(fs, sys_path, sbom::Origin::kBasePython, &environment)) {
     const InstalledArtifact* from = nullptr;  // a later step's install of the same one wins
     for (const InstalledArtifact& a : installed)
       if (python::canonicalize_name(a.name) == python::canonicalize_name(p.name) && same_version(a.version, p.version))
@@ -112,6 +115,7 @@ std::vector<sbom::Package> image_packages(const layers::ImageFilesystem& fs, con
     }
     packages.push_back(std::move(p));
   }
+  for (sbom::Package& p : sbom::conda_packages(fs, python->prefix)) packages.push_back(std::move(p));
   return packages;
 }
 
@@ -150,14 +154,14 @@ sbom::Document generated_sbom(std::shared_ptr<const image::Image> image, const s
                    {},
                    {}};
   layers::ScannedImage fs(image, cache_dir, python_scan_selection());
-  std::vector<std::string> site_dirs;
+  std::optional<python::PythonFacts> python;
   try {
     python::ImageConfigFacts cfg{config.env().entries(), config.user(), config.architecture(), config.variant()};
-    site_dirs = python::read_python_facts(fs, cfg, false).site_dirs;
+    python = python::read_python_facts(fs, cfg, false);
   } catch (const Error&) {
     // no Python the pip steps could use: the image's OS packages only
   }
-  d.packages = image_packages(fs, site_dirs, {});
+  d.packages = image_packages(fs, python ? &*python : nullptr, {});
   return d;
 }
 

@@ -16,6 +16,7 @@
 #include "layers/file_entry.h"
 #include "layers/image_filesystem.h"
 #include "provenance/slsa.h"
+#include "python/base_facts.h"
 #include "sbom/document.h"
 
 namespace trainpack::builder {
@@ -29,10 +30,11 @@ inline constexpr std::string_view kSpdxType = "application/spdx+json";
 inline constexpr std::string_view kCycloneDxType = "application/vnd.cyclonedx+json";
 inline constexpr std::string_view kInTotoType = "application/vnd.in-toto+json";
 
-// The packages of an image's filesystem: its OS packages, and its Python distributions along the sys.path of
-// `site_dirs`; a distribution a pip step installed (`installed`, by name and version) carries that step's origin,
-// download URL and sha256, every other one is the base's.
-std::vector<sbom::Package> image_packages(const layers::ImageFilesystem& fs, const std::vector<std::string>& site_dirs,
+// The packages of an image's filesystem: its OS packages, and, given its Python (`python`, as the pip steps read
+// it; nullptr for none), the Python distributions along its sys.path with the Requires-Dist edges its markers select,
+// and what conda installed into its prefix. A distribution a pip step installed (`installed`, by name and version)
+// carries that step's origin, download URL and sha256, every other one is the base's.
+std::vector<sbom::Package> image_packages(const layers::ImageFilesystem& fs, const python::PythonFacts* python,
                                           const std::vector<InstalledArtifact>& installed);
 
 // The regular files of `layers` (a COPY's: the trainer's own files), each with its SHA-1 and SHA-256, read from

@@ -26,8 +26,13 @@ std::shared_ptr<const ArtifactImage> make_referrer(const BlobStore& store, const
                                                    const std::map<std::string, std::string>& annotations,
                                                    std::string what) {
   static constexpr std::string_view kEmpty = "{}";
-  StoredBlob config = store.put(kEmpty);
-  StoredBlob blob = store.put(content);
+  // A rebuild makes the same documents: what the store holds is not written again.
+  auto stored = [&store](std::string_view bytes) {
+    image::Digest digest = image::sha256_of(bytes);
+    return store.has(digest) ? StoredBlob{digest, bytes.size()} : store.put(bytes);
+  };
+  StoredBlob config = stored(kEmpty);
+  StoredBlob blob = stored(content);
   json manifest{{"schemaVersion", 2},
                 {"mediaType", image::media::kOciManifest},
                 {"artifactType", artifact_type},

@@ -5,6 +5,7 @@
 
 #include "distro/os_release.h"
 #include "distro/package_db.h"
+#include "python/marker_compare.h"
 #include "python/metadata.h"
 #include "python/names.h"
 #include "support/error.h"
@@ -73,7 +74,8 @@ void set_license(Package& package, std::string_view metadata) {
 }
 
 std::vector<Package> python_packages(const layers::ImageFilesystem& fs,
-                                     const std::vector<python::SysPathEntry>& sys_path, Origin origin) {
+                                     const std::vector<python::SysPathEntry>& sys_path, Origin origin,
+                                     const python::MarkerEnvironment* environment) {
   std::vector<Package> out;
   std::vector<std::vector<std::string>> requires_names;  // canonical names each one requires, unconditionally
   std::map<std::string, std::string> purl_of;             // canonical name → purl
@@ -86,7 +88,8 @@ std::vector<Package> python_packages(const layers::ImageFilesystem& fs,
       if (std::optional<std::string> text = fs.read(file, kMaxMetadata)) {
         set_license(p, *text);
         for (const python::Requirement& r : python::CoreMetadata::parse(*text).requires_dist)
-          if (!r.marker) needs.push_back(python::canonicalize_name(r.name));  // a marker needs the environment
+          if (!r.marker || (environment && r.marker->evaluate(*environment, python::pep440_version_compare)))
+            needs.push_back(python::canonicalize_name(r.name));
       }
     } catch (const Error&) {
       // metadata pip could not read either: the package stays, without license or edges
@@ -98,6 +101,25 @@ std::vector<Package> python_packages(const layers::ImageFilesystem& fs,
   for (std::size_t i = 0; i < out.size(); ++i)
     for (const std::string& name : requires_names[i])
       if (auto it = purl_of.find(name); it != purl_of.end()) out[i].depends_on.push_back(it->second);
+  return out;
+}
+
+std::vector<Package> conda_packages(const layers::ImageFilesystem& fs, std::string_view prefix) {
+  std::string dir = std::string(prefix.starts_with('/') ? prefix.substr(1) : prefix) + "/conda-meta";
+  std::vector<Package> out;
+  for (const std::string& file : fs.children(dir)) {
+    // NAME-VERSION-BUILD.json: neither a conda version nor a build string holds a '-'.
+    if (!file.ends_with(".json")) continue;
+    std::string stem = file.substr(0, file.size() - 5);
+    std::size_t build_dash = stem.rfind('-');
+    std::size_t version_dash = build_dash == std::string::npos || build_dash == 0 ? std::string::npos
+                                                                                  : stem.rfind('-', build_dash - 1);
+    if (version_dash == std::string::npos || version_dash == 0) continue;  // history, or no package record
+    std::string name = stem.substr(0, version_dash);
+    std::string version = stem.substr(version_dash + 1, build_dash - version_dash - 1);
+    std::string build = stem.substr(build_dash + 1);
+    out.push_back({name, version, conda_purl(name, version, build, "", ""), Origin::kBasePython, "", "", "", "", {}});
+  }
   return out;
 }
 

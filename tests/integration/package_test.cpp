@@ -20,30 +20,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/integration/debian_clean.h"
 #include "tests/integration/test_support.h"
 
 using namespace trainpack::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-// KEY=VALUE lines of the clean-Debian fixture's env file.
-std::map<std::string, std::string> debian_env() {
-  auto out = read_env_file(env_or_fail("TRAINPACK_TEST_DEBIAN_STATE") + "/env");
-  if (out.empty()) ADD_FAILURE() << "no debian-clean fixture env: run through ctest";
-  return out;
-}
-
-// The fixture's rootfs as an image of the test dockerd, imported once per fixture key (the tag carries it).
-std::string clean_debian_image() {
-  auto env = debian_env();
-  const std::string image = env.at("TRAINPACK_TEST_DEBIAN_IMAGE");
-  if (run_command(docker_command({"image", "inspect", image})).exit_code == 0) return image;
-  std::vector<std::string> import = docker_command({"import", env.at("TRAINPACK_TEST_DEBIAN_ROOTFS"), image});
-  auto imported = run_command(import);
-  if (imported.exit_code != 0) ADD_FAILURE() << describe(import, imported);
-  return image;
-}
 
 // The library names of --version's second line ("libcurl 7.88.1, libarchive 3.6.2, ..."), without versions: the
 // .deb's libraries come from the mirror and may be newer point releases than the build machine's.

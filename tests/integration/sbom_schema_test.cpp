@@ -18,6 +18,7 @@
 #include "sbom/spdx.h"
 #include "support/fs.h"
 #include "transports/transport.h"
+#include "tests/integration/debian_clean.h"
 #include "tests/integration/sbom_validation.h"
 #include "tests/integration/test_support.h"
 #include "tests/unit/sbom_example.h"
@@ -107,4 +108,40 @@ TEST(SbomGroundTruth, TheTestBasesPackagesAreWhatDpkgAndPipReport) {
   EXPECT_EQ(os_found, os_truth);
   EXPECT_GE(python_truth.size(), 3u) << "pip, setuptools, wheel at least";
   EXPECT_EQ(python_found, python_truth);
+}
+
+// A base whose packages dpkg really installed (tests/fixtures/debian-clean.sh, imported into the test dockerd and
+// saved as docker saves it): `trainpack sbom --generate` names, from its layers alone, exactly the packages
+// dpkg-query lists inside a container of it, as Debian 12 packages; both formats pass their schemas.
+TEST(SbomOsGroundTruth, ADpkgInstalledBaseHasWhatDpkgQueryListsInsideIt) {
+  const std::string image = clean_debian_image();
+  trainpack::ScopedDir dir(trainpack::make_temp_dir(env_or("TRAINPACK_TEST_TMPDIR", ""), "tp-sbom-os-"));
+  const std::string archive = (dir.path() / "debian.tar").string();
+  output_of(docker_command({"save", "-o", archive, image}));
+
+  std::set<std::string> truth;
+  std::istringstream listed(output_of(docker_command({"run", "--rm", "--network", "none", "--entrypoint",
+                                                      "dpkg-query", image, "-W", "-f",
+                                                      "${db:Status-Abbrev} ${Package} ${Version}\n"})));
+  for (std::string line; std::getline(listed, line);)
+    if (line.starts_with("ii ")) truth.insert(line.substr(4));
+  EXPECT_GT(truth.size(), 50u) << "a minbase root";
+
+  const std::string cache = "--cache-dir=" + (dir.path() / "cache").string();
+  std::string spdx = output_of({trainpack_bin(), "sbom", "--generate", "docker-archive:" + archive, cache});
+  expect_valid("spdx-2.3.schema.json", spdx, "the SBOM of a Debian base");
+  std::set<std::string> found;
+  bool debian_12 = true;
+  const nlohmann::json document = nlohmann::json::parse(spdx);
+  for (const auto& p : document.at("packages")) {
+    std::string purl = p.at("externalRefs").at(0).at("referenceLocator");
+    if (!purl.starts_with("pkg:deb/")) continue;
+    found.insert(p.at("name").get<std::string>() + " " + p.at("versionInfo").get<std::string>());
+    debian_12 = debian_12 && purl.starts_with("pkg:deb/debian/") && purl.find("distro=debian-12") != std::string::npos;
+  }
+  EXPECT_EQ(found, truth);
+  EXPECT_TRUE(debian_12) << "purls name the vendor and release from os-release";
+  std::string cyclonedx = output_of({trainpack_bin(), "sbom", "--generate", "--format=cyclonedx",
+                                     "docker-archive:" + archive, cache});
+  expect_valid("bom-1.6.schema.json", cyclonedx, "the CycloneDX SBOM of a Debian base");
 }

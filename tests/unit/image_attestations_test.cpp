@@ -51,7 +51,12 @@ TEST(ImageAttestations, PackagesInstalledByThePipStepsNameWhereTheyCameFrom) {
       {"tp_local", "0.1", "tp_local-0.1-py3-none-any.whl", "", std::string(64, 'b'), true, false},
       {"tp-built", "2.0", "tp-built-2.0.tar.gz", "https://files.example/tp-built-2.0.tar.gz", std::string(64, 'c'),
        false, true}};
-  std::vector<trainpack::sbom::Package> packages = image_packages(fs, {"/" + kSite}, installed);
+  trainpack::python::PythonFacts python;
+  python.site_dirs = {"/" + kSite};
+  python.python_full_version = "3.11.2";
+  python.machine = "x86_64";
+  python.prefix = "/usr";
+  std::vector<trainpack::sbom::Package> packages = image_packages(fs, &python, installed);
   ASSERT_EQ(packages.size(), 5u);
   EXPECT_EQ(named(packages, "libc6").origin, trainpack::sbom::Origin::kBaseOs);
   const auto& alpha = named(packages, "Tp_Alpha");
@@ -62,6 +67,7 @@ TEST(ImageAttestations, PackagesInstalledByThePipStepsNameWhereTheyCameFrom) {
   EXPECT_EQ(named(packages, "tp-built").origin, trainpack::sbom::Origin::kBuiltFromSource);
   EXPECT_EQ(named(packages, "pip").origin, trainpack::sbom::Origin::kBasePython);
   EXPECT_TRUE(named(packages, "pip").sha256.empty());
+  EXPECT_EQ(image_packages(fs, nullptr, installed).size(), 1u) << "without a Python: the OS packages only";
 }
 
 // SPDX wants a file's SHA-1; both digests come from one read of the host file (or of inline bytes), and a later

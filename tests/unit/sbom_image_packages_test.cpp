@@ -87,3 +87,39 @@ TEST(SbomImagePackages, PythonDistributionsWithLicensesAndUnconditionalEdges) {
   EXPECT_EQ(by_name.at("Flask_Cors")->license_expression, "MIT");
   EXPECT_EQ(by_name.at("PySocks")->origin, Origin::kBasePython);
 }
+
+// Given the image's environment, an edge whose marker it satisfies counts; one that needs an extra does not (an
+// installed distribution does not say which extras were asked for).
+TEST(SbomImagePackages, EdgesWhoseMarkersTheImagesPythonSatisfies) {
+  const std::string site = "usr/lib/python3/dist-packages";
+  MemoryFilesystem fs;
+  fs.add_file(site + "/app-1.0.dist-info/METADATA",
+              "Metadata-Version: 2.1\nName: app\nVersion: 1.0\n"
+              "Requires-Dist: tomli ; python_version < \"3.11\"\n"
+              "Requires-Dist: typing-extensions ; python_version >= \"3.8\"\n"
+              "Requires-Dist: colorama ; sys_platform == \"win32\"\n"
+              "Requires-Dist: rich ; extra == \"pretty\"\n");
+  for (const char* name : {"tomli", "typing_extensions", "colorama", "rich"})
+    fs.add_file(site + "/" + name + "-1.0.dist-info/METADATA",
+                std::string("Metadata-Version: 2.1\nName: ") + name + "\nVersion: 1.0\n");
+  std::vector<trainpack::python::SysPathEntry> sys_path{{"/" + site, ""}};
+  auto environment = trainpack::python::MarkerEnvironment::cpython_linux("3.11.2", "x86_64");
+  std::vector<Package> found = python_packages(fs, sys_path, Origin::kBasePython, &environment);
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found[0].name, "app");
+  EXPECT_EQ(found[0].depends_on, std::vector<std::string>{"pkg:pypi/typing-extensions@1.0"});
+  EXPECT_TRUE(python_packages(fs, sys_path, Origin::kBasePython)[0].depends_on.empty()) << "no environment given";
+}
+
+TEST(SbomImagePackages, CondaRecordsByTheirFileNames) {
+  MemoryFilesystem fs;
+  fs.add_file("opt/conda/conda-meta/python-3.13.5-h9e4cc4f_101_cp313.json", "{}");
+  fs.add_file("opt/conda/conda-meta/ca-certificates-2024.2.2-hbcca054_0.json", "{}");
+  fs.add_file("opt/conda/conda-meta/history", "==> 2024-01-01 <==\n");
+  fs.add_file("opt/conda/conda-meta/broken.json", "{}");
+  std::vector<Package> found = conda_packages(fs, "/opt/conda");
+  EXPECT_EQ(purls(found), (std::vector<std::string>{
+                              "pkg:conda/ca-certificates@2024.2.2?build=hbcca054_0",
+                              "pkg:conda/python@3.13.5?build=h9e4cc4f_101_cp313"}));
+  EXPECT_TRUE(conda_packages(fs, "/usr").empty());
+}
