@@ -647,7 +647,8 @@ CLI::App* add_sbom_command(CLI::App& app, SbomFlags& f) {
                   "--generate writes (default spdx)")
       ->check(CLI::IsMember({"spdx", "cyclonedx"}))
       ->type_name("{spdx,cyclonedx}");
-  cmd->add_option("--platform", f.network.platform, "Platform to pick from a multi-platform image (default linux/amd64)");
+  cmd->add_option("--platform", f.network.platform,
+                  "Platform to pick from a multi-platform image (default linux/amd64)");
   cmd->add_option("--cache-dir", f.network.cache_dir, "Blob store and scan cache (default: ~/.cache/trainpack)");
   cmd->add_option("--insecure-registry", f.network.insecure_registries,
                   "Talk plain HTTP to this registry host[:port] (localhost and 127.0.0.0/8 always are); repeatable");

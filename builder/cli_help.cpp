@@ -144,7 +144,8 @@ std::vector<Example> examples_of(const std::string& command) {
     return {{"The SBOM a build attached to its image", "trainpack sbom " + pushed + ":v1"},
             {"Its provenance statement: the flags, the base digest, each downloaded artifact's sha256",
              "trainpack sbom --provenance " + pushed + ":v1"},
-            {"An SBOM of any image, from its layers", std::string("trainpack sbom --generate --format=cyclonedx ") + kPrebuilt}};
+            {"An SBOM of any image, from its layers",
+             std::string("trainpack sbom --generate --format=cyclonedx ") + kPrebuilt}};
   if (command == "help")
     return {{"The flags of build, by concern, and its examples", "trainpack help build"},
             {"Every command", "trainpack help"}};

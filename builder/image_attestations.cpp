@@ -81,7 +81,8 @@ sbom::File checksummed(const layers::FileEntry& e) {
     std::ifstream in(e.source, std::ios::binary);
     if (!in) throw Error("cannot read " + e.source + " for the SBOM", "was it removed while the image was built?");
     char buffer[1 << 16];
-    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) sums.update(buffer, static_cast<std::size_t>(in.gcount()));
+    while (in.read(buffer, sizeof buffer) || in.gcount() > 0)
+      sums.update(buffer, static_cast<std::size_t>(in.gcount()));
   }
   sums.finish(file);
   return file;
@@ -170,8 +171,8 @@ std::string sbom_json(const sbom::Document& document, SbomFormat format) {
 }
 
 std::vector<std::shared_ptr<const image::Image>> attestation_referrers(
-    const layers::BlobStore& store, const image::Image& image, SbomFormat format, const std::optional<std::string>& sbom,
-    const std::optional<std::string>& statement, const std::string& created) {
+    const layers::BlobStore& store, const image::Image& image, SbomFormat format,
+    const std::optional<std::string>& sbom, const std::optional<std::string>& statement, const std::string& created) {
   image::Descriptor subject = layers::manifest_descriptor(image);
   std::map<std::string, std::string> annotations{{"org.opencontainers.image.created", created}};
   std::vector<std::shared_ptr<const image::Image>> out;

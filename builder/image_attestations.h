@@ -60,7 +60,7 @@ std::string sbom_json(const sbom::Document& document, SbomFormat format);
 // The referrers of `image`: the SBOM (when `sbom` is set) and the provenance statement (when `statement` is set),
 // each an artifact of one blob, created at `created` (RFC 3339: the image's own time, so they are reproducible too).
 std::vector<std::shared_ptr<const image::Image>> attestation_referrers(
-    const layers::BlobStore& store, const image::Image& image, SbomFormat format, const std::optional<std::string>& sbom,
-    const std::optional<std::string>& statement, const std::string& created);
+    const layers::BlobStore& store, const image::Image& image, SbomFormat format,
+    const std::optional<std::string>& sbom, const std::optional<std::string>& statement, const std::string& created);
 
 }  // namespace trainpack::builder

@@ -396,7 +396,8 @@ TEST_F(RegistryBuildTest, SbomAndProvenanceAreAttachedAsReferrersAndLeaveTheImag
   ASSERT_EQ(bare.exit_code, 0) << describe({"trainpack build"}, bare);
   EXPECT_EQ(json::parse(bare.out).at("manifest_digest"), digest) << "attachments changed the image";
   EXPECT_TRUE(json::parse(bare.out).at("attached").empty());
-  auto tags = run_command({"skopeo", "list-tags", "--tls-verify=false", "docker://" + registry_->host() + "/trainer/bare"});
+  auto tags = run_command({"skopeo", "list-tags", "--tls-verify=false",
+                           "docker://" + registry_->host() + "/trainer/bare"});
   ASSERT_EQ(tags.exit_code, 0) << describe({"skopeo list-tags"}, tags);
   EXPECT_EQ(json::parse(tags.out).at("Tags"), json::array({"v1"}));
   auto none = run_command({trainpack_bin(), "sbom", registry_->host() + "/trainer/bare:v1"});

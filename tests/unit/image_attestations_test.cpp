@@ -1,6 +1,7 @@
 // What a build attaches to its image (builder/image_attestations.h): the packages named with what the pip steps
 // installed from where, the trainer's files with their checksums, the provenance's dependencies, and the referrers
-// themselves (layers/artifact_image.h). Attached to real pushes and layouts in tests/integration/registry_build_test.cpp.
+// themselves (layers/artifact_image.h). Attached to real pushes and layouts in
+// tests/integration/registry_build_test.cpp.
 #include "builder/image_attestations.h"
 
 #include <gtest/gtest.h>
@@ -97,7 +98,8 @@ TEST(ImageAttestations, DependenciesAreTheBaseByDigestTheDownloadsAndTheIndexes)
   auto deps = build_dependencies("us-docker.pkg.dev/p/r/base:1", "sha256:" + std::string(64, 'e'), installed,
                                  {"https://pypi.example/simple/"});
   ASSERT_EQ(deps.size(), 3u);
-  EXPECT_EQ(deps[0].uri, "pkg:oci/base@sha256%3A" + std::string(64, 'e') + "?repository_url=us-docker.pkg.dev/p/r/base");
+  EXPECT_EQ(deps[0].uri,
+            "pkg:oci/base@sha256%3A" + std::string(64, 'e') + "?repository_url=us-docker.pkg.dev/p/r/base");
   EXPECT_EQ(deps[0].sha256, std::string(64, 'e'));
   EXPECT_EQ(deps[1].uri, "https://files.example/tp_alpha-1.0-py3-none-any.whl");
   EXPECT_EQ(deps[1].name, "tp_alpha-1.0-py3-none-any.whl");
