@@ -405,6 +405,14 @@ TEST_F(RegistryBuildTest, SbomAndProvenanceAreAttachedAsReferrersAndLeaveTheImag
   EXPECT_NE(none.err.find("has no SBOM attached"), std::string::npos) << none.err;
   EXPECT_NE(none.err.find("--generate"), std::string::npos) << none.err;
 
+  // --sbom=none alone leaves the provenance: the index lists only it, and no SBOM is found.
+  auto no_sbom = build(registry_->host() + "/trainer/nosbom:v1", {"--sbom=none", "--provenance=slsa"});
+  ASSERT_EQ(no_sbom.exit_code, 0) << describe({"trainpack build"}, no_sbom);
+  json provenance_only = raw(registry_->host() + "/trainer/nosbom:sha256-" + hex_of(digest));
+  ASSERT_EQ(provenance_only.at("manifests").size(), 1u);
+  EXPECT_EQ(provenance_only.at("manifests")[0].at("artifactType"), "application/vnd.in-toto+json");
+  EXPECT_EQ(run_command({trainpack_bin(), "sbom", registry_->host() + "/trainer/nosbom:v1"}).exit_code, 1);
+
   // The same build again finds both listed: nothing is pushed or listed again.
   registry_->clear_log();
   auto again = build(repo + ":v1", with_password);
