@@ -1,16 +1,14 @@
 #include "layers/entry_safety.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <map>
-#include <thread>
 #include <vector>
 
 #include "layers/layer_tar_reader.h"
 #include "layers/rootfs_index.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/parallel.h"
 #include "support/paths.h"
 #include "support/text.h"
 
@@ -132,26 +130,11 @@ void check_layers_are_safe(const image::Image& image, const std::vector<image::D
     if (!checked_before(marks, image, digest, diff_id)) todo.push_back(digest);
   if (todo.empty()) return;
   // A few at once: each is one decompressing pass, bound by CPU or by the download.
-  std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> errors(todo.size());
-  auto worker = [&] {
-    for (std::size_t k; (k = next++) < todo.size();) {
-      try {
-        const image::Digest& diff_id = diff_ids.at(todo[k]);
-        list_layer_blob(image.blob_path(todo[k]), diff_id, image.describe() + " layer " + todo[k].str());
-        mark_layer_safe(cache_dir, todo[k], diff_id);
-      } catch (...) {
-        errors[k] = std::current_exception();
-        next = todo.size();
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < std::min<std::size_t>(4, todo.size()); ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  parallel_for(todo.size(), 4, [&](std::size_t k) {
+    const image::Digest& diff_id = diff_ids.at(todo[k]);
+    list_layer_blob(image.blob_path(todo[k]), diff_id, image.describe() + " layer " + todo[k].str());
+    mark_layer_safe(cache_dir, todo[k], diff_id);
+  });
 }
 
 }  // namespace trainpack::layers

@@ -1,18 +1,16 @@
 #include "layers/scanned_image.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
-#include <exception>
 #include <cstdio>
 #include <fstream>
 #include <system_error>
-#include <thread>
 
 #include "layers/entry_safety.h"
 #include "layers/layer_tar_reader.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/parallel.h"
 #include "support/paths.h"
 
 namespace trainpack::layers {
@@ -62,25 +60,7 @@ ScannedImage::ScannedImage(std::shared_ptr<const image::Image> image, fs::path c
   }
 
   // Layers not scanned yet: downloaded (when remote) and listed in parallel, a few at a time.
-  std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> errors(n);
-  auto worker = [&] {
-    for (std::size_t k; (k = next++) < todo.size();) {
-      std::size_t i = todo[k];
-      try {
-        listings[i] = scan_layer(i);
-      } catch (...) {
-        errors[i] = std::current_exception();
-        next = todo.size();  // start no more
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < std::min<std::size_t>(kScanWorkers, todo.size()); ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  parallel_for(todo.size(), kScanWorkers, [&](std::size_t k) { listings[todo[k]] = scan_layer(todo[k]); });
 
   for (std::size_t i = 0; i < n; ++i) {
     index_.apply(*listings[i]);

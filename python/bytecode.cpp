@@ -1,7 +1,6 @@
 #include "python/bytecode.h"
 
 #include <algorithm>
-#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -11,6 +10,7 @@
 
 #include "support/child_process.h"
 #include "support/error.h"
+#include "support/parallel.h"
 #include "support/paths.h"
 #include "support/process.h"
 
@@ -229,32 +229,16 @@ std::vector<Bytecode> BytecodeCompiler::compile(const std::vector<BytecodeSource
   std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
   std::vector<Batch> batches = plan_batches(sources, cores);
   std::vector<std::vector<Bytecode>> done(batches.size());
-  std::vector<std::exception_ptr> failed(batches.size());
-  std::atomic<std::size_t> next{0};
   std::mutex reading;
-  auto work = [&] {
-    for (std::size_t b; (b = next++) < batches.size();) {
-      try {
-        std::string got = answer([&] { return compile_request(sources, batches[b], opts, reading); });
-        done[b] = parse_answer(got, sources, batches[b], python_.description);
-        if (keep)
-          for (Bytecode& compiled : done[b]) keep(compiled);
-      } catch (...) {
-        failed[b] = std::current_exception();
-      }
-    }
-  };
   // Bytecode is background work, on threads (and interpreters) of its own at a lower CPU priority: where the CPU
   // is short (downloads from a nearby index), the downloads still being awaited go first.
-  std::vector<std::thread> workers;
-  for (std::size_t w = 0; w < std::min(cores, batches.size()); ++w)
-    workers.emplace_back([&work] {
-      lower_this_thread_priority();
-      work();
-    });
-  for (std::thread& t : workers) t.join();
-  for (const std::exception_ptr& e : failed)
-    if (e) std::rethrow_exception(e);
+  ParallelOptions background{false, lower_this_thread_priority};
+  parallel_for(batches.size(), cores, [&](std::size_t b) {
+    std::string got = answer([&] { return compile_request(sources, batches[b], opts, reading); });
+    done[b] = parse_answer(got, sources, batches[b], python_.description);
+    if (keep)
+      for (Bytecode& compiled : done[b]) keep(compiled);
+  }, background);
   std::vector<Bytecode> out;
   for (std::vector<Bytecode>& batch : done)
     for (Bytecode& b : batch) out.push_back(std::move(b));

@@ -1,13 +1,11 @@
 #include "python/index_client.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iterator>
-#include <thread>
 
 #include "image/digest.h"
 #include "net/encoding.h"
@@ -17,6 +15,7 @@
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/hash.h"
+#include "support/parallel.h"
 #include "support/text.h"
 
 namespace trainpack::python {
@@ -501,7 +500,6 @@ layers::StoredBlob IndexClient::download_to_store(const IndexFile& file,
 std::vector<layers::StoredBlob> IndexClient::download_all(const std::vector<IndexFile>& files, int jobs) {
   const std::size_t n = files.size();
   std::vector<layers::StoredBlob> results(n);
-  std::vector<std::exception_ptr> errors(n);
   // The same file listed twice (same hash, or same URL) is fetched once.
   std::vector<std::size_t> first_of(n);
   std::vector<std::size_t> unique;
@@ -514,31 +512,9 @@ std::vector<layers::StoredBlob> IndexClient::download_all(const std::vector<Inde
       if (inserted) unique.push_back(i);
     }
   }
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-  auto worker = [&] {
-    while (!failed.load()) {
-      std::size_t k = next.fetch_add(1);
-      if (k >= unique.size()) return;
-      std::size_t i = unique[k];
-      try {
-        results[i] = download(files[i]);
-      } catch (...) {
-        errors[i] = std::current_exception();
-        failed.store(true);
-      }
-    }
-  };
-  std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(jobs, 1)), unique.size());
-  std::vector<std::thread> threads;
-  threads.reserve(workers);
-  for (std::size_t t = 0; t + 1 < workers; ++t) threads.emplace_back(worker);
-  if (workers > 0) worker();
-  for (std::thread& t : threads) t.join();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (errors[first_of[i]]) std::rethrow_exception(errors[first_of[i]]);
-  }
-  if (failed) throw Error("download failed");  // unreachable: a failure always has its exception
+  // `unique` is in index order: the first failure rethrown is the first failing file's.
+  parallel_for(unique.size(), static_cast<std::size_t>(std::max(jobs, 1)),
+               [&](std::size_t k) { results[unique[k]] = download(files[unique[k]]); });
   for (std::size_t i = 0; i < n; ++i) results[i] = results[first_of[i]];
   return results;
 }
