@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "image/digest.h"
@@ -27,8 +28,10 @@ struct FakeRegistry {
   bool api = false;
   std::map<std::string, std::string> blobs, manifests;  // digest → bytes; tag or digest → bytes
   std::vector<std::string> requests;                    // "METHOD path"
+  std::mutex mutex;                                     // the pusher's workers send blobs from several threads
 
   HttpResponse operator()(const HttpRequest& r) {
+    std::lock_guard lock(mutex);
     std::string path = r.url.substr(std::string("http://reg.test").size());
     requests.push_back(r.method + " " + path.substr(0, path.find('?')));
     std::string body = r.body_file ? trainpack::read_file(*r.body_file) : r.body;
