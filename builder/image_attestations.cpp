@@ -1,9 +1,6 @@
 #include "builder/image_attestations.h"
 
-#include <fstream>
 #include <map>
-
-#include <openssl/evp.h>
 
 #include "builder/python_steps.h"
 #include "builder/version.h"
@@ -17,6 +14,8 @@
 #include "sbom/image_packages.h"
 #include "sbom/spdx.h"
 #include "support/error.h"
+#include "support/fs.h"
+#include "support/hash.h"
 
 namespace trainpack::builder {
 
@@ -33,59 +32,16 @@ sbom::Origin origin_of(const InstalledArtifact& a) {
   return a.local ? sbom::Origin::kLocalArchive : sbom::Origin::kInstalled;
 }
 
-std::string hex(const unsigned char* bytes, unsigned size) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < size; ++i) out += {kDigits[bytes[i] >> 4], kDigits[bytes[i] & 15]};
-  return out;
-}
-
-// SHA-1 and SHA-256 of a file or of inline bytes in one pass (SPDX 2.3 wants a file's SHA-1 in any case).
-class FileChecksums {
- public:
-  FileChecksums() : sha1_(EVP_MD_CTX_new()), sha256_(EVP_MD_CTX_new()) {
-    if (!sha1_ || !sha256_ || !EVP_DigestInit_ex(sha1_, EVP_sha1(), nullptr) ||
-        !EVP_DigestInit_ex(sha256_, EVP_sha256(), nullptr))
-      throw Error("internal: cannot start SHA-1/SHA-256");
-  }
-  ~FileChecksums() {
-    EVP_MD_CTX_free(sha1_);
-    EVP_MD_CTX_free(sha256_);
-  }
-  FileChecksums(const FileChecksums&) = delete;
-  FileChecksums& operator=(const FileChecksums&) = delete;
-  void update(const char* data, std::size_t size) {
-    EVP_DigestUpdate(sha1_, data, size);
-    EVP_DigestUpdate(sha256_, data, size);
-  }
-  void finish(sbom::File& file) {
-    unsigned char out[EVP_MAX_MD_SIZE];
-    unsigned size = 0;
-    EVP_DigestFinal_ex(sha1_, out, &size);
-    file.sha1 = hex(out, size);
-    EVP_DigestFinal_ex(sha256_, out, &size);
-    file.sha256 = hex(out, size);
-  }
-
- private:
-  EVP_MD_CTX* sha1_;
-  EVP_MD_CTX* sha256_;
-};
-
+// SPDX 2.3 wants a file's SHA-1 in any case: both digests from one read of the file (or of inline bytes).
 sbom::File checksummed(const layers::FileEntry& e) {
-  sbom::File file{e.path, "", ""};
-  FileChecksums sums;
-  if (e.source.empty()) {
-    sums.update(e.data.data(), e.data.size());
-  } else {
-    std::ifstream in(e.source, std::ios::binary);
-    if (!in) throw Error("cannot read " + e.source + " for the SBOM", "was it removed while the image was built?");
-    char buffer[1 << 16];
-    while (in.read(buffer, sizeof buffer) || in.gcount() > 0)
-      sums.update(buffer, static_cast<std::size_t>(in.gcount()));
-  }
-  sums.finish(file);
-  return file;
+  Hasher sha1("sha1"), sha256("sha256");
+  auto update = [&](const char* data, std::size_t size) {
+    sha1.update(data, size);
+    sha256.update(data, size);
+  };
+  if (e.source.empty()) update(e.data.data(), e.data.size());
+  else stream_file(e.source, update);
+  return {e.path, sha1.finish_hex(), sha256.finish_hex()};
 }
 
 }  // namespace
