@@ -15,7 +15,6 @@
 #include "builder/pip_step_cache.h"
 #include "builder/version.h"
 #include "layers/appended_image.h"
-#include "layers/blob_store.h"
 #include "layers/context_copy.h"
 #include "layers/dockerignore.h"
 #include "layers/entry_safety.h"
@@ -30,6 +29,7 @@
 #include "registry/push_ahead.h"
 #include "registry/pusher.h"
 #include "registry/registries.h"
+#include "store/cache_prune.h"
 #include "transports/transport.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -172,14 +172,8 @@ FileEntries copy_entries(const RootfsIndex& index, const fs::path& context, cons
 
 // What builds killed with SIGKILL left behind (temporary files and directories named for their owner process, see
 // support/fs.h), in the cache and beside the outputs: removed when that process is gone. Returns how many.
-int sweep_leftovers(const BuildRequest& req) {
-  int removed = 0;
-  for (const char* dir : {"tmp", "interpreters", "site-packages", "built-wheels", "blob-locations", "sboms"})
-    removed += sweep_orphaned_temps(req.cache_dir / dir);
-  std::error_code ec;
-  for (fs::directory_iterator it(req.cache_dir / "scans", ec), end; !ec && it != end; it.increment(ec))
-    removed += sweep_orphaned_temps(it->path());
-  removed += sweep_orphaned_temps(req.cache_dir / "layers");
+int sweep_killed_builds(const BuildRequest& req, const store::CacheDir& cache) {
+  int removed = cache.sweep_leftovers();
   std::error_code tmp_ec;
   removed += sweep_orphaned_temps(fs::temp_directory_path(tmp_ec));  // work directories of builds run as another user
   for (const transports::ImageLocation& out : req.outputs) {
@@ -212,7 +206,7 @@ std::shared_ptr<const image::Image> check_platform(std::shared_ptr<const image::
 }  // namespace
 
 std::shared_ptr<const image::Image> open_image(const transports::ImageLocation& loc,
-                                               const image::Platform& platform, const layers::BlobStore& store,
+                                               const image::Platform& platform, const store::BlobStore& store,
                                                registry::Registries* registries, bool platform_required,
                                                registry::BlobFetchProgress on_fetch) {
   std::shared_ptr<const image::Image> image =
@@ -249,7 +243,7 @@ std::function<void(const registry::BlobEvent&)> blob_rows(Progress& progress) {
 // Blobs are mounted from where earlier pushes put them (`locations`), and the manifests this cache made (`store`)
 // vouch for the blobs of a tag they are under.
 registry::PushOptions push_options(const BuildRequest& req, Progress& progress,
-                                   const registry::BlobLocations& locations, const layers::BlobStore& store) {
+                                   const registry::BlobLocations& locations, const store::BlobStore& store) {
   registry::PushOptions options;
   options.jobs = req.jobs;
   options.locations = &locations;
@@ -281,10 +275,11 @@ class Build {
       : timings_(start),
         req_(req),
         progress_(progress),
-        store_(req.cache_dir),
-        cache_(store_, req.cache_dir / "layers"),
-        pip_steps_(store_, req.cache_dir / "pip-steps"),
-        blob_locations_(req.cache_dir / "blob-locations") {
+        cache_dir_(req.cache_dir),
+        store_(cache_dir_.blobs()),
+        cache_(store_, cache_dir_.area(store::CacheKind::kLayers)),
+        pip_steps_(cache_dir_),
+        blob_locations_(cache_dir_.area(store::CacheKind::kBlobLocations)) {
     if (req.cache_repo && req.registries)
       shared_ = std::make_unique<CacheRepo>(
           *req.cache_repo, *req.registries, store_, &blob_locations_, [this](const std::string& l) { log(l); },
@@ -293,6 +288,9 @@ class Build {
 
   void log(const std::string& line) { progress_.line(line); }
   void check_context_secrets();
+  int sweep_leftovers() const { return sweep_killed_builds(req_, cache_dir_); }
+  // After a build: least recently used entries removed while the cache exceeds its cap (BuildRequest::cache_max_size).
+  void keep_cache_under_cap();
   void begin_pushes();
   void open_base();
   void run_step(const BuildStep& step);
@@ -342,7 +340,8 @@ class Build {
   Timings timings_;
   const BuildRequest& req_;
   Progress& progress_;
-  layers::BlobStore store_;
+  store::CacheDir cache_dir_;  // open (so registered as in use) for the whole build
+  const store::BlobStore& store_;
   layers::LayerCache cache_;
   PipStepCache pip_steps_;
   registry::BlobLocations blob_locations_;
@@ -629,7 +628,7 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
   if (!python_) {
     fetch_shared_scans();
     python_ = std::make_unique<PythonInstaller>(
-        base_, store_, req_.cache_dir, req_.python, req_.mtime, [this](const std::string& line) { log(line); },
+        base_, cache_dir_, req_.python, req_.mtime, [this](const std::string& line) { log(line); },
         timings_, [this](const std::string& file, std::uint64_t bytes, bool finished) {
           if (finished) progress_.transfer_done("download " + file);
           else progress_.transfer("download " + file, "downloading " + file, bytes, 0);
@@ -725,12 +724,14 @@ std::vector<layers::LayerBlob> Build::own_layer_blobs() const {
 // Where the pip steps keep the scan of each base layer (python_steps.h); with `only_missing`, those not there yet.
 std::vector<ScanDir> Build::base_scan_dirs(bool only_missing) const {
   std::vector<ScanDir> dirs;
+  const store::CacheArea scans = cache_dir_.area(store::CacheKind::kScans);
   const std::vector<image::Digest> diff_ids = layers::layer_diff_ids(*base_);
   for (std::size_t i = 0; i < base_manifest_.layers.size(); ++i) {
     const image::Descriptor& l = base_manifest_.layers[i];
-    fs::path dir = layers::ScannedImage::scan_dir(req_.cache_dir, python_scan_name(), l.digest, diff_ids[i]);
+    const std::string key = layers::ScannedImage::scan_key(python_scan_name(), l.digest, diff_ids[i]);
+    fs::path dir = scans.path_of(key);
     std::error_code ec;
-    if (!only_missing || !fs::exists(dir / "listing.json", ec)) dirs.push_back({l.digest, dir});
+    if (!only_missing || !scans.use(key) || !fs::exists(dir / "listing.json", ec)) dirs.push_back({l.digest, dir});
   }
   return dirs;
 }
@@ -770,7 +771,8 @@ void Build::assemble() {
   result_.manifest_size = image_->raw_manifest().size();
   result_.config_digest = image_->manifest().config.digest;
   // After the steps: layers their base scan listed are already known safe and are not read a second time.
-  layers::check_layers_are_safe(*base_, base_layers_passed_on(req_, *base_, base_manifest_), req_.cache_dir);
+  layers::check_layers_are_safe(*base_, base_layers_passed_on(req_, *base_, base_manifest_),
+                                cache_dir_.area(store::CacheKind::kCheckedLayers));
 }
 
 bool Build::has_pip_steps() const {
@@ -784,7 +786,7 @@ const layers::ScannedImage& Build::base_python_filesystem() {
   if (python_) return python_->base_filesystem();
   if (!base_scan_) {
     fetch_shared_scans();  // a runner that reused every pip step from --cache-repo downloads no base layer either
-    base_scan_ = std::make_unique<layers::ScannedImage>(base_, req_.cache_dir, python_scan_selection());
+    base_scan_ = std::make_unique<layers::ScannedImage>(base_, cache_dir_, python_scan_selection());
   }
   return *base_scan_;
 }
@@ -823,13 +825,25 @@ std::string Build::sbom_text() {
                                    result_.manifest_digest.str(), image_name(), req_.base_name,
                                    installed_artifacts_json(installed_).dump()})
     key.update_field(field);
-  fs::path kept = req_.cache_dir / "sboms" / (key.finish().hex() + ".json");
+  const store::CacheArea sboms = cache_dir_.area(store::CacheKind::kSboms);
+  const std::string name = key.finish().hex() + ".json";
+  fs::path kept = sboms.path_of(name);
   std::error_code ec;
-  if (fs::is_regular_file(kept, ec)) return read_file(kept);
+  if (sboms.use(name) && fs::is_regular_file(kept, ec)) return read_file(kept);
   std::string text = sbom_json(sbom_document(), req_.sbom);
   fs::create_directories(kept.parent_path(), ec);
   write_file_atomic(kept, text);
   return text;
+}
+
+void Build::keep_cache_under_cap() {
+  std::uint64_t cap = req_.cache_max_size ? *req_.cache_max_size : store::default_cache_cap(cache_dir_.root());
+  store::PruneLimits limits;
+  limits.max_bytes = cap;
+  store::PruneReport pruned = store::prune_cache(cache_dir_, limits);
+  if (pruned.removed_entries == 0) return;
+  log("cache over " + human_bytes(cap) + ": removed " + counted(pruned.removed_entries, "entry", "entries") +
+      " used least recently (" + human_bytes(pruned.freed_bytes) + "); it holds " + human_bytes(pruned.remaining_bytes));
 }
 
 provenance::Statement Build::provenance_statement() const {
@@ -942,7 +956,7 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   for (const transports::ImageLocation& out : req.outputs) transports::check_destination(out);
   Build build(req, progress, start);
   build.check_context_secrets();
-  if (int removed = sweep_leftovers(req))
+  if (int removed = build.sweep_leftovers())
     build.log("removed " + counted(removed, "leftover", "leftovers") + " of killed builds");
   build.open_base();
   build.begin_pushes();
@@ -953,6 +967,7 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
     build.write_outputs();
     build.share_cache();
   }
+  if (!req.dry_run) build.keep_cache_under_cap();
   BuildResult result = req.dry_run ? build.finish_dry_run() : std::move(build).result();
   result.timings = build.timings().snapshot();
   return result;

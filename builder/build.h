@@ -28,7 +28,7 @@
 #include "secrets/credential_scan.h"
 #include "transports/image_location.h"
 
-namespace trainpack::layers {
+namespace trainpack::store {
 class BlobStore;
 }
 namespace trainpack::registry {
@@ -44,6 +44,8 @@ struct BuildRequest {
   std::vector<BuildStep> steps;
   std::vector<transports::ImageLocation> outputs;  // refs already defaulted
   std::filesystem::path cache_dir;
+  // Automatic pruning keeps the cache under this many bytes after a build; nullopt: store::default_cache_cap.
+  std::optional<std::uint64_t> cache_max_size;
   image::Platform platform;
   bool platform_required = false;  // --platform was given: a single-platform base must be for it
   std::int64_t mtime = 0;
@@ -122,7 +124,7 @@ BuildResult run_build(const BuildRequest& request, Progress& progress);
 // index; with `platform_required` (the user gave --platform) a single-platform image must be for it too.
 // `on_fetch` sees the progress of the blobs a registry image downloads.
 std::shared_ptr<const image::Image> open_image(const transports::ImageLocation& location,
-                                               const image::Platform& platform, const layers::BlobStore& store,
+                                               const image::Platform& platform, const store::BlobStore& store,
                                                registry::Registries* registries, bool platform_required = false,
                                                registry::BlobFetchProgress on_fetch = {});
 

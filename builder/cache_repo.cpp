@@ -183,7 +183,7 @@ registry::Reference parse_cache_repo(const std::string& text) {
   return ref;
 }
 
-CacheRepo::CacheRepo(registry::Reference repo, registry::Registries& registries, const layers::BlobStore& store,
+CacheRepo::CacheRepo(registry::Reference repo, registry::Registries& registries, const store::BlobStore& store,
                      const registry::BlobLocations* locations, Log log, Log detail)
     : repo_(std::move(repo)), registries_(registries), store_(store), locations_(locations), log_(std::move(log)),
       detail_(std::move(detail)) {}
@@ -342,7 +342,7 @@ void CacheRepo::share_scans(const std::string& tag, const std::vector<ScanDir>& 
 // An OCI image manifest with an artifactType (image-spec manifest.md), blobs first and the tag last.
 void CacheRepo::push(const std::string& tag, const std::string& artifact_type, const std::string& config,
                      const std::vector<Descriptor>& blobs, const image::Image* source) {
-  layers::StoredBlob stored = store_.put(config);
+  store::StoredBlob stored = store_.put(config);
   json manifest{{"schemaVersion", 2},
                 {"mediaType", image::media::kOciManifest},
                 {"artifactType", artifact_type},

@@ -29,8 +29,8 @@
 
 #include "builder/pip_step_cache.h"
 #include "image/image.h"
-#include "layers/blob_store.h"
 #include "registry/reference.h"
+#include "store/blob_store.h"
 
 namespace trainpack::registry {
 class BlobLocations;
@@ -59,7 +59,7 @@ class CacheRepo {
   using Log = std::function<void(const std::string&)>;
   // `locations` (optional) names repositories of the registry to mount blobs from when storing; `log` prints a
   // line, `detail` one only --verbose shows.
-  CacheRepo(registry::Reference repo, registry::Registries& registries, const layers::BlobStore& store,
+  CacheRepo(registry::Reference repo, registry::Registries& registries, const store::BlobStore& store,
             const registry::BlobLocations* locations, Log log, Log detail);
 
   const registry::Reference& repo() const { return repo_; }
@@ -91,7 +91,7 @@ class CacheRepo {
 
   registry::Reference repo_;
   registry::Registries& registries_;
-  layers::BlobStore store_;
+  store::BlobStore store_;
   const registry::BlobLocations* locations_;
   Log log_;
   Log detail_;

@@ -32,6 +32,7 @@
 #include "net/http_client.h"
 #include "net/url.h"
 #include "registry/registries.h"
+#include "store/cache_dir.h"
 #include "transports/oci_layout.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -512,6 +513,8 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const local
   localrun::RunOptions run = localrun::run_options(rf, spec.service_account_key_file, spec.gpu);
 
   std::shared_ptr<const image::Image> image;
+  // Open until the container ends: what the image reads from the cache is not pruned meanwhile.
+  store::CacheDir cache(req.cache_dir);
   // Outlives the build: the image's base blobs are downloaded when run_image unpacks them, with a row each.
   Progress progress(Progress::detect(bf.quiet), bf.verbose, std::cerr);
   if (spec.builds_image()) {
@@ -519,11 +522,10 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const local
     std::cerr << "A training image is built.\n";
     run.image_name = spec.output_image;
   } else {
-    layers::BlobStore store(req.cache_dir);
-    image = open_image(req.base_location, req.platform, store, req.registries, req.platform_required);
+    image = open_image(req.base_location, req.platform, cache.blobs(), req.registries, req.platform_required);
     run.image_name = spec.executor_image_uri;
   }
-  localrun::run_image(*image, run, req.cache_dir / "run");
+  localrun::run_image(*image, run, cache.run_dir());
 }
 
 // Like gcloud's flags: a repeated single-value flag takes the last value.
@@ -666,13 +668,14 @@ void run_sbom(const SbomFlags& f) {
   Network network = make_network(f.network);
   fs::path cache = fs::absolute(f.network.cache_dir.empty() ? default_cache_dir(&std::cerr)
                                                             : fs::path(f.network.cache_dir));
-  layers::BlobStore store(cache);
+  store::CacheDir cache_dir(cache);
+  const store::BlobStore& store = cache_dir.blobs();
   image::Platform platform = image::Platform::parse(f.network.platform.empty() ? "linux/amd64" : f.network.platform);
   std::shared_ptr<const image::Image> image =
       open_image(location, platform, store, network.registries.get(), !f.network.platform.empty());
   if (f.generate) {
     SbomFormat format = f.format == "cyclonedx" ? SbomFormat::kCycloneDx : SbomFormat::kSpdx;
-    std::cout << sbom_json(generated_sbom(image, f.image, cache), format) << std::flush;
+    std::cout << sbom_json(generated_sbom(image, f.image, cache_dir), format) << std::flush;
     return;
   }
   std::vector<std::string> types;

@@ -98,7 +98,7 @@ std::vector<provenance::Dependency> build_dependencies(const std::string& base_n
 }
 
 sbom::Document generated_sbom(std::shared_ptr<const image::Image> image, const std::string& name,
-                              const std::filesystem::path& cache_dir) {
+                              const store::CacheDir& cache) {
   image::Manifest manifest = image->manifest();
   image::ImageConfig config = image->config();
   nlohmann::json raw_config = nlohmann::json::parse(image->raw_config(), nullptr, false);
@@ -110,7 +110,7 @@ sbom::Document generated_sbom(std::shared_ptr<const image::Image> image, const s
                    build_identity(),
                    {},
                    {}};
-  layers::ScannedImage fs(image, cache_dir, python_scan_selection());
+  layers::ScannedImage fs(image, cache, python_scan_selection());
   std::optional<python::PythonFacts> python;
   try {
     python::ImageConfigFacts cfg{config.env().entries(), config.user(), config.architecture(), config.variant()};
@@ -127,7 +127,7 @@ std::string sbom_json(const sbom::Document& document, SbomFormat format) {
 }
 
 std::vector<std::shared_ptr<const image::Image>> attestation_referrers(
-    const layers::BlobStore& store, const image::Image& image, SbomFormat format,
+    const store::BlobStore& store, const image::Image& image, SbomFormat format,
     const std::optional<std::string>& sbom, const std::optional<std::string>& statement, const std::string& created) {
   image::Descriptor subject = layers::manifest_descriptor(image);
   std::map<std::string, std::string> annotations{{"org.opencontainers.image.created", created}};

@@ -12,12 +12,12 @@
 
 #include "builder/installed_artifact.h"
 #include "image/image.h"
-#include "layers/blob_store.h"
 #include "layers/file_entry.h"
 #include "layers/image_filesystem.h"
 #include "provenance/slsa.h"
 #include "python/base_facts.h"
 #include "sbom/document.h"
+#include "store/cache_dir.h"
 
 namespace trainpack::builder {
 
@@ -50,9 +50,9 @@ std::vector<provenance::Dependency> build_dependencies(const std::string& base_n
 // An SBOM of any image from its layers alone (`trainpack sbom --generate`): its OS packages and the Python
 // distributions along its Python's sys.path (none without a Python), the image as the described package under
 // `name`, and its base when its annotations name one (org.opencontainers.image.base.name, .base.digest). Layers are
-// read as a pip step's base scan reads them (cached per layer under `cache_dir`); its files are not listed.
+// read as a pip step's base scan reads them (cached per layer in `cache`); its files are not listed.
 sbom::Document generated_sbom(std::shared_ptr<const image::Image> image, const std::string& name,
-                              const std::filesystem::path& cache_dir);
+                              const store::CacheDir& cache);
 
 // The SBOM in `format` (not kNone).
 std::string sbom_json(const sbom::Document& document, SbomFormat format);
@@ -60,7 +60,7 @@ std::string sbom_json(const sbom::Document& document, SbomFormat format);
 // The referrers of `image`: the SBOM (when `sbom` is set) and the provenance statement (when `statement` is set),
 // each an artifact of one blob, created at `created` (RFC 3339: the image's own time, so they are reproducible too).
 std::vector<std::shared_ptr<const image::Image>> attestation_referrers(
-    const layers::BlobStore& store, const image::Image& image, SbomFormat format,
+    const store::BlobStore& store, const image::Image& image, SbomFormat format,
     const std::optional<std::string>& sbom, const std::optional<std::string>& statement, const std::string& created);
 
 }  // namespace trainpack::builder

@@ -111,11 +111,6 @@ std::uint64_t number(std::string_view field) {
   return value;
 }
 
-bool inside(const fs::path& path, const fs::path& dir) {
-  auto rel = path.lexically_relative(dir);
-  return !rel.empty() && *rel.begin() != "..";
-}
-
 // The files entries read, each listed once with its size, for lookup() to check.
 class SourceTable {
  public:
@@ -135,13 +130,14 @@ class SourceTable {
   std::vector<std::pair<std::string, std::uint64_t>> files_;
 };
 
-// One entry's line. Contents that would not outlive the build become blobs in `store`.
-std::string entry_line(const FileEntry& e, const layers::BlobStore& store, SourceTable& sources) {
+// One entry's line. Contents that would not outlive the build (not in a cache entry) become blobs in the store.
+std::string entry_line(const FileEntry& e, const store::CacheDir& cache, SourceTable& sources) {
+  const store::BlobStore& store = cache.blobs();
   fs::path source = e.source;
   if (e.type == FileEntry::Type::kRegular && source.empty() && !e.data.empty()) {
     source = store.path_of(store.put(e.data).digest);
   } else if (e.type == FileEntry::Type::kRegular && !source.empty() && e.zip_member.empty() &&
-             !inside(source, store.root())) {
+             !cache.entry_of(source)) {
     source = store.path_of(store.put_file(source).digest);
   }
   bool reads = e.type == FileEntry::Type::kRegular && !source.empty();  // else empty (a whiteout) or no file
@@ -173,7 +169,7 @@ FileEntry entry_from_line(std::string_view line, const std::vector<std::string>&
 }
 
 // The layer's blob, checked to be in the store; nullopt when it is not. `present` is false for a step without a layer.
-std::optional<layers::LayerBlob> blob_from_json(const json& j, const layers::BlobStore& store, bool& present) {
+std::optional<layers::LayerBlob> blob_from_json(const json& j, const store::BlobStore& store, bool& present) {
   present = j.contains("digest");
   if (!present) return std::nullopt;
   auto diff_id = image::Digest::parse(j.at("diff_id").get<std::string>());
@@ -181,7 +177,7 @@ std::optional<layers::LayerBlob> blob_from_json(const json& j, const layers::Blo
   if (!diff_id || !digest) return std::nullopt;
   layers::LayerBlob blob{*diff_id, *digest, j.at("size").get<std::uint64_t>()};
   std::error_code ec;
-  if (fs::file_size(store.path_of(blob.digest), ec) != blob.size || ec) return std::nullopt;
+  if (!store.has(blob.digest) || fs::file_size(store.path_of(blob.digest), ec) != blob.size || ec) return std::nullopt;
   return blob;
 }
 
@@ -241,7 +237,8 @@ std::string pip_step_key(const PipStepInputs& in) {
   return h.finish().hex();
 }
 
-PipStepCache::PipStepCache(const layers::BlobStore& store, fs::path dir) : store_(store), dir_(std::move(dir)) {}
+PipStepCache::PipStepCache(const store::CacheDir& cache)
+    : cache_(cache), entries_(cache.area(store::CacheKind::kPipSteps)) {}
 
 const layers::FileEntries& DeferredListing::entries() {
   if (entries_) return *entries_;
@@ -275,7 +272,9 @@ void CachedPipLayer::read_entries() {
 }
 
 std::optional<CachedPipStep> PipStepCache::lookup(const std::string& key) const {
-  fs::path file = dir_ / (key + ".entries");
+  const std::string name = key + ".entries";
+  fs::path file = entries_.path_of(name);
+  if (!entries_.use(name)) return std::nullopt;
   try {
     std::optional<std::pair<std::string, std::string>> head = read_head(file);
     if (!head || head->first != kFormat) return std::nullopt;
@@ -283,7 +282,7 @@ std::optional<CachedPipStep> PipStepCache::lookup(const std::string& key) const 
     std::vector<CachedPipLayer> layers;
     for (const json& layer : header.at("layers")) {
       bool has_layer = false;
-      std::optional<layers::LayerBlob> blob = blob_from_json(layer, store_, has_layer);
+      std::optional<layers::LayerBlob> blob = blob_from_json(layer, cache_.blobs(), has_layer);
       if (has_layer && !blob) return std::nullopt;
       layers::FileEntries shallow;
       for (const json& e : layer.at("shallow")) shallow.push_back(entry_from_listing_json(e));
@@ -292,6 +291,8 @@ std::optional<CachedPipStep> PipStepCache::lookup(const std::string& key) const 
                                                        layer.at("keys").get<std::set<std::string>>());
       layers.push_back({layer.at("what").get<std::string>(), blob, {}, std::move(listing)});
     }
+    for (const json& source : header.at("sources"))
+      if (!cache_.use_path(source.at(0).get<std::string>())) return std::nullopt;  // pruned since it was cached
     return CachedPipStep{std::move(layers), installed_artifacts_from_json(header.at("installed"))};
   } catch (const std::exception&) {
     return std::nullopt;  // a damaged entry is a miss; remember() replaces it
@@ -315,7 +316,7 @@ void PipStepCache::remember(const std::string& key, const std::vector<PipLayerMa
            {"keys", layers::RootfsIndex::deferred_keys(*layer.entries)}, {"shallow", json::array()}};
     for (const FileEntry& e : *layer.entries)
       if (layers::RootfsIndex::is_shallow(e.path)) j["shallow"].push_back(entry_listing_json(e));
-    for (const FileEntry& e : *layer.entries) lines += entry_line(e, store_, sources);
+    for (const FileEntry& e : *layer.entries) lines += entry_line(e, cache_, sources);
     if (layer.blob) {
       j["diff_id"] = layer.blob->diff_id.str();
       j["digest"] = layer.blob->digest.str();
@@ -325,8 +326,8 @@ void PipStepCache::remember(const std::string& key, const std::vector<PipLayerMa
   }
   header["sources"] = sources.to_json();
   std::error_code ec;
-  fs::create_directories(dir_, ec);
-  write_file_atomic(dir_ / (key + ".entries"), std::string(kFormat) + "\n" + header.dump() + "\n" + lines);
+  fs::create_directories(entries_.dir(), ec);
+  write_file_atomic(entries_.path_of(key + ".entries"), std::string(kFormat) + "\n" + header.dump() + "\n" + lines);
 }
 
 }  // namespace trainpack::builder

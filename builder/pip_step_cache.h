@@ -22,10 +22,10 @@
 #include <nlohmann/json.hpp>
 
 #include "builder/installed_artifact.h"
-#include "layers/blob_store.h"
 #include "layers/file_entry.h"
 #include "layers/layer_writer.h"
 #include "layers/rootfs_index.h"
+#include "store/cache_dir.h"
 
 namespace trainpack::builder {
 
@@ -96,9 +96,9 @@ struct CachedPipStep {
 
 class PipStepCache {
  public:
-  PipStepCache(const layers::BlobStore& store, std::filesystem::path dir);
+  explicit PipStepCache(const store::CacheDir& cache);
 
-  // The step's layers, their listings deferred; nullopt when there is no entry, or its layer blobs are gone.
+  // The step's layers, their listings deferred; nullopt when there is no entry, or a blob or file it names is gone.
   std::optional<CachedPipStep> lookup(const std::string& key) const;
   // Stores ephemeral entry contents as blobs, then writes the entry atomically.
   void remember(const std::string& key, const std::vector<PipLayerMade>& layers,
@@ -106,8 +106,8 @@ class PipStepCache {
   void remember(const std::string& key, const CachedPipStep& step) const;
 
  private:
-  const layers::BlobStore& store_;
-  std::filesystem::path dir_;
+  const store::CacheDir& cache_;
+  store::CacheArea entries_;
 };
 
 }  // namespace trainpack::builder

@@ -14,7 +14,6 @@
 #include <type_traits>
 
 #include "image/digest.h"
-#include "layers/blob_store.h"
 #include "layers/layer_writer.h"
 #include "layers/rootfs_index.h"
 #include "layers/scanned_image.h"
@@ -37,6 +36,7 @@
 #include "python/uninstall.h"
 #include "python/sdist.h"
 #include "python/wheel_installer.h"
+#include "store/cache_dir.h"
 #include "support/error.h"
 #include "support/text.h"
 #include "support/fs.h"
@@ -91,12 +91,12 @@ namespace {
 // Where the Python steps work: under the cache, unless builds run as a user who cannot reach it (a cache in root's
 // 0700 home); then in a temp directory it can reach and run programs from (the image's interpreter may be mirrored
 // there), searchable but not listable by others. None such: under the cache, and builds keep this process's user.
-fs::path make_work_dir(const fs::path& cache_dir) {
-  fs::create_directories(cache_dir / "tmp");
+fs::path make_work_dir(const fs::path& cache_temp) {
+  fs::create_directories(cache_temp);
   std::optional<UserIds> user = unprivileged_build_user();
-  if (!user) return make_temp_dir(cache_dir / "tmp", "pip-");
+  if (!user) return make_temp_dir(cache_temp, "pip-");
   std::error_code ec;
-  std::vector<fs::path> candidates{cache_dir / "tmp", fs::temp_directory_path(ec), "/var/tmp"};
+  std::vector<fs::path> candidates{cache_temp, fs::temp_directory_path(ec), "/var/tmp"};
   for (const fs::path& parent : candidates) {
     struct statvfs mount {};
     if (parent.empty() || !reachable_by(parent, *user) || ::statvfs(parent.c_str(), &mount) != 0 ||
@@ -106,7 +106,7 @@ fs::path make_work_dir(const fs::path& cache_dir) {
     fs::permissions(dir, fs::perms(0711));
     return dir;
   }
-  return make_temp_dir(cache_dir / "tmp", "pip-");
+  return make_temp_dir(cache_temp, "pip-");
 }
 
 // One background thread running posted jobs in order (started by the first). Destroying the queue drops the jobs
@@ -168,8 +168,8 @@ layers::ScanSelection python_scan_selection() { return python_selection(); }
 
 struct PythonInstaller::State {
   std::shared_ptr<const image::Image> base;
-  const layers::BlobStore& store;
-  fs::path cache_dir;
+  const store::CacheDir& cache;
+  const store::BlobStore& store;
   PythonOptions options;
   std::int64_t mtime;
   std::function<void(const std::string&)> log;
@@ -180,18 +180,18 @@ struct PythonInstaller::State {
   ScopedDir work;
   SourceBuilder builder;  // interpreters and builds of source trees, for the whole build
 
-  State(std::shared_ptr<const image::Image> b, const layers::BlobStore& s, fs::path c, PythonOptions o, std::int64_t m,
+  State(std::shared_ptr<const image::Image> b, const store::CacheDir& c, PythonOptions o, std::int64_t m,
         std::function<void(const std::string&)> l, Timings& t, python::DownloadReporter d)
-      : base(std::move(b)), store(s), cache_dir(std::move(c)), options(std::move(o)), mtime(m), log(std::move(l)),
+      : base(std::move(b)), cache(c), store(c.blobs()), options(std::move(o)), mtime(m), log(std::move(l)),
         timings(t), on_download(std::move(d)),
-        work(make_work_dir(cache_dir)),
-        builder([this]() -> const layers::ScannedImage& { return filesystem(); }, cache_dir, work.path(),
+        work(make_work_dir(cache.temp_dir())),
+        builder([this]() -> const layers::ScannedImage& { return filesystem(); }, cache, work.path(),
                 options.build_python, mtime, log, options.build_timeout) {}
 
   const layers::ScannedImage& filesystem() {
     if (!scanned) {
       log("reading the base's Python installation (each base layer is listed once, then cached)");
-      scanned = std::make_unique<layers::ScannedImage>(base, cache_dir, python_selection());
+      scanned = std::make_unique<layers::ScannedImage>(base, cache, python_selection());
     }
     return *scanned;
   }
@@ -336,7 +336,7 @@ PipStepOutcome PythonInstaller::Step::run() {
     prepare_local_items();
   }
 
-  python::IndexClient client(st_.http_client(), st_.store, index_);
+  python::IndexClient client(st_.http_client(), st_.cache, index_);
   python::FormatControl formats = file_options_.format_control;
   for (const auto& n : pip_.only_binary) formats.add_only_binary(n);
   for (const auto& n : pip_.no_binary) formats.add_no_binary(n);
@@ -501,7 +501,7 @@ IsolatedEnvironment PythonInstaller::Step::install_isolated(const std::vector<st
     python::Requirement req = python::Requirement::parse(r);
     if (markers_match(req)) roots.push_back({req, true, false});
   }
-  python::IndexClient client(st_.http_client(), st_.store, index_);
+  python::IndexClient client(st_.http_client(), st_.cache, index_);
   python::FormatControl formats = file_options_.format_control;
   python::TagPriority tags = tags_for(facts_);
   auto no_sdists = [&display](const fs::path&, const std::string& filename, const std::string&) -> BuiltDistribution {
@@ -849,7 +849,7 @@ std::optional<std::future<FileEntries>> PythonInstaller::Step::start_bytecode(
     }
   }
   python::BytecodeCompiler* compiler = compiler_.get();
-  const layers::BlobStore& store = st_.store;
+  const store::BlobStore& store = st_.store;
   return compiling_.post([compiler, options, &store, modules = std::move(modules),
                           compiled_as = std::move(compiled_as)] {
     layers::EntryContentReader reader;
@@ -858,9 +858,9 @@ std::optional<std::future<FileEntries>> PythonInstaller::Step::start_bytecode(
       sources.push_back({modules[i].path, compiled_as[i], modules[i].size,
                          [&reader, &e = modules[i]] { return reader.read(e, 1u << 30); }});
     std::mutex stored_mutex;
-    std::map<std::string, layers::StoredBlob> stored;  // .pyc path → its blob
+    std::map<std::string, store::StoredBlob> stored;  // .pyc path → its blob
     std::vector<python::Bytecode> compiled = compiler->compile(sources, options, [&](python::Bytecode& b) {
-      layers::StoredBlob blob = store.put(b.pyc);
+      store::StoredBlob blob = store.put(b.pyc);
       std::string().swap(b.pyc);
       std::lock_guard lock(stored_mutex);
       stored.insert_or_assign(b.image_path, blob);
@@ -868,7 +868,7 @@ std::optional<std::future<FileEntries>> PythonInstaller::Step::start_bytecode(
     FileEntries entries;
     entries.reserve(compiled.size());
     for (const python::Bytecode& b : compiled) {
-      const layers::StoredBlob& blob = stored.at(b.image_path);
+      const store::StoredBlob& blob = stored.at(b.image_path);
       FileEntry e;
       e.path = b.image_path;
       e.mode = 0644;
@@ -959,11 +959,11 @@ std::vector<PipLayer> PythonInstaller::Step::layers() {
   return result;
 }
 
-PythonInstaller::PythonInstaller(std::shared_ptr<const image::Image> base, const layers::BlobStore& store,
-                                 fs::path cache_dir, PythonOptions options, std::int64_t mtime,
+PythonInstaller::PythonInstaller(std::shared_ptr<const image::Image> base, const store::CacheDir& cache,
+                                 PythonOptions options, std::int64_t mtime,
                                  std::function<void(const std::string&)> log, Timings& timings,
                                  python::DownloadReporter on_download)
-    : state_(std::make_unique<State>(std::move(base), store, std::move(cache_dir), std::move(options), mtime,
+    : state_(std::make_unique<State>(std::move(base), cache, std::move(options), mtime,
                                      std::move(log), timings, std::move(on_download))) {}
 
 PythonInstaller::~PythonInstaller() = default;

@@ -23,12 +23,12 @@
 #include "builder/source_builds.h"
 #include "builder/timings.h"
 #include "image/image.h"
-#include "layers/blob_store.h"
 #include "layers/file_entry.h"
 #include "layers/scanned_image.h"
 #include "net/google_credentials.h"
 #include "net/http_client.h"
 #include "python/index_client.h"
+#include "store/cache_dir.h"
 
 namespace trainpack::builder {
 
@@ -69,10 +69,10 @@ struct PipStepOutcome {
 
 class PythonInstaller {
  public:
-  // `base` stays alive with the installer; `store` holds downloads; `cache_dir` the layer scans and facts cache;
+  // `base` stays alive with the installer; `cache` (outliving it) holds downloads, layer scans and interpreters;
   // `timings` (outliving the installer) is charged the facts, resolve and install phases of every step.
-  PythonInstaller(std::shared_ptr<const image::Image> base, const layers::BlobStore& store,
-                  std::filesystem::path cache_dir, PythonOptions options, std::int64_t mtime,
+  PythonInstaller(std::shared_ptr<const image::Image> base, const store::CacheDir& cache, PythonOptions options,
+                  std::int64_t mtime,
                   std::function<void(const std::string&)> log, Timings& timings,
                   python::DownloadReporter on_download = {});
   ~PythonInstaller();

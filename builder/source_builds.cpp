@@ -59,10 +59,10 @@ std::optional<fs::path> wheel_in(const fs::path& dir) {
 
 }  // namespace
 
-SourceBuilder::SourceBuilder(std::function<const layers::ScannedImage&()> base, fs::path cache_dir, fs::path work,
+SourceBuilder::SourceBuilder(std::function<const layers::ScannedImage&()> base, const store::CacheDir& cache, fs::path work,
                              BuildPython mode, std::int64_t mtime, std::function<void(const std::string&)> log,
                              std::chrono::seconds build_timeout)
-    : base_(std::move(base)), cache_dir_(std::move(cache_dir)), work_(std::move(work)), mode_(mode), mtime_(mtime),
+    : base_(std::move(base)), cache_(cache), work_(std::move(work)), mode_(mode), mtime_(mtime),
       build_timeout_(build_timeout), log_(std::move(log)), user_(unprivileged_build_user()) {
   if (user_ && !reachable_by(work_, *user_)) {
     user_.reset();
@@ -86,11 +86,10 @@ const python::Interpreter& SourceBuilder::interpreter(const python::PythonFacts&
   }
   if (image_) return *image_;
   python::ImageInterpreterOptions options;
-  options.cache_dir = cache_dir_;
   options.scratch = work_ / "python-image";
   options.log = log_;
   try {
-    image_ = python::image_interpreter(base_(), facts, options);
+    image_ = python::image_interpreter(base_(), facts, cache_.area(store::CacheKind::kInterpreters), options);
   } catch (const Error& e) {
     if (mode_ == BuildPython::kImage) throw;
     throw Error(what + " needs " + name + ", which this host lacks, and " + e.what(), e.hint());
@@ -100,7 +99,8 @@ const python::Interpreter& SourceBuilder::interpreter(const python::PythonFacts&
 
 const std::vector<std::string>& SourceBuilder::image_site_dirs(const python::PythonFacts& facts) {
   if (!site_dirs_) {
-    site_dirs_ = python::image_site_packages(base_(), facts, setuptools_packages(), cache_dir_, log_);
+    site_dirs_ = python::image_site_packages(base_(), facts, setuptools_packages(),
+                                             cache_.area(store::CacheKind::kSitePackages), log_);
     for (std::string& dir : *site_dirs_) dir = reachable(dir);
   }
   return *site_dirs_;
@@ -108,10 +108,9 @@ const std::vector<std::string>& SourceBuilder::image_site_dirs(const python::Pyt
 
 std::string SourceBuilder::reachable(const std::string& dir) {
   if (!user_ || reachable_by(dir, *user_)) return dir;
-  fs::path rel = fs::path(dir).lexically_relative(cache_dir_);
-  if (rel.empty() || *rel.begin() == ".." || std::distance(rel.begin(), rel.end()) < 2)
-    throw Error("internal: " + dir + " is outside the cache, and the build's user cannot reach it");
-  const fs::path entry = cache_dir_ / *rel.begin() / *std::next(rel.begin());  // cache/<kind>/<key>
+  std::optional<fs::path> found = cache_.entry_of(dir);
+  if (!found) throw Error("internal: " + dir + " is outside the cache, and the build's user cannot reach it");
+  const fs::path entry = *found;
   auto [it, fresh] = mirrors_.try_emplace(entry, work_ / ("mirror-" + std::to_string(mirrors_.size())));
   if (fresh) mirror_tree(entry, it->second);
   return (it->second / fs::path(dir).lexically_relative(entry)).lexically_normal().string();
@@ -287,8 +286,11 @@ BuiltDistribution SourceBuilder::build_sdist(const SourceBuildStep& step, const 
     for (const char* name : {"setuptools", "wheel"})
       if (const python::SiteDistribution* d = step.facts.find_installed(name)) how += d->name + " " + d->version + "\n";
   }
-  fs::path cached = cache_dir_ / "built-wheels" / sdist_cache_key(sdist, how);
-  if (std::optional<fs::path> hit = wheel_in(cached)) return from_wheel(*hit, display);
+  const store::CacheArea built = cache_.area(store::CacheKind::kBuiltWheels);
+  const std::string key = sdist_cache_key(sdist, how);
+  fs::path cached = built.path_of(key);
+  if (built.use(key))
+    if (std::optional<fs::path> hit = wheel_in(cached)) return from_wheel(*hit, display);
   fs::path out = make_temp_dir(work_, "wheel-");
   python::SourceBuild build = source_build(step, tree, display);
   fs::path wheel;

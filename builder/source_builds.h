@@ -59,7 +59,7 @@ struct SourceBuildStep {
 
 class SourceBuilder {
  public:
-  SourceBuilder(std::function<const layers::ScannedImage&()> base, std::filesystem::path cache_dir,
+  SourceBuilder(std::function<const layers::ScannedImage&()> base, const store::CacheDir& cache,
                 std::filesystem::path work, BuildPython mode, std::int64_t mtime,
                 std::function<void(const std::string&)> log,
                 std::chrono::seconds build_timeout = python::kDefaultBuildTimeout);
@@ -95,13 +95,13 @@ class SourceBuilder {
   const std::vector<std::string>& image_site_dirs(const python::PythonFacts& facts);
   // For a build run as an unprivileged user: its tree and scratch handed to it, the interpreter reachable.
   void open_to_build_user(python::SourceBuild& build, const python::PythonFacts& facts);
-  // `dir` under the cache, or a mirror of its entry (cache/<kind>/<key>) in the work directory when the build's
+  // `dir` under the cache, or a mirror of its cache entry in the work directory when the build's
   // user cannot reach the cache (a root-only home, say).
   std::string reachable(const std::string& dir);
   bool importable(const SourceBuildStep& step, const std::string& module) const;
 
   std::function<const layers::ScannedImage&()> base_;
-  std::filesystem::path cache_dir_;
+  const store::CacheDir& cache_;
   std::filesystem::path work_;
   BuildPython mode_;
   std::int64_t mtime_;

@@ -31,7 +31,7 @@ std::string rfc3339_utc(std::int64_t unix_seconds) {
   return buf;
 }
 
-AppendedImage::AppendedImage(std::shared_ptr<const Image> base, const BlobStore& store, const AppendSpec& spec)
+AppendedImage::AppendedImage(std::shared_ptr<const Image> base, const store::BlobStore& store, const AppendSpec& spec)
     : base_(std::move(base)), layer_sources_(spec.layer_sources), store_(store) {
   Manifest base_manifest = base_->manifest();
   image::ImageConfig cfg = spec.config;
@@ -69,7 +69,7 @@ AppendedImage::AppendedImage(std::shared_ptr<const Image> base, const BlobStore&
     }
   }
   config_ = cfg.serialize();
-  StoredBlob config_blob = store_.put(config_);
+  store::StoredBlob config_blob = store_.put(config_);
   out.config.media_type = std::string(media::kOciConfig);
   out.config.digest = config_blob.digest;
   out.config.size = config_blob.size;

@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "layers/blob_store.h"
 #include "image/image.h"
 #include "image/media_types.h"
 #include "layers/layer_writer.h"
+#include "store/blob_store.h"
 
 namespace trainpack::layers {
 
@@ -38,7 +38,7 @@ class AppendedImage : public image::Image {
  public:
   // Builds the new config and manifest, stores both in `store`. Docker-family base layers are relabelled to
   // their OCI media types (same bytes and digests); the result is always an OCI manifest.
-  AppendedImage(std::shared_ptr<const image::Image> base, const BlobStore& store, const AppendSpec& spec);
+  AppendedImage(std::shared_ptr<const image::Image> base, const store::BlobStore& store, const AppendSpec& spec);
 
   const std::string& raw_manifest() const override { return manifest_; }
   const std::string& raw_config() const override { return config_; }
@@ -55,7 +55,7 @@ class AppendedImage : public image::Image {
 
   std::shared_ptr<const image::Image> base_;
   std::vector<std::shared_ptr<const image::Image>> layer_sources_;
-  BlobStore store_;  // a copy: the store is only a root path
+  store::BlobStore store_;  // a copy: the store is only a root path
   std::string manifest_;
   std::string config_;
 };

@@ -20,7 +20,7 @@ std::optional<image::RemoteOrigin> ArtifactImage::remote_origin(const image::Dig
   return source_ != nullptr ? source_->remote_origin(d) : std::nullopt;
 }
 
-std::shared_ptr<const ArtifactImage> make_referrer(const BlobStore& store, const image::Descriptor& subject,
+std::shared_ptr<const ArtifactImage> make_referrer(const store::BlobStore& store, const image::Descriptor& subject,
                                                    std::string_view artifact_type, std::string_view media_type,
                                                    std::string_view content,
                                                    const std::map<std::string, std::string>& annotations,
@@ -29,10 +29,10 @@ std::shared_ptr<const ArtifactImage> make_referrer(const BlobStore& store, const
   // A rebuild makes the same documents: what the store holds is not written again.
   auto stored = [&store](std::string_view bytes) {
     image::Digest digest = image::sha256_of(bytes);
-    return store.has(digest) ? StoredBlob{digest, bytes.size()} : store.put(bytes);
+    return store.has(digest) ? store::StoredBlob{digest, bytes.size()} : store.put(bytes);
   };
-  StoredBlob config = stored(kEmpty);
-  StoredBlob blob = stored(content);
+  store::StoredBlob config = stored(kEmpty);
+  store::StoredBlob blob = stored(content);
   json manifest{{"schemaVersion", 2},
                 {"mediaType", image::media::kOciManifest},
                 {"artifactType", artifact_type},

@@ -9,13 +9,13 @@
 #include <string_view>
 
 #include "image/image.h"
-#include "layers/blob_store.h"
+#include "store/blob_store.h"
 
 namespace trainpack::layers {
 
 class ArtifactImage : public image::Image {
  public:
-  ArtifactImage(std::string manifest, std::string config, const BlobStore& store, const image::Image* source,
+  ArtifactImage(std::string manifest, std::string config, const store::BlobStore& store, const image::Image* source,
                 std::string what)
       : manifest_(std::move(manifest)), config_(std::move(config)), store_(store), source_(source),
         what_(std::move(what)) {}
@@ -29,7 +29,7 @@ class ArtifactImage : public image::Image {
  private:
   std::string manifest_;
   std::string config_;
-  BlobStore store_;
+  store::BlobStore store_;
   const image::Image* source_;
   std::string what_;
 };
@@ -40,7 +40,7 @@ inline constexpr std::string_view kEmptyMediaType = "application/vnd.oci.empty.v
 // A referrer of `subject` (the image's manifest descriptor): one blob, `content` of `media_type`, under
 // `artifact_type`, with the empty config and the manifest annotations given (org.opencontainers.image.created
 // among them keeps it reproducible). `what` names it in messages ("the SBOM of …").
-std::shared_ptr<const ArtifactImage> make_referrer(const BlobStore& store, const image::Descriptor& subject,
+std::shared_ptr<const ArtifactImage> make_referrer(const store::BlobStore& store, const image::Descriptor& subject,
                                                    std::string_view artifact_type, std::string_view media_type,
                                                    std::string_view content,
                                                    const std::map<std::string, std::string>& annotations,

@@ -83,9 +83,9 @@ std::optional<std::string> unsafe_entry_reason(std::string_view name, EntryKind 
 namespace trainpack::layers {
 namespace fs = std::filesystem;
 
-void mark_layer_safe(const fs::path& cache_dir, const image::Digest& layer, const image::Digest& diff_id) {
-  fs::create_directories(cache_dir / "checked-layers");
-  write_file_atomic(cache_dir / "checked-layers" / layer.hex(), diff_id.str() + "\n");
+void mark_layer_safe(const store::CacheArea& marks, const image::Digest& layer, const image::Digest& diff_id) {
+  fs::create_directories(marks.dir());
+  write_file_atomic(marks.path_of(layer.hex()), diff_id.str() + "\n");
 }
 
 namespace {
@@ -109,11 +109,10 @@ std::map<image::Digest, image::Digest> expected_diff_ids(const image::Image& ima
 
 // Whether an earlier check found `layer` safe with the diff_id `expected`. The mark holds the digest its
 // uncompressed tar hashed to, so a config that names another diff_id for the same blob is refused without reading it.
-bool checked_before(const fs::path& marks, const image::Image& image, const image::Digest& layer,
+bool checked_before(const store::CacheArea& marks, const image::Image& image, const image::Digest& layer,
                     const image::Digest& expected) {
-  std::error_code ec;
-  if (!fs::exists(marks / layer.hex(), ec)) return false;
-  std::optional<image::Digest> hashed = image::Digest::parse(ascii_trim(read_file(marks / layer.hex(), 1024)));
+  if (!marks.use(layer.hex())) return false;
+  std::optional<image::Digest> hashed = image::Digest::parse(ascii_trim(read_file(marks.path_of(layer.hex()), 1024)));
   if (!hashed) return false;  // a mark without the diff_id: read the layer again
   if (*hashed != expected) throw diff_id_mismatch(image.describe() + " layer " + layer.str(), *hashed, expected);
   return true;
@@ -121,9 +120,9 @@ bool checked_before(const fs::path& marks, const image::Image& image, const imag
 
 }  // namespace
 
-void check_layers_are_safe(const image::Image& image, const std::vector<image::Digest>& layers, const fs::path& cache_dir) {
+void check_layers_are_safe(const image::Image& image, const std::vector<image::Digest>& layers,
+                           const store::CacheArea& marks) {
   if (layers.empty()) return;
-  const fs::path marks = cache_dir / "checked-layers";
   const std::map<image::Digest, image::Digest> diff_ids = expected_diff_ids(image, layers);
   std::vector<image::Digest> todo;
   for (const auto& [digest, diff_id] : diff_ids)
@@ -133,7 +132,7 @@ void check_layers_are_safe(const image::Image& image, const std::vector<image::D
   parallel_for(todo.size(), 4, [&](std::size_t k) {
     const image::Digest& diff_id = diff_ids.at(todo[k]);
     list_layer_blob(image.blob_path(todo[k]), diff_id, image.describe() + " layer " + todo[k].str());
-    mark_layer_safe(cache_dir, todo[k], diff_id);
+    mark_layer_safe(marks, todo[k], diff_id);
   });
 }
 

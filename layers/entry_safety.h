@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "image/image.h"
+#include "store/cache_dir.h"
 
 namespace trainpack::layers {
 
@@ -27,13 +28,13 @@ namespace trainpack::layers {
 
 // Reads each of `layers` of `image` (downloading those that are remote) and throws Error naming the layer and the
 // first unsafe entry, or a layer whose uncompressed tar is not the config's diff_id for it. A layer found safe is
-// remembered under <cache_dir>/checked-layers/<hex> with the diff_id it hashed to, so it is read once.
+// remembered in `marks` under its hex digest with the diff_id it hashed to, so it is read once.
 void check_layers_are_safe(const image::Image& image, const std::vector<image::Digest>& layers,
-                           const std::filesystem::path& cache_dir);
+                           const store::CacheArea& marks);
 
 // Remembers a layer that was read whole without an unsafe entry (list_layer_blob refuses them) and whose
 // uncompressed tar hashed to `diff_id`, so that check_layers_are_safe does not read it again: a base scan marks
 // every layer it lists.
-void mark_layer_safe(const std::filesystem::path& cache_dir, const image::Digest& layer, const image::Digest& diff_id);
+void mark_layer_safe(const store::CacheArea& marks, const image::Digest& layer, const image::Digest& diff_id);
 
 }  // namespace trainpack::layers

@@ -17,10 +17,11 @@ constexpr const char* kFormatVersion = "trainpack-layer-v2";  // v2: parallel gz
 
 }  // namespace
 
-LayerCache::LayerCache(const BlobStore& store, fs::path dir) : store_(store), dir_(std::move(dir)) {
+LayerCache::LayerCache(const store::BlobStore& store, store::CacheArea entries)
+    : store_(store), entries_(std::move(entries)) {
   std::error_code ec;
-  fs::create_directories(dir_, ec);
-  if (ec) throw Error("cannot create layer cache at " + dir_.string() + ": " + ec.message());
+  fs::create_directories(entries_.dir(), ec);
+  if (ec) throw Error("cannot create layer cache at " + entries_.dir().string() + ": " + ec.message());
 }
 
 std::string LayerCache::fingerprint(const FileEntries& entries, const LayerOptions& options) {
@@ -64,9 +65,10 @@ std::string LayerCache::fingerprint(const FileEntries& entries, const LayerOptio
 }
 
 std::optional<LayerBlob> LayerCache::lookup(const std::string& fp) const {
-  fs::path p = dir_ / (fp + ".json");
+  const std::string key = fp + ".json";
+  if (!entries_.use(key)) return std::nullopt;
+  fs::path p = entries_.path_of(key);
   std::error_code ec;
-  if (!fs::exists(p, ec)) return std::nullopt;
   json j = json::parse(read_file(p, 1 << 16), nullptr, false);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;  // unreadable entry: rebuild and overwrite
   auto diff_id = image::Digest::parse(j.value("diff_id", ""));
@@ -79,10 +81,10 @@ std::optional<LayerBlob> LayerCache::lookup(const std::string& fp) const {
 
 void LayerCache::remember(const std::string& fp, const LayerBlob& blob) const {
   json j{{"diff_id", blob.diff_id.str()}, {"digest", blob.digest.str()}, {"size", blob.size}};
-  write_file_atomic(dir_ / (fp + ".json"), j.dump());
+  write_file_atomic(entries_.path_of(fp + ".json"), j.dump());
 }
 
-BuiltLayer build_layer(const BlobStore& store, const LayerCache& cache, FileEntries entries,
+BuiltLayer build_layer(const store::BlobStore& store, const LayerCache& cache, FileEntries entries,
                        const LayerOptions& options) {
   sort_and_check_entries(entries);
   std::string fp = LayerCache::fingerprint(entries, options);

@@ -6,15 +6,16 @@
 #include <optional>
 #include <string>
 
-#include "layers/blob_store.h"
 #include "layers/file_entry.h"
 #include "layers/layer_writer.h"
+#include "store/blob_store.h"
+#include "store/cache_dir.h"
 
 namespace trainpack::layers {
 
 class LayerCache {
  public:
-  LayerCache(const BlobStore& store, std::filesystem::path dir);
+  LayerCache(const store::BlobStore& store, store::CacheArea entries);
 
   // Hash of everything that determines the layer's bytes: the writer's format version and options, and for
   // each entry its path, type, mode, owner, link target, size and either its inline bytes or its source's
@@ -26,8 +27,8 @@ class LayerCache {
   void remember(const std::string& fingerprint, const LayerBlob& blob) const;
 
  private:
-  const BlobStore& store_;
-  std::filesystem::path dir_;
+  const store::BlobStore& store_;
+  store::CacheArea entries_;
 };
 
 struct BuiltLayer {
@@ -37,7 +38,7 @@ struct BuiltLayer {
 };
 
 // Returns the cached blob for these entries, or writes the layer and remembers it.
-BuiltLayer build_layer(const BlobStore& store, const LayerCache& cache, FileEntries entries,
+BuiltLayer build_layer(const store::BlobStore& store, const LayerCache& cache, FileEntries entries,
                        const LayerOptions& options);
 
 }  // namespace trainpack::layers

@@ -36,7 +36,7 @@ constexpr std::size_t kChunk = 1 << 20;
 // are only hashed: their compressed form comes from the wheel through write_deflated().
 class TarSink {
  public:
-  TarSink(BlobStore::Writer& out, const LayerOptions& options) {
+  TarSink(store::BlobStore::Writer& out, const LayerOptions& options) {
     ByteSink to_store = [&out](const char* data, std::size_t size) { out.write(data, size); };
     if (options.compression == LayerCompression::kZstd) zstd_.emplace(options.zstd, to_store);
     else gzip_.emplace(options.gzip, to_store);
@@ -431,18 +431,18 @@ void add_compression_to_key(image::Sha256& key, const LayerOptions& options) {
   key.update_field(std::to_string(options.gzip.block_size));
 }
 
-LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOptions& options) {
+LayerBlob write_layer(const store::BlobStore& store, FileEntries entries, const LayerOptions& options) {
   sort_and_check_entries(entries);
   return write_sorted_layer(store, entries, options);
 }
 
-LayerBlob write_sorted_layer(const BlobStore& store, const FileEntries& entries, const LayerOptions& options) {
+LayerBlob write_sorted_layer(const store::BlobStore& store, const FileEntries& entries, const LayerOptions& options) {
   std::optional<Utf8ThreadLocale> utf8_paths;
   if (!std::all_of(entries.begin(), entries.end(),
                    [](const FileEntry& e) { return is_ascii(e.path) && is_ascii(e.link_target); }))
     utf8_paths.emplace();
 
-  BlobStore::Writer out = store.begin_write();
+  store::BlobStore::Writer out = store.begin_write();
   TarSink sink(out, options);
   std::unique_ptr<struct archive, ArchiveDeleter> a(archive_write_new());
   archive_write_set_format_pax_restricted(a.get());
@@ -469,7 +469,7 @@ LayerBlob write_sorted_layer(const BlobStore& store, const FileEntries& entries,
 
   LayerBlob result;
   result.diff_id = sink.finish();
-  StoredBlob blob = out.commit();
+  store::StoredBlob blob = out.commit();
   result.digest = blob.digest;
   result.size = blob.size;
   return result;

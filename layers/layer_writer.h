@@ -22,11 +22,11 @@
 #include <string>
 #include <string_view>
 
-#include "layers/blob_store.h"
 #include "image/digest.h"
 #include "layers/file_entry.h"
 #include "layers/gzip_encoder.h"
 #include "layers/zstd_encoder.h"
+#include "store/blob_store.h"
 
 namespace trainpack::layers {
 
@@ -63,9 +63,9 @@ constexpr std::uint64_t kSpliceMinimum = 16 * 1024;
 // Validates and sorts `entries`, then writes the layer. Throws Error on duplicate or malformed paths, on a
 // regular file missing a parent directory entry, or when a source file (or zip member) cannot be read or is not
 // the declared size.
-LayerBlob write_layer(const BlobStore& store, FileEntries entries, const LayerOptions& options);
+LayerBlob write_layer(const store::BlobStore& store, FileEntries entries, const LayerOptions& options);
 // The same for entries sort_and_check_entries has sorted and checked, which stay the caller's.
-LayerBlob write_sorted_layer(const BlobStore& store, const FileEntries& entries, const LayerOptions& options);
+LayerBlob write_sorted_layer(const store::BlobStore& store, const FileEntries& entries, const LayerOptions& options);
 
 // Sorts entries bytewise by path and checks the invariants write_layer relies on.
 void sort_and_check_entries(FileEntries& entries);

@@ -132,18 +132,6 @@ std::optional<LayerListing> parse_listing(std::string_view text) {
   return out;
 }
 
-LayerListing list_layer_cached(const std::function<fs::path()>& blob, const image::Digest& digest, const fs::path& cache_dir,
-                               std::string_view what) {
-  fs::path cached = cache_dir / (digest.hex() + ".json");
-  std::error_code ec;
-  if (fs::exists(cached, ec))
-    if (auto listing = parse_listing(read_file(cached, 1u << 30))) return *listing;
-  LayerListing out = list_layer_blob(blob(), std::nullopt, what);
-  fs::create_directories(cache_dir, ec);
-  write_file_atomic(cached, serialize_listing(out));
-  return out;
-}
-
 void RootfsIndex::erase_tree(const std::string& path) const {
   entries_.erase(path);
   std::string prefix = path + "/";

@@ -46,11 +46,6 @@ LayerListing list_layer_blob(const std::filesystem::path& blob, const std::optio
 std::string serialize_listing(const LayerListing& listing);
 std::optional<LayerListing> parse_listing(std::string_view text);
 
-// list_layer_blob with a per-digest cache under `cache_dir` (written atomically). `blob` is asked for the layer's
-// file only on a cache miss, so a cached listing never fetches or re-hashes the layer.
-LayerListing list_layer_cached(const std::function<std::filesystem::path()>& blob, const image::Digest& digest,
-                               const std::filesystem::path& cache_dir, std::string_view what);
-
 class RootfsIndex {
  public:
   // Applies a layer on top: its whiteouts and opaque markers hide lower paths, then its entries land.

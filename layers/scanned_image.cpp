@@ -39,23 +39,28 @@ std::string safe_name(const std::string& name) {
 
 }  // namespace
 
-fs::path ScannedImage::scan_dir(const fs::path& cache_dir, const std::string& selection_name,
-                               const image::Digest& layer, const image::Digest& diff_id) {
-  return cache_dir / "scans" / safe_name(selection_name) / (layer.hex() + "-" + diff_id.hex());
+std::string ScannedImage::scan_key(const std::string& selection_name, const image::Digest& layer,
+                                   const image::Digest& diff_id) {
+  return safe_name(selection_name) + "/" + layer.hex() + "-" + diff_id.hex();
 }
 
-ScannedImage::ScannedImage(std::shared_ptr<const image::Image> image, fs::path cache_dir, ScanSelection selection)
-    : image_(std::move(image)), cache_dir_(std::move(cache_dir)), selection_(std::move(selection)) {
+ScannedImage::ScannedImage(std::shared_ptr<const image::Image> image, const store::CacheDir& cache,
+                           ScanSelection selection)
+    : image_(std::move(image)),
+      scans_(cache.area(store::CacheKind::kScans)),
+      checked_layers_(cache.area(store::CacheKind::kCheckedLayers)),
+      selection_(std::move(selection)) {
   image::Manifest manifest = image_->manifest();
   const std::vector<image::Digest> diff_ids = layer_diff_ids(*image_);
   const std::size_t n = manifest.layers.size();
   std::vector<std::optional<LayerListing>> listings(n);
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < n; ++i) {
-    fs::path dir = scan_dir(cache_dir_, selection_.name, manifest.layers[i].digest, diff_ids[i]);
+    const std::string key = scan_key(selection_.name, manifest.layers[i].digest, diff_ids[i]);
+    fs::path dir = scans_.path_of(key);
     layers_.push_back({manifest.layers[i].digest, diff_ids[i], dir});
     std::error_code ec;
-    if (fs::exists(dir / "listing.json", ec)) listings[i] = parse_listing(read_file(dir / "listing.json", 1u << 30));
+    if (scans_.use(key) && fs::exists(dir / "listing.json", ec)) listings[i] = parse_listing(read_file(dir / "listing.json", 1u << 30));
     else todo.push_back(i);
   }
 
@@ -84,7 +89,7 @@ LayerListing ScannedImage::scan_layer(std::size_t i) const {
   LayerListing listing = list_layer_blob(image_->blob_path(layer.digest), layer.diff_id, what, visit);
   write_file_atomic(staging.path() / "listing.json", serialize_listing(listing));
   // Listed whole and its diff_id checked: check_layers_are_safe need not read it again.
-  mark_layer_safe(cache_dir_, layer.digest, layer.diff_id);
+  mark_layer_safe(checked_layers_, layer.digest, layer.diff_id);
   std::error_code ec;
   fs::rename(staging.path(), layer.dir, ec);
   if (!ec) staging.release();

@@ -17,6 +17,7 @@
 #include "image/image.h"
 #include "layers/image_filesystem.h"
 #include "layers/rootfs_index.h"
+#include "store/cache_dir.h"
 
 namespace trainpack::layers {
 
@@ -29,12 +30,12 @@ class ScannedImage : public ImageFilesystem {
  public:
   // Scans every layer of `image` (downloading a layer only when its scan is not cached; up to kScanWorkers at once),
   // checking each one it reads against the config's diff_id.
-  ScannedImage(std::shared_ptr<const image::Image> image, std::filesystem::path cache_dir, ScanSelection selection);
+  ScannedImage(std::shared_ptr<const image::Image> image, const store::CacheDir& cache, ScanSelection selection);
 
   // Where the scan of `layer` under `selection_name` is kept: listing.json, files/<path>. Keyed by the layer's
   // digest and the diff_id its uncompressed tar was found to have: a scan vouches only for the diff_id it checked.
-  static std::filesystem::path scan_dir(const std::filesystem::path& cache_dir, const std::string& selection_name,
-                                        const image::Digest& layer, const image::Digest& diff_id);
+  static std::string scan_key(const std::string& selection_name, const image::Digest& layer,
+                              const image::Digest& diff_id);
 
   const PathInfo* find(std::string_view path) const override { return index_.find(path); }
   std::string resolve(std::string_view path) const override { return index_.resolve(path); }
@@ -58,7 +59,7 @@ class ScannedImage : public ImageFilesystem {
   struct Layer {
     image::Digest digest;
     image::Digest diff_id;      // the config's
-    std::filesystem::path dir;  // <cache>/scans/<selection>/<hex>-<diff_id hex>: listing.json, files/<path>
+    std::filesystem::path dir;  // its scan_key() entry: listing.json, files/<path>
   };
   static constexpr std::size_t kScanWorkers = 4;  // layers downloaded and listed at once on a cold cache
   // Lists layer i (downloading it when remote) and stores the listing and kept files under its dir.
@@ -68,7 +69,8 @@ class ScannedImage : public ImageFilesystem {
   std::optional<std::filesystem::path> local_copy(std::string_view path) const;
 
   std::shared_ptr<const image::Image> image_;
-  std::filesystem::path cache_dir_;
+  store::CacheArea scans_;
+  store::CacheArea checked_layers_;
   ScanSelection selection_;
   std::vector<Layer> layers_;
   RootfsIndex index_;

@@ -198,11 +198,13 @@ std::string cache_key(const layers::ScannedImage& image, const InterpreterPlan& 
 
 // Extracts into a staging directory beside the entry and renames it into place (another build may win the race:
 // then its entry is used). Returns the entry.
-fs::path extract_to_cache(const layers::ScannedImage& image, const InterpreterPlan& plan, const fs::path& cache_dir,
-                          const std::function<void(const std::string&)>& log) {
-  fs::path entry = cache_dir / "interpreters" / cache_key(image, plan);
+fs::path extract_to_cache(const layers::ScannedImage& image, const InterpreterPlan& plan,
+                          const store::CacheArea& entries, const std::function<void(const std::string&)>& log) {
+  const std::string key = cache_key(image, plan);
+  fs::path entry = entries.path_of(key);
   std::error_code ec;
-  if (fs::exists(entry / "interpreter.json", ec)) return entry;
+  if (entries.use(key) && fs::exists(entry / "interpreter.json", ec)) return entry;
+  fs::create_directories(entries.dir());
   if (log) log("copying the base image's " + plan.interpreter + " with its standard library and libraries into " +
                entry.string());
   ScopedDir staging(make_temp_dir(entry.parent_path(), ".extract-"));
@@ -372,16 +374,19 @@ InterpreterPlan plan_image_interpreter(const layers::ImageFilesystem& fs, const 
 }
 
 std::vector<std::string> image_site_packages(const layers::ScannedImage& image, const PythonFacts& facts,
-                                             const std::vector<std::string>& packages, const fs::path& cache_dir,
+                                             const std::vector<std::string>& packages,
+                                             const store::CacheArea& entries,
                                              const std::function<void(const std::string&)>& log) {
   InterpreterPlan plan;
   plan_site_items(image, facts, packages, plan);
   if (plan.site_items.empty()) return {};
   json key = {{"format", kFormat}, {"site_items", plan.site_items}, {"layers", json::array()}};
   for (std::size_t i = 0; i < image.layer_count(); ++i) key["layers"].push_back(image.layer_digest(i).str());
-  fs::path entry = cache_dir / "site-packages" / image::sha256_of(key.dump()).hex().substr(0, 32);
+  const std::string name = image::sha256_of(key.dump()).hex().substr(0, 32);
+  fs::path entry = entries.path_of(name);
   std::error_code ec;
-  if (!fs::exists(entry / "complete", ec)) {
+  if (!entries.use(name) || !fs::exists(entry / "complete", ec)) {
+    fs::create_directories(entries.dir());
     if (log) log("copying the base image's own setuptools and wheel into " + entry.string());
     ScopedDir staging(make_temp_dir(entry.parent_path(), ".extract-"));
     layers::ImageExtraction extraction(image, staging.path() / "root");
@@ -398,9 +403,9 @@ std::vector<std::string> image_site_packages(const layers::ScannedImage& image, 
 }
 
 Interpreter image_interpreter(const layers::ScannedImage& image, const PythonFacts& facts,
-                              const ImageInterpreterOptions& options) {
+                              const store::CacheArea& entries, const ImageInterpreterOptions& options) {
   InterpreterPlan plan = plan_image_interpreter(image, facts, options.packages);
-  fs::path entry = extract_to_cache(image, plan, options.cache_dir, options.log);
+  fs::path entry = extract_to_cache(image, plan, entries, options.log);
   Interpreter python = launch_image_interpreter(entry, facts, options.scratch);
   check_runs(python, entry / "root", facts, options.log);
   return python;

@@ -20,7 +20,7 @@
 // Not covered: an absolute DT_RPATH (searched before --library-path, so it would reach the host's directory of
 // that name) beyond what the first run's check sees mapped.
 //
-// Cache: <cache-dir>/interpreters/<key>/{root/,interpreter.json}, key = sha256 of a format version, every layer
+// Cache: an interpreters entry (store/cache_dir.h), <key>/{root/,interpreter.json}, key = sha256 of a format version, every layer
 // digest of the base (all of them: any layer may change the merged view) and the plan (interpreter, stdlib,
 // search directories, packages). Written to a temporary directory and renamed into place; a later build finds it
 // without reading a layer.
@@ -72,29 +72,28 @@ bool left_out_of_stdlib(std::string_view relative);
 bool names_package(std::string_view entry, const std::vector<std::string>& packages);
 
 struct ImageInterpreterOptions {
-  std::filesystem::path cache_dir;  // the build's cache: interpreters/ goes in it
   std::filesystem::path scratch;    // private to this interpreter (HOME, TMPDIR, its launcher)
   std::vector<std::string> packages;
   std::function<void(const std::string&)> log;
 };
 
-// The interpreter of an entry image_interpreter stored (<cache-dir>/interpreters/<key>, or a copy of one made
+// The interpreter of an entry image_interpreter stored (an interpreters entry, or a copy of one made
 // elsewhere), its launcher and HOME in `scratch`, without running it.
 Interpreter launch_image_interpreter(const std::filesystem::path& entry, const PythonFacts& facts,
                                      const std::filesystem::path& scratch);
 
 // The image's own copies of `packages` (setuptools, pkg_resources, _distutils_hack, wheel, ... with their
-// metadata) from its site dirs, copied into <cache-dir>/site-packages/<key>: the host directories that mirror the
+// metadata) from its site dirs, copied into a site-packages entry of the cache: the host directories that mirror the
 // image's site dirs holding them, in sys.path order. pip runs setup.py with these when it does not isolate a build;
 // any interpreter of the image's X.Y can import them. Empty when the image has none of them.
 std::vector<std::string> image_site_packages(const layers::ScannedImage& image, const PythonFacts& facts,
                                              const std::vector<std::string>& packages,
-                                             const std::filesystem::path& cache_dir,
+                                             const store::CacheArea& entries,
                                              const std::function<void(const std::string&)>& log);
 
-// The base's interpreter extracted (or found in the cache), started once and checked. Throws Error with a cause
-// and a hint when it cannot be had.
+// The base's interpreter extracted into `entries` (or found there), started once and checked. Throws Error with a
+// cause and a hint when it cannot be had.
 Interpreter image_interpreter(const layers::ScannedImage& image, const PythonFacts& facts,
-                              const ImageInterpreterOptions& options);
+                              const store::CacheArea& entries, const ImageInterpreterOptions& options);
 
 }  // namespace trainpack::python

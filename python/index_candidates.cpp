@@ -50,7 +50,7 @@ CandidateMetadata candidate_metadata(const std::string& text) {
   return out;
 }
 
-IndexCandidates::IndexCandidates(IndexClient& client, const layers::BlobStore& store,
+IndexCandidates::IndexCandidates(IndexClient& client, const store::BlobStore& store,
                                  const TagPriority& tags, FormatControl formats,
                                  std::map<std::string, LocalDistribution> local, SdistBuilder build_sdist,
                                  const PipBehaviour& pip)
@@ -182,7 +182,7 @@ bool IndexCandidates::wheel_at_hand(std::size_t handle) const {
 void IndexCandidates::prefetch(const std::vector<std::size_t>& handles, int jobs) {
   struct Queue {
     std::vector<IndexFile> files;
-    std::vector<std::promise<layers::StoredBlob>> results;
+    std::vector<std::promise<store::StoredBlob>> results;
     std::atomic<std::size_t> next{0};
     std::atomic<bool> failed{false};
   };

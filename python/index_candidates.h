@@ -15,7 +15,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "layers/blob_store.h"
 #include "python/filenames.h"
 #include "python/index_client.h"
 #include "python/pip_behaviour.h"
@@ -24,6 +23,7 @@
 #include "python/source_build.h"
 #include "python/tags.h"
 #include "python/wheel_file.h"
+#include "store/blob_store.h"
 
 namespace trainpack::python {
 
@@ -70,7 +70,7 @@ struct ArtifactOrigin {
 
 class IndexCandidates : public CandidateSource {
  public:
-  IndexCandidates(IndexClient& client, const layers::BlobStore& store, const TagPriority& tags,
+  IndexCandidates(IndexClient& client, const store::BlobStore& store, const TagPriority& tags,
                   FormatControl formats, std::map<std::string, LocalDistribution> local,
                   SdistBuilder build_sdist, const PipBehaviour& pip);
 
@@ -101,7 +101,7 @@ class IndexCandidates : public CandidateSource {
   struct File {
     IndexFile index;
     const LocalDistribution* local = nullptr;
-    std::optional<layers::StoredBlob> blob;
+    std::optional<store::StoredBlob> blob;
     std::optional<BuiltDistribution> built;
     std::optional<CandidateMetadata> metadata;
     bool metadata_by_range = false;  // read from HTTP ranges of the wheel: unverified until it is downloaded
@@ -109,14 +109,14 @@ class IndexCandidates : public CandidateSource {
   bool yanked(const IndexFile& f) const;
 
   IndexClient& client_;
-  const layers::BlobStore& store_;
+  const store::BlobStore& store_;
   const TagPriority& tags_;
   FormatControl formats_;
   std::map<std::string, LocalDistribution> local_;
   SdistBuilder build_sdist_;
   const PipBehaviour& pip_;
   std::vector<File> files_;
-  std::map<std::size_t, std::shared_future<layers::StoredBlob>> downloading_;
+  std::map<std::size_t, std::shared_future<store::StoredBlob>> downloading_;
   std::vector<std::future<void>> downloaders_;  // last: destroyed (joined) before what they use
 };
 

@@ -199,8 +199,11 @@ std::map<std::string, NetrcEntry> parse_netrc(std::string_view text) {
 
 // ---- IndexClient -------------------------------------------------------------------------------------------------
 
-IndexClient::IndexClient(net::HttpClient& http, const layers::BlobStore& store, IndexClientOptions options)
-    : http_(http), store_(store), options_(std::move(options)), pages_(store.root() / "index-pages") {
+IndexClient::IndexClient(net::HttpClient& http, const store::CacheDir& cache, IndexClientOptions options)
+    : http_(http),
+      store_(cache.blobs()),
+      options_(std::move(options)),
+      pages_(cache.area(store::CacheKind::kIndexPages)) {
   for (std::string& url : options_.index_urls) {
     if (path_from_file_url(url)) continue;
     Endpoint e = parse_endpoint(url);
@@ -422,7 +425,7 @@ std::optional<std::string> IndexClient::read_metadata_by_range(const IndexFile& 
 }
 
 // A file whose page names the sha256 of a blob already in the store is not fetched again.
-std::optional<layers::StoredBlob> IndexClient::already_stored(const IndexFile& file) const {
+std::optional<store::StoredBlob> IndexClient::already_stored(const IndexFile& file) const {
   std::optional<std::pair<std::string, std::string>> expected = expected_hash(file.hashes);
   if (!expected || expected->first != "sha256") return std::nullopt;
   std::optional<image::Digest> d = image::Digest::parse("sha256:" + expected->second);
@@ -430,15 +433,15 @@ std::optional<layers::StoredBlob> IndexClient::already_stored(const IndexFile& f
   std::error_code ec;
   auto size = fs::file_size(store_.path_of(*d), ec);
   if (ec) return std::nullopt;
-  return layers::StoredBlob{*d, size};
+  return store::StoredBlob{*d, size};
 }
 
-layers::StoredBlob IndexClient::download(const IndexFile& file) {
-  if (std::optional<layers::StoredBlob> stored = already_stored(file)) return *stored;
+store::StoredBlob IndexClient::download(const IndexFile& file) {
+  if (std::optional<store::StoredBlob> stored = already_stored(file)) return *stored;
   std::optional<std::pair<std::string, std::string>> expected = expected_hash(file.hashes);
   std::uint64_t received = 0;
   try {
-    layers::StoredBlob stored = download_to_store(file, expected, received);
+    store::StoredBlob stored = download_to_store(file, expected, received);
     if (options_.on_download) options_.on_download(file.filename, received, true);
     return stored;
   } catch (...) {
@@ -447,7 +450,7 @@ layers::StoredBlob IndexClient::download(const IndexFile& file) {
   }
 }
 
-layers::StoredBlob IndexClient::download_to_store(const IndexFile& file,
+store::StoredBlob IndexClient::download_to_store(const IndexFile& file,
                                                   const std::optional<std::pair<std::string, std::string>>& expected,
                                                   std::uint64_t& received) {
   // The store hashes with SHA-256 as it writes: a published sha256 is checked with that, any other algorithm with a
@@ -456,7 +459,7 @@ layers::StoredBlob IndexClient::download_to_store(const IndexFile& file,
   if (expected && expected->first == "sha256") expected_sha256 = image::Digest::parse("sha256:" + expected->second);
   std::optional<Hasher> hasher;
   if (expected && !expected_sha256) hasher.emplace(expected->first);
-  std::optional<layers::BlobStore::Writer> writer;
+  std::optional<store::BlobStore::Writer> writer;
   writer.emplace(store_.begin_write());
   auto sink = [&](const char* data, std::size_t size) {
     writer->write(data, size);
@@ -492,14 +495,14 @@ layers::StoredBlob IndexClient::download_to_store(const IndexFile& file,
     if (std::string got = hasher->finish_hex(); got != expected->second) throw mismatch(got);
   if (!expected_sha256) return writer->commit();
   image::Digest actual;
-  std::optional<layers::StoredBlob> stored = writer->commit_if(*expected_sha256, actual);
+  std::optional<store::StoredBlob> stored = writer->commit_if(*expected_sha256, actual);
   if (!stored) throw mismatch(actual.hex());
   return *stored;
 }
 
-std::vector<layers::StoredBlob> IndexClient::download_all(const std::vector<IndexFile>& files, int jobs) {
+std::vector<store::StoredBlob> IndexClient::download_all(const std::vector<IndexFile>& files, int jobs) {
   const std::size_t n = files.size();
-  std::vector<layers::StoredBlob> results(n);
+  std::vector<store::StoredBlob> results(n);
   // The same file listed twice (same hash, or same URL) is fetched once.
   std::vector<std::size_t> first_of(n);
   std::vector<std::size_t> unique;

@@ -26,12 +26,12 @@
 #include <string_view>
 #include <vector>
 
-#include "layers/blob_store.h"
 #include "net/google_credentials.h"
 #include "net/http_client.h"
 #include "net/http_range_reader.h"
 #include "python/index_page.h"
 #include "python/index_page_cache.h"
+#include "store/cache_dir.h"
 
 
 namespace trainpack::python {
@@ -73,7 +73,8 @@ std::map<std::string, NetrcEntry> parse_netrc(std::string_view text);
 class IndexClient {
  public:
   // `http` and `store` must outlive the client. Thread-safe after construction.
-  IndexClient(net::HttpClient& http, const layers::BlobStore& store, IndexClientOptions options);
+  // Downloads go to the cache's blob store, index pages to its index-pages entries.
+  IndexClient(net::HttpClient& http, const store::CacheDir& cache, IndexClientOptions options);
   ~IndexClient();
   IndexClient(const IndexClient&) = delete;
   IndexClient& operator=(const IndexClient&) = delete;
@@ -98,27 +99,27 @@ class IndexClient {
   std::optional<std::string> read_metadata_by_range(const IndexFile& file);
 
   // Downloads (or copies, for file:// URLs) a file into the blob store, verifying its page hash; returns the blob.
-  layers::StoredBlob download(const IndexFile& file);
+  store::StoredBlob download(const IndexFile& file);
   // Downloads several files with at most `jobs` at once; results in input order. The first failure (in input
   // order) is thrown after the running downloads end; no new ones start after a failure.
-  std::vector<layers::StoredBlob> download_all(const std::vector<IndexFile>& files, int jobs);
+  std::vector<store::StoredBlob> download_all(const std::vector<IndexFile>& files, int jobs);
 
   // Warnings collected from pages so far (newer API minor versions, ...).
   std::vector<std::string> warnings() const;
 
  private:
-  std::optional<layers::StoredBlob> already_stored(const IndexFile& file) const;
+  std::optional<store::StoredBlob> already_stored(const IndexFile& file) const;
   // A GET of `url` (userinfo and fragment stripped) with its credentials.
   net::HttpRequest request_for(const std::string& url) const;
   std::optional<IndexPage> fetch_page(const std::string& page_url, bool missing_ok);
   std::optional<CachedPage> fetch_page_over_http(const std::string& page_url, bool missing_ok);
   // download()'s transfer: into the store, checked against `expected` (algorithm, hex); counts `received`.
-  layers::StoredBlob download_to_store(const IndexFile& file,
+  store::StoredBlob download_to_store(const IndexFile& file,
                                        const std::optional<std::pair<std::string, std::string>>& expected,
                                        std::uint64_t& received);
 
   net::HttpClient& http_;
-  const layers::BlobStore& store_;
+  const store::BlobStore& store_;
   IndexClientOptions options_;
   // "scheme://host:port" (lower case) → "user:password" from index URLs.
   std::map<std::string, std::string> url_credentials_;

@@ -13,19 +13,17 @@ namespace {
 constexpr std::uint64_t kMaxEntryBytes = 64u << 10;
 }
 
-IndexPageCache::IndexPageCache(fs::path dir) : dir_(std::move(dir)) {}
+IndexPageCache::IndexPageCache(store::CacheArea entries) : entries_(std::move(entries)) {}
 
-fs::path IndexPageCache::entry_path(const std::string& url) const {
-  return dir_ / (image::sha256_of(url).hex() + ".json");
-}
+std::string IndexPageCache::entry_key(const std::string& url) { return image::sha256_of(url).hex() + ".json"; }
 
-fs::path IndexPageCache::body_path(const image::Digest& body) const { return dir_ / ("body-" + body.hex()); }
+std::string IndexPageCache::body_key(const image::Digest& body) { return "body-" + body.hex(); }
 
 // The entry for `url`, if there is a readable one.
 std::optional<nlohmann::json> IndexPageCache::entry(const std::string& url) const {
-  fs::path path = entry_path(url);
+  fs::path path = entries_.path_of(entry_key(url));
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  if (!entries_.use(entry_key(url)) || !fs::is_regular_file(path, ec)) return std::nullopt;
   json parsed = json::parse(read_file(path, kMaxEntryBytes), nullptr, false);
   if (!parsed.is_object() || parsed.value("url", "") != url) return std::nullopt;
   return parsed;
@@ -46,9 +44,10 @@ std::optional<CachedPage> IndexPageCache::lookup(const std::string& url) const {
     if (!kept) return std::nullopt;
     std::optional<image::Digest> body = image::Digest::parse(kept->value("body", ""));
     std::error_code ec;
-    if (!body || !fs::is_regular_file(body_path(*body), ec)) return std::nullopt;
+    if (!body || !entries_.use(body_key(*body)) || !fs::is_regular_file(entries_.path_of(body_key(*body)), ec))
+      return std::nullopt;
     CachedPage page;
-    page.body = read_file(body_path(*body), 1ull << 30);
+    page.body = read_file(entries_.path_of(body_key(*body)), 1ull << 30);
     if (image::sha256_of(page.body) != *body) return std::nullopt;  // damaged: ask for the page afresh
     page.content_type = kept->value("content_type", "");
     page.url = kept->value("final_url", url);
@@ -66,19 +65,19 @@ std::optional<CachedPage> IndexPageCache::lookup(const std::string& url) const {
 void IndexPageCache::remember(const std::string& url, const CachedPage& page) const {
   if (page.etag.empty() && page.last_modified.empty()) return;
   try {
-    fs::create_directories(dir_);
+    fs::create_directories(entries_.dir());
     image::Digest body = image::sha256_of(page.body);
     std::optional<image::Digest> replaced = kept_body(url);
-    write_file_atomic(body_path(body), page.body);
+    write_file_atomic(entries_.path_of(body_key(body)), page.body);
     json entry{{"url", url},
                {"body", body.str()},
                {"content_type", page.content_type},
                {"final_url", page.url},
                {"etag", page.etag},
                {"last_modified", page.last_modified}};
-    write_file_atomic(entry_path(url), entry.dump());
+    write_file_atomic(entries_.path_of(entry_key(url)), entry.dump());
     std::error_code ec;
-    if (replaced && *replaced != body) fs::remove(body_path(*replaced), ec);
+    if (replaced && *replaced != body) fs::remove(entries_.path_of(body_key(*replaced)), ec);
   } catch (const std::exception&) {
     // Only a cache: the next build downloads the page again.
   }

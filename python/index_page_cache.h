@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "image/digest.h"
+#include "store/cache_dir.h"
 
 namespace trainpack::python {
 
@@ -29,7 +30,7 @@ struct CachedPage {
 
 class IndexPageCache {
  public:
-  explicit IndexPageCache(std::filesystem::path dir);
+  explicit IndexPageCache(store::CacheArea entries);
 
   std::optional<CachedPage> lookup(const std::string& url) const;
   // Kept only when it has a validator (else it could never be asked about); failures to write are ignored: the
@@ -39,10 +40,10 @@ class IndexPageCache {
  private:
   std::optional<nlohmann::json> entry(const std::string& url) const;
   std::optional<image::Digest> kept_body(const std::string& url) const;  // what remember() replaces
-  std::filesystem::path entry_path(const std::string& url) const;
-  std::filesystem::path body_path(const image::Digest& body) const;
+  static std::string entry_key(const std::string& url);
+  static std::string body_key(const image::Digest& body);
 
-  std::filesystem::path dir_;
+  store::CacheArea entries_;
 };
 
 }  // namespace trainpack::python

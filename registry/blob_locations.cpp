@@ -20,15 +20,14 @@ std::optional<BlobLocation> parse_line(const std::string& line) {
 
 }  // namespace
 
-std::filesystem::path BlobLocations::file_of(const image::Digest& digest) const {
-  return dir_ / (digest.algorithm() + "-" + digest.hex());
-}
+std::string BlobLocations::key_of(const image::Digest& digest) { return digest.algorithm() + "-" + digest.hex(); }
 
 std::vector<BlobLocation> BlobLocations::known(const image::Digest& digest) const {
   std::vector<BlobLocation> locations;
   std::string text;
+  if (!entries_.use(key_of(digest))) return locations;
   try {
-    text = read_file(file_of(digest), 64 * 1024);
+    text = read_file(entries_.path_of(key_of(digest)), 64 * 1024);
   } catch (const std::exception&) {
     return locations;
   }
@@ -50,8 +49,8 @@ void BlobLocations::remember(const image::Digest& digest, const BlobLocation& wh
   std::string text;
   for (const BlobLocation& l : locations) text += l.registry + " " + l.repository + "\n";
   try {
-    std::filesystem::create_directories(dir_);
-    write_file_atomic(file_of(digest), text);
+    std::filesystem::create_directories(entries_.dir());
+    write_file_atomic(entries_.path_of(key_of(digest)), text);
   } catch (const std::exception&) {
     // A cache: the push it serves has succeeded either way.
   }

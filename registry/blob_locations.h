@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "image/digest.h"
+#include "store/cache_dir.h"
 
 namespace trainpack::registry {
 
@@ -22,7 +23,7 @@ class BlobLocations {
  public:
   static constexpr std::size_t kKeptPerBlob = 8;
 
-  explicit BlobLocations(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  explicit BlobLocations(store::CacheArea entries) : entries_(std::move(entries)) {}
 
   // Newest first; never throws.
   std::vector<BlobLocation> known(const image::Digest& digest) const;
@@ -30,8 +31,8 @@ class BlobLocations {
   void remember(const image::Digest& digest, const BlobLocation& where) const;
 
  private:
-  std::filesystem::path file_of(const image::Digest& digest) const;
-  std::filesystem::path dir_;
+  static std::string key_of(const image::Digest& digest);
+  store::CacheArea entries_;
 };
 
 }  // namespace trainpack::registry

@@ -65,7 +65,7 @@ UploadSession open_upload_session(RegistryClient& client, const Reference& targe
   return UploadSession(client, {push_scope(target.repository)}, net::resolve_url(r.url, r.header("location")));
 }
 
-std::set<Digest> blobs_under_tag(RegistryClient& client, const Reference& target, const layers::BlobStore& store) {
+std::set<Digest> blobs_under_tag(RegistryClient& client, const Reference& target, const store::BlobStore& store) {
   std::set<Digest> present;
   net::HttpRequest head;
   head.method = "HEAD";

@@ -14,11 +14,11 @@
 
 #include "image/digest.h"
 #include "image/image.h"
-#include "layers/blob_store.h"
 #include "registry/blob_locations.h"
 #include "registry/pusher.h"
 #include "registry/reference.h"
 #include "registry/registry_client.h"
+#include "store/blob_store.h"
 
 namespace trainpack::registry {
 
@@ -63,11 +63,11 @@ struct PlannedBlob {
 // blob an earlier push left there. Empty when the tag is new, or names a manifest made elsewhere or an index; an
 // Error when the registry cannot be reached (the push would fail on its next request anyway).
 std::set<image::Digest> blobs_under_tag(RegistryClient& client, const Reference& target,
-                                        const layers::BlobStore& store);
+                                        const store::BlobStore& store);
 
 struct BlobPusher {
   const image::Image* image;        // the image pushed; null for a blob offered ahead of it (no origin)
-  const layers::BlobStore* store;   // where a blob without an image is read from
+  const store::BlobStore* store;   // where a blob without an image is read from
   Reference target;
   std::function<RegistryClient&(const std::string&)> clients;
   const BlobLocations* locations;

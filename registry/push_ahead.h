@@ -22,19 +22,19 @@
 
 #include "image/digest.h"
 #include "image/image.h"
-#include "layers/blob_store.h"
 #include "registry/blob_locations.h"
 #include "registry/blob_pusher.h"
 #include "registry/pusher.h"
 #include "registry/reference.h"
 #include "registry/registry_client.h"
+#include "store/blob_store.h"
 
 namespace trainpack::registry {
 
 struct PushAheadOptions {
   int jobs = 4;                             // uploads at once, shared with the push that takes this over
   const BlobLocations* locations = nullptr;  // mount sources for offered blobs
-  const layers::BlobStore* store = nullptr;  // required: offered blobs' bytes, and the manifests that vouch for a tag
+  const store::BlobStore* store = nullptr;  // required: offered blobs' bytes, and the manifests that vouch for a tag
   std::function<void(const BlobEvent&)> on_blob;  // progress of offered blobs, serialised
   std::size_t sessions = 2;                 // opened ahead: a code-only rebuild uploads its code layer and config
 };

@@ -18,10 +18,10 @@
 
 #include "image/digest.h"
 #include "image/image.h"
-#include "layers/blob_store.h"
 #include "registry/blob_locations.h"
 #include "registry/reference.h"
 #include "registry/registry_client.h"
+#include "store/blob_store.h"
 
 namespace trainpack::registry {
 
@@ -41,7 +41,7 @@ struct PushOptions {
   // Where blobs were pushed before: mount sources, and told of this push's blobs once it succeeded. Optional.
   const BlobLocations* locations = nullptr;
   // Where this cache keeps the manifests it made: a tag that points at one of them vouches for its blobs. Optional.
-  const layers::BlobStore* store = nullptr;
+  const store::BlobStore* store = nullptr;
   std::function<void(const BlobEvent&)> on_blob;  // called from worker threads, serialised by the pusher
   // The push begun during the build (registry/push_ahead.h), if its target is this one: its sessions, its answer
   // about the tag and the blobs it pushed already are used, and its on_blob takes the events. Optional.

@@ -68,7 +68,7 @@ FetchedManifest fetch_manifest(RegistryClient& client, const std::string& reposi
 namespace {
 
 // A manifest or index already in the store (fetched earlier by digest): no request needed.
-std::optional<FetchedManifest> cached_manifest(const layers::BlobStore& store, const Digest& digest) {
+std::optional<FetchedManifest> cached_manifest(const store::BlobStore& store, const Digest& digest) {
   if (!store.has(digest)) return std::nullopt;
   FetchedManifest m;
   m.body = read_file(store.path_of(digest), 4u << 20);
@@ -84,7 +84,7 @@ std::optional<FetchedManifest> cached_manifest(const layers::BlobStore& store, c
 
 // By tag: HEAD for the digest (cheap, and not counted by Docker Hub's pull limit), then the store or a GET by digest.
 // Registries that answer HEAD without a digest (or not at all) get a GET by tag.
-FetchedManifest resolve_manifest(RegistryClient& client, const layers::BlobStore& store, const std::string& repository,
+FetchedManifest resolve_manifest(RegistryClient& client, const store::BlobStore& store, const std::string& repository,
                                  const std::string& reference) {
   if (auto digest = Digest::parse(reference)) {
     if (auto cached = cached_manifest(store, *digest)) return *cached;
@@ -113,7 +113,7 @@ FetchedManifest resolve_manifest(RegistryClient& client, const layers::BlobStore
 }  // namespace
 
 std::shared_ptr<RemoteImage> RemoteImage::open(RegistryClient& client, const Reference& ref,
-                                               const image::Platform& platform, const layers::BlobStore& store,
+                                               const image::Platform& platform, const store::BlobStore& store,
                                                BlobFetchProgress on_fetch) {
   std::shared_ptr<RemoteImage> img(new RemoteImage(client, ref, store));
   img->on_fetch_ = std::move(on_fetch);
@@ -171,7 +171,7 @@ void RemoteImage::fetch_blob(const Descriptor& d) const {
   } finished{this, d, received};
   if (d.digest.algorithm() != "sha256")
     throw Error(reference_.str() + ": blob " + d.digest.str() + " uses an unsupported digest algorithm");
-  auto writer = std::make_unique<layers::BlobStore::Writer>(store_.begin_write());
+  auto writer = std::make_unique<store::BlobStore::Writer>(store_.begin_write());
   net::HttpRequest req;
   req.url = "/v2/" + reference_.repository + "/blobs/" + d.digest.str();
   req.sink = [&](const char* data, std::size_t size) {
@@ -180,7 +180,7 @@ void RemoteImage::fetch_blob(const Descriptor& d) const {
     if (on_fetch_) on_fetch_(d.digest, received, d.size, false);
   };
   req.on_restart = [&] {
-    writer = std::make_unique<layers::BlobStore::Writer>(store_.begin_write());
+    writer = std::make_unique<store::BlobStore::Writer>(store_.begin_write());
     received = 0;
   };
   net::HttpResponse resp = client_.send(req, {pull_scope(reference_.repository)});
@@ -191,7 +191,7 @@ void RemoteImage::fetch_blob(const Descriptor& d) const {
                     std::to_string(writer->size()) + " bytes, expected " + std::to_string(d.size),
                 "the registry sent a truncated or different blob; try again");
   // commit() names the blob by its real digest; a mismatch is detected right after and the file removed.
-  layers::StoredBlob stored = writer->commit();
+  store::StoredBlob stored = writer->commit();
   if (stored.digest != d.digest) {
     std::error_code ec;
     std::filesystem::remove(store_.path_of(stored.digest), ec);

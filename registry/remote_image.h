@@ -11,10 +11,10 @@
 #include <set>
 #include <string>
 
-#include "layers/blob_store.h"
 #include "image/image.h"
 #include "registry/reference.h"
 #include "registry/registry_client.h"
+#include "store/blob_store.h"
 
 namespace trainpack::registry {
 
@@ -29,7 +29,7 @@ using BlobFetchProgress = std::function<void(const image::Digest& digest, std::u
 class RemoteImage : public image::Image {
  public:
   static std::shared_ptr<RemoteImage> open(RegistryClient& client, const Reference& ref,
-                                           const image::Platform& platform, const layers::BlobStore& store,
+                                           const image::Platform& platform, const store::BlobStore& store,
                                            BlobFetchProgress on_fetch = {});
 
   const std::string& raw_manifest() const override { return manifest_; }
@@ -44,13 +44,13 @@ class RemoteImage : public image::Image {
   const image::Digest& resolved_digest() const { return resolved_digest_; }
 
  private:
-  RemoteImage(RegistryClient& client, Reference ref, const layers::BlobStore& store)
+  RemoteImage(RegistryClient& client, Reference ref, const store::BlobStore& store)
       : client_(client), reference_(std::move(ref)), store_(store) {}
   void fetch_blob(const image::Descriptor& descriptor) const;
 
   RegistryClient& client_;
   Reference reference_;
-  layers::BlobStore store_;  // a copy: the store is only a root path
+  store::BlobStore store_;  // a copy: the store is only a root path
   BlobFetchProgress on_fetch_;
   std::string manifest_;
   std::string config_;

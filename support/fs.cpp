@@ -43,8 +43,13 @@ const std::string& host_tag() {
   return tag;
 }
 
-// The owner tag inside a name ("p<digits>.<8 hex>"): its pid when the host part is ours, else nullopt.
-std::optional<pid_t> own_pid_in(std::string_view name) {
+struct OwnerTag {
+  pid_t pid;
+  std::string_view host;
+};
+
+// The owner tag inside a name ("p<digits>.<8 hex>"), of any host.
+std::optional<OwnerTag> owner_tag_in(std::string_view name) {
   for (std::size_t at = name.find('p'); at != std::string_view::npos; at = name.find('p', at + 1)) {
     std::size_t i = at + 1, digits = 0;
     long long pid = 0;
@@ -53,14 +58,25 @@ std::optional<pid_t> own_pid_in(std::string_view name) {
       ++digits;
     }
     if (digits == 0 || i + 9 > name.size() || name[i] != '.') continue;
-    if (name.substr(i + 1, 8) == host_tag()) return static_cast<pid_t>(pid);
+    std::string_view host = name.substr(i + 1, 8);
+    if (host.find_first_not_of("0123456789abcdef") == std::string_view::npos)
+      return OwnerTag{static_cast<pid_t>(pid), host};
   }
   return std::nullopt;
+}
+
+// The pid in a name's owner tag when the tag is of this host, else nullopt.
+std::optional<pid_t> own_pid_in(std::string_view name) {
+  std::optional<OwnerTag> tag = owner_tag_in(name);
+  if (!tag || tag->host != host_tag()) return std::nullopt;
+  return tag->pid;
 }
 
 bool process_alive(pid_t pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
 
 }  // namespace
+
+bool has_owner_tag(std::string_view name) { return owner_tag_in(name).has_value(); }
 
 std::string temp_owner_tag() { return "p" + std::to_string(::getpid()) + "." + host_tag(); }
 

@@ -61,6 +61,8 @@ void stream_file(const std::filesystem::path& path,
 // Who owns a temporary name: "p<pid>.<host>", <host> 8 hex digits of this boot and PID namespace, so that a cache
 // shared between machines or containers never takes another one's live process for a dead one.
 std::string temp_owner_tag();
+// Whether `name` carries an owner tag (of this host or another): a temporary name, not a lasting one.
+bool has_owner_tag(std::string_view name);
 
 // A uniquely named sibling of `path` for staging output (".<name>.tmp-<owner tag>-<n>").
 std::filesystem::path staging_path_for(const std::filesystem::path& path);

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "image/media_types.h"
+#include "store/blob_store.h"
 #include "transports/oci_layout.h"
-#include "layers/blob_store.h"
 #include "support/byte_regex.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -20,8 +20,8 @@
 namespace trainpack::transports {
 namespace fs = std::filesystem;
 using namespace image;  // the image model a transport reads and writes
-using layers::BlobStore;
-using layers::StoredBlob;
+using store::BlobStore;
+using store::StoredBlob;
 using nlohmann::json;
 
 namespace {
@@ -156,7 +156,7 @@ class TarWriter {
 struct Member {
   bool is_link = false;
   std::string target;  // clean name of the link target
-  StoredBlob blob;
+  store::StoredBlob blob;
   std::string head;  // first bytes, for compression sniffing
 };
 
@@ -179,7 +179,7 @@ bool skipped(const std::string& name) {
 }
 
 // One sequential pass: small metadata into memory, every other regular file into the store (hashed on the way).
-ArchiveContents read_archive(const fs::path& file, const BlobStore& store, const std::string& what) {
+ArchiveContents read_archive(const fs::path& file, const store::BlobStore& store, const std::string& what) {
   std::error_code ec;
   if (!fs::exists(file, ec)) throw Error(what + " does not exist", "check the path of the archive");
   if (fs::is_directory(file, ec)) throw Error(what + " is a directory, not a tar archive");
@@ -234,7 +234,7 @@ ArchiveContents read_archive(const fs::path& file, const BlobStore& store, const
       continue;
     }
 
-    BlobStore::Writer w = store.begin_write();
+    store::BlobStore::Writer w = store.begin_write();
     Member m;
     la_ssize_t n;
     while ((n = archive_read_data(a.get(), buf.data(), buf.size())) > 0) {
@@ -282,7 +282,7 @@ class ArchiveImage final : public Image {
 };
 
 // The store path of the archive file `name`, checked against `expected` (digest and size) when given.
-fs::path member_blob(const ArchiveContents& c, const BlobStore& store, const std::string& name,
+fs::path member_blob(const ArchiveContents& c, const store::BlobStore& store, const std::string& name,
                      const Descriptor* expected, const std::string& what) {
   const Member* m = find_member(c, name);
   if (!m) throw Error(what + ": " + name + " is missing from the archive", std::string(kCorruptHint));
@@ -303,7 +303,7 @@ fs::path member_blob(const ArchiveContents& c, const BlobStore& store, const std
 
 std::string blob_name(const Digest& d) { return "blobs/" + d.algorithm() + "/" + d.hex(); }
 
-std::unique_ptr<Image> from_oci_layout(const ArchiveContents& c, const BlobStore& store, std::string_view ref,
+std::unique_ptr<Image> from_oci_layout(const ArchiveContents& c, const store::BlobStore& store, std::string_view ref,
                                        const std::vector<std::string>& full_names, const Platform& platform,
                                        const std::string& what, const std::string& describe) {
   json header = json::parse(c.small.at("oci-layout"), nullptr, false);
@@ -348,7 +348,7 @@ const json* find_manifest_entry(const json& mj, std::string_view ref) {
   return nullptr;
 }
 
-std::unique_ptr<Image> from_manifest_json(const ArchiveContents& c, const BlobStore& store, const json& mj,
+std::unique_ptr<Image> from_manifest_json(const ArchiveContents& c, const store::BlobStore& store, const json& mj,
                                           std::string_view ref, const std::string& what,
                                           const std::string& describe) {
   const json* entry = find_manifest_entry(mj, ref);
@@ -409,7 +409,7 @@ std::unique_ptr<Image> from_manifest_json(const ArchiveContents& c, const BlobSt
     m.layers.push_back(std::move(d));
   }
   std::string raw_manifest = m.serialize();
-  StoredBlob mb = store.put(raw_manifest);
+  store::StoredBlob mb = store.put(raw_manifest);
   paths[mb.digest] = store.path_of(mb.digest);
   return std::make_unique<ArchiveImage>(std::move(raw_manifest), std::move(raw_config), describe, std::move(paths));
 }
@@ -545,7 +545,7 @@ void write_docker_archive(const Image& image, const fs::path& file, std::string_
 }
 
 std::unique_ptr<Image> open_docker_archive(const fs::path& file, std::string_view ref, const Platform& platform,
-                                           const BlobStore& store) {
+                                           const store::BlobStore& store) {
   const std::string what = "docker archive " + file.string();
   std::string describe = "docker-archive:" + file.string();
   if (!ref.empty()) describe += ":" + std::string(ref);

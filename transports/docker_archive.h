@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "layers/blob_store.h"
 #include "image/image.h"
+#include "store/blob_store.h"
 #include "transports/transport.h"
 
 namespace trainpack::transports {
@@ -36,7 +36,7 @@ void write_docker_archive(const image::Image& image, const std::filesystem::path
 // is preferred; otherwise an OCI manifest is synthesised from manifest.json, each layer's compression detected
 // (plain tar: digest = diff_id; gzip; zstd). Throws Error naming the archive and what is wrong.
 std::unique_ptr<image::Image> open_docker_archive(const std::filesystem::path& file, std::string_view ref,
-                                           const image::Platform& platform, const layers::BlobStore& store);
+                                           const image::Platform& platform, const store::BlobStore& store);
 
 // The reference parts used for RepoTags and annotations: "trainer" → {"trainer", "docker.io/library/trainer",
 // "latest"}. Throws Error when `ref` is not a valid name[:tag] (digests are not accepted).

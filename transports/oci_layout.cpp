@@ -13,8 +13,8 @@
 #include <set>
 #include <vector>
 
-#include "layers/blob_store.h"
 #include "image/media_types.h"
+#include "store/blob_store.h"
 #include "support/byte_regex.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -23,7 +23,7 @@
 namespace trainpack::transports {
 namespace fs = std::filesystem;
 using namespace image;  // the image model a transport reads and writes
-using layers::link_or_copy;
+using store::link_or_copy;
 using nlohmann::json;
 
 namespace {
@@ -168,7 +168,7 @@ void put_file_blob(const Image& image, const fs::path& root, const Descriptor& d
     if (fs::file_size(dst, ec) == size && !ec) return;
     fs::remove(dst, ec);
   }
-  link_or_copy(src, dst);
+  store::link_or_copy(src, dst);
 }
 
 }  // namespace

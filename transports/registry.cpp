@@ -8,7 +8,7 @@
 namespace trainpack::transports {
 
 std::shared_ptr<const image::Image> open_registry_image(const registry::Reference& ref, const image::Platform& platform,
-                                                        const layers::BlobStore& store,
+                                                        const store::BlobStore& store,
                                                         registry::Registries& registries,
                                                         registry::BlobFetchProgress on_fetch) {
   return registry::RemoteImage::open(registries.client(ref.registry), ref, platform, store, std::move(on_fetch));

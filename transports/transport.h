@@ -13,7 +13,7 @@
 #include "registry/remote_image.h"
 #include "transports/image_location.h"
 
-namespace trainpack::layers {
+namespace trainpack::store {
 class BlobStore;
 }
 namespace trainpack::registry {
@@ -25,7 +25,7 @@ namespace trainpack::transports {
 // What reading an image needs besides its location.
 struct OpenContext {
   image::Platform platform;                    // picks from an index
-  const layers::BlobStore& store;              // where fetched or imported blobs go
+  const store::BlobStore& store;              // where fetched or imported blobs go
   registry::Registries* registries = nullptr;  // needed for registry locations
   registry::BlobFetchProgress on_fetch;         // progress of a registry image's blob downloads
 };

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "layers/appended_image.h"
-#include "layers/blob_store.h"
 #include "image/image.h"
+#include "store/blob_store.h"
 #include "support/error.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -17,6 +17,7 @@ namespace fs = std::filesystem;
 using trainpack::fuzz::require;
 using namespace trainpack::image;
 using namespace trainpack::layers;
+using namespace trainpack::store;
 
 class MemoryImage : public Image {
  public:

@@ -6,13 +6,13 @@
 #include <memory>
 
 #include "../unit/image_test_support.h"
-#include "layers/blob_store.h"
+#include "store/blob_store.h"
 #include "support/fs.h"
 #include "transports/docker_archive.h"
 #include "transports/oci_layout.h"
 
 using namespace trainpack::image;
-using namespace trainpack::layers;
+using namespace trainpack::store;
 using namespace trainpack::transports;
 using namespace trainpack::test_support;
 using nlohmann::json;

@@ -13,11 +13,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "layers/blob_store.h"
 #include "image/digest.h"
 #include "net/http_client.h"
 #include "net/http_range_reader.h"
 #include "python/wheel_file.h"
+#include "store/cache_dir.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "tests/integration/test_support.h"
@@ -25,9 +25,9 @@
 extern char** environ;
 
 using trainpack::Error;
-using trainpack::layers::BlobStore;
+using trainpack::store::BlobStore;
 using trainpack::image::Digest;
-using trainpack::layers::StoredBlob;
+using trainpack::store::StoredBlob;
 using trainpack::image::sha256_of;
 using namespace trainpack::python;
 namespace fs = std::filesystem;
@@ -122,7 +122,7 @@ class IndexClientTest : public ::testing::Test {
     tmp_ = trainpack::make_temp_dir({}, "index-client-test");
     root_ = tmp_ / "www";
     fs::create_directories(root_);
-    store_ = std::make_unique<BlobStore>(tmp_ / "store");
+    store_ = std::make_unique<trainpack::store::CacheDir>(tmp_ / "store");
     trainpack::net::HttpOptions options;
     options.max_attempts = 2;
     options.initial_backoff = std::chrono::milliseconds(10);
@@ -195,11 +195,11 @@ class IndexClientTest : public ::testing::Test {
       if (f.filename == name) return f;
     throw std::runtime_error("no file " + name);
   }
-  std::string blob_text(const StoredBlob& b) { return trainpack::read_file(store_->path_of(b.digest)); }
+  std::string blob_text(const StoredBlob& b) { return trainpack::read_file(store_->blobs().path_of(b.digest)); }
   fs::path log() const { return root_ / "requests.log"; }
 
   fs::path tmp_, root_;
-  std::unique_ptr<BlobStore> store_;
+  std::unique_ptr<trainpack::store::CacheDir> store_;
   std::unique_ptr<trainpack::net::HttpClient> http_;
   std::unique_ptr<IndexServer> server_;
   std::map<std::string, std::string> contents_;
@@ -286,9 +286,9 @@ TEST_F(IndexClientTest, WrongHashFailsAndLeavesNothing) {
     EXPECT_NE(what.find(std::string(64, 'a')), std::string::npos) << what;
     EXPECT_NE(what.find(actual), std::string::npos) << what;
   }
-  EXPECT_EQ(files_in(store_->root() / "blobs" / "sha256"), 0u);
-  EXPECT_EQ(files_in(store_->root() / "tmp"), 0u);
-  EXPECT_FALSE(store_->has(Digest::sha256_from_hex(actual)));
+  EXPECT_EQ(files_in(store_->blobs().path_of(Digest::sha256_from_hex(std::string(64, '0'))).parent_path()), 0u);
+  EXPECT_EQ(files_in(store_->temp_dir()), 0u);
+  EXPECT_FALSE(store_->blobs().has(Digest::sha256_from_hex(actual)));
 }
 
 TEST_F(IndexClientTest, DownloadWithoutHashIsStoredByContent) {
@@ -313,7 +313,7 @@ TEST_F(IndexClientTest, MissingFileIsAnErrorNamingIt) {
     EXPECT_NE(std::string(e.what()).find("gone-1.0.tar.gz"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("404"), std::string::npos);
   }
-  EXPECT_EQ(files_in(store_->root() / "tmp"), 0u);
+  EXPECT_EQ(files_in(store_->temp_dir()), 0u);
 }
 
 TEST_F(IndexClientTest, CoreMetadataFetchedAndVerified) {
@@ -388,7 +388,7 @@ TEST_F(IndexClientTest, ParallelDownloads) {
     EXPECT_EQ(blobs[i].digest, sha256_of(contents_[good[i].filename])) << good[i].filename;
   }
   EXPECT_EQ(count_lines(log(), "GET /files/demo-1.0-py3-none-any.whl "), 1u);
-  EXPECT_EQ(files_in(store_->root() / "blobs" / "sha256"), 4u);
+  EXPECT_EQ(files_in(store_->blobs().path_of(Digest::sha256_from_hex(std::string(64, '0'))).parent_path()), 4u);
 
   std::vector<IndexFile> with_bad = {file_named(all, "demo-2.0-py3-none-any.whl"), good[0]};
   try {

@@ -10,12 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "layers/blob_store.h"
 #include "layers/scanned_image.h"
 #include "python/names.h"
 #include "sbom/cyclonedx.h"
 #include "sbom/image_packages.h"
 #include "sbom/spdx.h"
+#include "store/blob_store.h"
 #include "support/fs.h"
 #include "transports/transport.h"
 #include "tests/integration/debian_clean.h"
@@ -69,12 +69,13 @@ TEST(SbomSchema, TheCheckRefusesADocumentTheSchemaDoesNot) {
 // installed is what the SBOM tests of whole builds need.)
 TEST(SbomGroundTruth, TheTestBasesPackagesAreWhatDpkgAndPipReport) {
   trainpack::ScopedDir dir(trainpack::make_temp_dir(env_or("TRAINPACK_TEST_TMPDIR", ""), "tp-sbom-truth-"));
-  trainpack::layers::BlobStore store(dir.path() / "cache");
+  trainpack::store::BlobStore store(dir.path() / "cache");
   auto location = trainpack::transports::parse_image_location(base_oci_ref());
   ASSERT_TRUE(location.has_value());
   auto image = trainpack::transports::open_image(
       *location, {trainpack::image::Platform::parse("linux/amd64"), store, nullptr, {}});
-  trainpack::layers::ScannedImage scan(image, dir.path() / "cache",
+  trainpack::store::CacheDir cache(dir.path() / "cache");
+  trainpack::layers::ScannedImage scan(image, cache,
                                        {"sbom-truth", [](std::string_view path, std::uint64_t) {
                                           return path.starts_with("var/lib/dpkg/status") ||
                                                  path.ends_with("os-release") ||

@@ -9,6 +9,7 @@
 
 using namespace trainpack::image;
 using namespace trainpack::layers;
+using namespace trainpack::store;
 using nlohmann::json;
 namespace ts = trainpack::test_support;
 

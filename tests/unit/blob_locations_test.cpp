@@ -20,8 +20,12 @@ class BlobLocationsTest : public ::testing::Test {
   fs::path dir_;
 };
 
+store::CacheArea area(const fs::path& dir) {
+  return store::CacheArea(dir, std::make_shared<const store::UseLock>(store::lock_file_in(dir)));
+}
+
 TEST_F(BlobLocationsTest, NewestFirstOnceEachAndBounded) {
-  BlobLocations locations(dir_ / "locations");
+  BlobLocations locations(area(dir_ / "locations"));
   EXPECT_TRUE(locations.known(digest_of('a')).empty());
   locations.remember(digest_of('a'), {"r.example", "one"});
   locations.remember(digest_of('a'), {"r.example", "two"});
@@ -36,10 +40,10 @@ TEST_F(BlobLocationsTest, NewestFirstOnceEachAndBounded) {
 }
 
 TEST_F(BlobLocationsTest, AnOddFileOrAnUnwritableDirectoryIsOnlyNothingKnown) {
-  BlobLocations locations(dir_);
+  BlobLocations locations(area(dir_));
   std::ofstream(dir_ / ("sha256-" + std::string(64, 'c'))) << "garbage\n\n only-one-field\nr.example good/repo\n";
   EXPECT_EQ(locations.known(digest_of('c')), (std::vector<BlobLocation>{{"r.example", "good/repo"}}));
-  BlobLocations nowhere("/proc/no-such-dir/locations");
+  BlobLocations nowhere(area("/proc/no-such-dir/locations"));
   EXPECT_NO_THROW(nowhere.remember(digest_of('d'), {"r.example", "x"}));
   EXPECT_TRUE(nowhere.known(digest_of('d')).empty());
   locations.remember(digest_of('e'), {"r.example", "has space"});

@@ -1,4 +1,4 @@
-#include "layers/blob_store.h"
+#include "store/blob_store.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,8 @@
 
 namespace fs = std::filesystem;
 using namespace trainpack::image;
-using namespace trainpack::layers;
+
+using namespace trainpack::store;
 
 TEST(BlobStore, PutNamesBlobByDigestAndLeavesNoTemp) {
   trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "blobstore-"));

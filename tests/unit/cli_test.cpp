@@ -24,7 +24,7 @@
 
 #include "cli_test_support.h"
 #include "image_test_support.h"
-#include "layers/blob_store.h"
+#include "store/blob_store.h"
 #include "transports/docker_archive.h"
 #include "transports/oci_layout.h"
 #include "support/fs.h"
@@ -705,7 +705,7 @@ TEST_F(ImageMetadataCliTest, ExtraTagsAreRepoTagsOfADockerArchive) {
   const fs::path tar = root_.path() / "out.tar";
   CliResult r = build("docker-archive:" + tar.string() + ":trainer:v1", {"--tag=v2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  trainpack::layers::BlobStore store(root_.path() / "read");
+  trainpack::store::BlobStore store(root_.path() / "read");
   for (const char* name : {"trainer:v1", "trainer:v2"}) {
     auto image = trainpack::transports::open_docker_archive(tar, name, trainpack::image::Platform::parse("linux/amd64"),
                                                             store);

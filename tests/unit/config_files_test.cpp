@@ -9,11 +9,11 @@
 #include <functional>
 #include <string>
 
-#include "layers/blob_store.h"
 #include "net/google_credentials.h"
 #include "net/http_client.h"
 #include "python/index_client.h"
 #include "registry/credentials.h"
+#include "store/cache_dir.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "tests/env_guard.h"
@@ -121,11 +121,11 @@ TEST_F(ConfigFilesTest, GoogleCredentialFiles) {
 
 TEST_F(ConfigFilesTest, Netrc) {
   trainpack::net::HttpClient http(trainpack::net::HttpOptions{});
-  trainpack::layers::BlobStore store(dir_.path() / "store");
+  trainpack::store::CacheDir cache(dir_.path() / "store");
   expect_both_refused("netrc", [&](const fs::path& p) {
     trainpack::python::IndexClientOptions o;
     o.netrc_file = p;
-    trainpack::python::IndexClient client(http, store, o);
+    trainpack::python::IndexClient client(http, cache, o);
   });
 }
 

@@ -70,7 +70,8 @@ std::string refusal(const Image& image, const fs::path& cache) {
   try {
     std::vector<Digest> layers;
     for (const Descriptor& d : image.manifest().layers) layers.push_back(d.digest);
-    check_layers_are_safe(image, layers, cache);
+    trainpack::store::CacheDir dir(cache);
+    check_layers_are_safe(image, layers, dir.area(trainpack::store::CacheKind::kCheckedLayers));
   } catch (const trainpack::Error& e) {
     return e.what();
   }
@@ -118,7 +119,9 @@ TEST(EntrySafety, ASafeLayerIsReadOnce) {
 TEST(EntrySafety, ALayerAScanListedIsNotReadAgain) {
   trainpack::ScopedDir root(trainpack::make_temp_dir("", "tp-entry-safety-"));
   auto built = image_with(root.path() / "store", {"app/file", "x"});
-  for (const auto& l : built.layers) mark_layer_safe(root.path() / "cache", l.digest, l.diff_id);
+  trainpack::store::CacheDir cache(root.path() / "cache");
+  for (const auto& l : built.layers)
+    mark_layer_safe(cache.area(trainpack::store::CacheKind::kCheckedLayers), l.digest, l.diff_id);
   for (const auto& l : built.layers) fs::remove(built.image->blob_path(l.digest));
   EXPECT_EQ(refusal(*built.image, root.path() / "cache"), "") << "marked layers are not read (their blobs are gone)";
 }

@@ -118,7 +118,7 @@ TEST(ImageAttestations, SbomFormatsByName) {
 // the image's own creation time, so the same build gives the same referrers.
 TEST(ImageAttestations, ReferrersAreArtifactsWhoseSubjectIsTheImage) {
   trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "attestations-"));
-  trainpack::layers::BlobStore store(dir.path());
+  trainpack::store::BlobStore store(dir.path());
   std::string config = "{}";
   trainpack::layers::ArtifactImage image(
       json{{"schemaVersion", 2},

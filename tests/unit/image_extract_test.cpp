@@ -60,7 +60,7 @@ struct Fixture {
   BuiltImage built = make_image_of_layers(work.path() / "store", "amd64", two_layers());
   std::shared_ptr<const image::Image> image{std::move(built.image)};
   layers::ScannedImage scanned{
-      image, work.path() / "cache", {"none", [](std::string_view, std::uint64_t) { return false; }}};
+      image, store::CacheDir(work.path() / "cache"), {"none", [](std::string_view, std::uint64_t) { return false; }}};
   fs::path dest = work.path() / "stage" / "root";
 };
 

@@ -20,9 +20,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "layers/blob_store.h"
 #include "image/image.h"
 #include "image/media_types.h"
+#include "store/blob_store.h"
 #include "support/fs.h"
 
 namespace trainpack::test_support {
@@ -107,10 +107,10 @@ class MemoryImage : public image::Image {
   const std::string& raw_config() const override { return config_; }
   fs::path blob_path(const image::Digest& d) const override { return store_.path_of(d); }
   std::string describe() const override { return name_; }
-  const layers::BlobStore& store() const { return store_; }
+  const store::BlobStore& store() const { return store_; }
 
  private:
-  layers::BlobStore store_;
+  store::BlobStore store_;
   std::string manifest_, config_, name_;
 };
 
@@ -130,7 +130,7 @@ struct BuiltImage {
 inline BuiltImage make_image_of_layers(const fs::path& store_root, const std::string& arch,
                                        const std::vector<std::vector<TarMember>>& layer_members,
                                        bool gzip_layers = true, const std::string& name = "test-image") {
-  layers::BlobStore store(store_root);
+  store::BlobStore store(store_root);
   BuiltImage out;
   json diff_ids = json::array(), history = json::array();
   image::Manifest m;

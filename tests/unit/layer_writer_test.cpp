@@ -21,6 +21,7 @@
 namespace fs = std::filesystem;
 using namespace trainpack::image;
 using namespace trainpack::layers;
+using namespace trainpack::store;
 
 namespace {
 
@@ -192,7 +193,8 @@ TEST_F(LayerWriterTest, SourceThatChangedSizeFailsAndStoresNothing) {
 }
 
 TEST_F(LayerWriterTest, CacheHitSkipsWritingAndStampChangeMisses) {
-  LayerCache cache(*store_, dir_ / "layers");
+  trainpack::store::CacheDir cache_dir(dir_ / "store");
+  LayerCache cache(*store_, cache_dir.area(trainpack::store::CacheKind::kLayers));
   fs::path src = write_source("t.py", "v1");
   FileEntry e = file_from(src, "t.py", 0644);
   e.source_stamp = "stamp-1";

@@ -14,7 +14,7 @@
 
 namespace fs = std::filesystem;
 using namespace trainpack::image;
-using namespace trainpack::layers;
+using namespace trainpack::store;
 using namespace trainpack::transports;
 using namespace trainpack::test_support;
 using nlohmann::json;

@@ -25,8 +25,9 @@ const char* const kDeep = "usr/local/lib/python3.11/dist-packages/tp_beta/__init
 // bytes (inline, as bytecode is) the cache keeps as a blob of their own.
 struct CachedStep {
   trainpack::ScopedDir dir{trainpack::make_temp_dir({}, "pip-step-cache-")};
-  trainpack::layers::BlobStore store{dir.path() / "store"};
-  PipStepCache cache{store, dir.path() / "pip-steps"};
+  trainpack::store::CacheDir cache_dir{dir.path() / "cache"};
+  const trainpack::store::BlobStore& store = cache_dir.blobs();
+  PipStepCache cache{cache_dir};
   trainpack::layers::LayerBlob blob;
   std::vector<InstalledArtifact> installed{
       {"tp_beta", "1.0", "tp_beta-1.0-py3-none-any.whl", "https://files.example/tp_beta-1.0-py3-none-any.whl",
@@ -36,7 +37,7 @@ struct CachedStep {
                       FileEntry::inline_file(kDeep, "print('beta')\n")};
 
   CachedStep() {
-    trainpack::layers::StoredBlob stored = store.put("the layer's bytes");
+    trainpack::store::StoredBlob stored = store.put("the layer's bytes");
     blob = {trainpack::image::sha256_of("the layer's tar"), stored.digest, stored.size};
     cache.remember("key", std::vector<PipLayerMade>{{"the step", blob, &entries}}, installed);
   }
@@ -85,4 +86,12 @@ TEST(PipStepCache, AnEntryWhoseLayerBlobIsGoneIsAMiss) {
   fs::remove(step.store.path_of(step.blob.digest));
   EXPECT_FALSE(step.cache.lookup("key").has_value());
   EXPECT_FALSE(step.cache.lookup("another key").has_value());
+}
+
+// Pruning (store/cache_prune.h) removes a file an entry reads without touching the entry: the entry is then a miss,
+// never a hit whose listing fails later.
+TEST(PipStepCache, AnEntryWhoseKeptFileIsGoneIsAMiss) {
+  CachedStep step;
+  fs::remove(step.store.path_of(trainpack::image::sha256_of("print('beta')\n")));
+  EXPECT_FALSE(step.cache.lookup("key").has_value());
 }

@@ -27,11 +27,14 @@ class IndexPageCacheTest : public ::testing::Test {
       if (e.path().filename().string().starts_with("body-")) out.push_back(e.path());
     return out;
   }
+  trainpack::store::CacheArea pages() const {
+    return {dir_ / "pages", std::make_shared<const trainpack::store::UseLock>(trainpack::store::lock_file_in(dir_))};
+  }
   fs::path dir_;
 };
 
 TEST_F(IndexPageCacheTest, AKeptPageComesBackWithItsValidators) {
-  IndexPageCache cache(dir_ / "pages");
+  IndexPageCache cache(pages());
   CachedPage page{"<a href=x-1.0.tar.gz>x</a>", "text/html", "https://i.example/simple/x/", "\"e1\"", ""};
   cache.remember("https://i.example/simple/x/", page);
   std::optional<CachedPage> kept = cache.lookup("https://i.example/simple/x/");
@@ -51,13 +54,13 @@ TEST_F(IndexPageCacheTest, AKeptPageComesBackWithItsValidators) {
 }
 
 TEST_F(IndexPageCacheTest, APageWithoutValidatorsIsNotKept) {
-  IndexPageCache cache(dir_ / "pages");
+  IndexPageCache cache(pages());
   cache.remember("https://i.example/simple/x/", {"body", "text/html", "https://i.example/simple/x/", "", ""});
   EXPECT_FALSE(cache.lookup("https://i.example/simple/x/"));
 }
 
 TEST_F(IndexPageCacheTest, ADamagedOrMissingBodyIsAMiss) {
-  IndexPageCache cache(dir_ / "pages");
+  IndexPageCache cache(pages());
   cache.remember("https://i.example/simple/x/",
                  {"body", "text/html", "https://i.example/simple/x/", "", "Wed, 21 Oct 2015 07:28:00 GMT"});
   ASSERT_TRUE(cache.lookup("https://i.example/simple/x/"));

@@ -208,7 +208,7 @@ TEST_F(WheelInstallerTest, MatchesPip2301Oracle) {
     // Through the layer writer: zip members streamed, directories added as the caller would.
     FileEntries entries = w.files;
     for (const std::string& d : w.directories) entries.push_back(FileEntry::directory(d, 0755));
-    trainpack::layers::BlobStore store(dir_ / "store");
+    trainpack::store::BlobStore store(dir_ / "store");
     auto blob = trainpack::layers::write_layer(store, entries, {});
     auto tar = read_tar(gunzip(trainpack::read_file(store.path_of(blob.digest), 1 << 30)));
     for (const auto& [path, data] : bytes) {
@@ -380,7 +380,7 @@ TEST_F(WheelInstallerTest, RejectsZipBombRatio) {
 
 TEST_F(WheelInstallerTest, LayerChecksZipMemberSizeAndName) {
   fs::path whl = make_wheel({});
-  trainpack::layers::BlobStore store(dir_ / "store");
+  trainpack::store::BlobStore store(dir_ / "store");
   FileEntry good = FileEntry::zip_file("x.py", whl, "pkg/__init__.py", 0, 6);
   auto blob = trainpack::layers::write_layer(store, {good}, {});
   auto tar = read_tar(gunzip(trainpack::read_file(store.path_of(blob.digest))));

@@ -78,7 +78,7 @@ struct FakeRegistry {
 
 struct Referred {
   trainpack::ScopedDir dir{trainpack::make_temp_dir({}, "referrers-")};
-  trainpack::layers::BlobStore store{dir.path()};
+  trainpack::store::BlobStore store{dir.path()};
   trainpack::image::Descriptor subject{std::string(trainpack::image::media::kOciManifest),
                                        trainpack::image::sha256_of("the image"), 9, {}, {}, {}};
   std::vector<std::shared_ptr<const trainpack::image::Image>> referrers{

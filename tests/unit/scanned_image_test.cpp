@@ -9,6 +9,7 @@
 
 using namespace trainpack::image;
 using namespace trainpack::layers;
+using trainpack::store::CacheDir;
 using trainpack::test_support::make_image_of_layers;
 using trainpack::test_support::TarMember;
 namespace fs = std::filesystem;
@@ -57,7 +58,7 @@ TEST(ScannedImage, ListsAllLayersKeepsSelectedFilesAndReadsOthersOnDemand) {
   auto counting = std::make_shared<CountingImage>(*built.image);
 
   {
-    ScannedImage scan(counting, dir.path() / "cache", python_files());
+    ScannedImage scan(counting, CacheDir(dir.path() / "cache"), python_files());
     EXPECT_EQ(counting->blob_reads.load(), 2);
     EXPECT_EQ(scan.read("bin/pip3", 1 << 20), "#!/usr/bin/python3\nimport pip\n") << "through the /bin symlink";
     EXPECT_EQ(scan.resolve("bin/python3"), "usr/bin/python3.11");
@@ -77,12 +78,13 @@ TEST(ScannedImage, ListsAllLayersKeepsSelectedFilesAndReadsOthersOnDemand) {
   }
   // A second scan of the same image: nothing is read from the layers, the on-demand copy included.
   auto again = std::make_shared<CountingImage>(*built.image);
-  ScannedImage cached(again, dir.path() / "cache", python_files());
+  ScannedImage cached(again, CacheDir(dir.path() / "cache"), python_files());
   EXPECT_EQ(cached.read("etc/os-release", 1 << 20), "ID=debian\n");
   EXPECT_EQ(cached.read("usr/bin/pip3", 1 << 20), "#!/usr/bin/python3\nimport pip\n");
   EXPECT_EQ(again->blob_reads.load(), 0);
   // Another selection is another cache entry.
-  ScannedImage other(again, dir.path() / "cache", {"test-v2", [](std::string_view, std::uint64_t) { return false; }});
+  ScannedImage other(again, CacheDir(dir.path() / "cache"),
+                     {"test-v2", [](std::string_view, std::uint64_t) { return false; }});
   EXPECT_EQ(again->blob_reads.load(), 2);
 }
 
@@ -97,7 +99,7 @@ TEST(ScannedImage, ALayerThatIsNotItsDiffIdIsRefusedAndNotCached) {
   std::shared_ptr<const Image> bad = trainpack::test_support::with_diff_id(*built.image, 1, wrong);
   auto scan_error = [&](std::shared_ptr<const Image> image) -> std::string {
     try {
-      ScannedImage scan(image, dir.path() / "cache", python_files());
+      ScannedImage scan(image, CacheDir(dir.path() / "cache"), python_files());
     } catch (const trainpack::Error& e) {
       return e.what();
     }
@@ -107,12 +109,15 @@ TEST(ScannedImage, ALayerThatIsNotItsDiffIdIsRefusedAndNotCached) {
   EXPECT_EQ(error, "bad-diff-id layer " + built.layers[1].digest.str() + ": its uncompressed tar hashes to " +
                        built.layers[1].diff_id.str() + " but the config's diff_id is " + wrong);
   fs::path scans = dir.path() / "cache" / "scans" / "test-v1";
-  EXPECT_FALSE(fs::exists(ScannedImage::scan_dir(dir.path() / "cache", "test-v1", built.layers[1].digest,
-                                                 Digest::parse_or_throw(wrong, "test"))));
+  EXPECT_FALSE(fs::exists(CacheDir(dir.path() / "cache")
+                              .area(trainpack::store::CacheKind::kScans)
+                              .path_of(ScannedImage::scan_key("test-v1", built.layers[1].digest,
+                                                              Digest::parse_or_throw(wrong, "test")))));
   EXPECT_FALSE(fs::exists(dir.path() / "cache" / "checked-layers" / built.layers[1].digest.hex()));
 
   // The right config scans; the wrong one is still refused, its layer read again.
-  ScannedImage good(std::shared_ptr<const Image>(built.image.get(), [](const Image*) {}), dir.path() / "cache",
+  ScannedImage good(std::shared_ptr<const Image>(built.image.get(), [](const Image*) {}),
+                    CacheDir(dir.path() / "cache"),
                     python_files());
   EXPECT_EQ(good.read("usr/bin/pip3", 1 << 20), "pip");
   auto counting = std::make_shared<CountingImage>(*bad);

@@ -1,4 +1,4 @@
-#include "layers/blob_store.h"
+#include "store/blob_store.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,23 +10,21 @@
 #include "support/error.h"
 #include "support/fs.h"
 
-namespace trainpack::layers {
+namespace trainpack::store {
 namespace fs = std::filesystem;
 
-BlobStore::BlobStore(fs::path root) : root_(std::move(root)) {
+BlobStore::BlobStore(fs::path root, std::shared_ptr<const UseLock> lock) : root_(std::move(root)), lock_(std::move(lock)) {
   std::error_code ec;
   fs::create_directories(root_ / "blobs" / "sha256", ec);
   if (!ec) fs::create_directories(root_ / "tmp", ec);
   if (ec) throw Error("cannot create blob store at " + root_.string() + ": " + ec.message(),
                       "check that the cache directory is writable, or pass --cache-dir");
+  if (!lock_) lock_ = std::make_shared<const UseLock>(lock_file_in(root_));
 }
 
 fs::path BlobStore::path_of(const image::Digest& digest) const { return root_ / "blobs" / digest.algorithm() / digest.hex(); }
 
-bool BlobStore::has(const image::Digest& digest) const {
-  std::error_code ec;
-  return fs::is_regular_file(path_of(digest), ec);
-}
+bool BlobStore::has(const image::Digest& digest) const { return lock_->touch(path_of(digest)); }
 
 BlobStore::Writer::Writer(const BlobStore* store, fs::path tmp, std::FILE* file)
     : store_(store), tmp_(std::move(tmp)), file_(file) {}
@@ -130,4 +128,4 @@ void link_or_copy(const fs::path& src, const fs::path& dst) {
   }
 }
 
-}  // namespace trainpack::layers
+}  // namespace trainpack::store

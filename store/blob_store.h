@@ -4,13 +4,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "image/digest.h"
+#include "store/use_lock.h"
 
-namespace trainpack::layers {
+namespace trainpack::store {
 
 struct StoredBlob {
   image::Digest digest;
@@ -19,10 +21,12 @@ struct StoredBlob {
 
 class BlobStore {
  public:
-  explicit BlobStore(std::filesystem::path root);
+  // The blobs of the cache at `root`; `lock` is the cache's (store/cache_dir.h), opened here when not given.
+  explicit BlobStore(std::filesystem::path root, std::shared_ptr<const UseLock> lock = nullptr);
 
   const std::filesystem::path& root() const { return root_; }
   std::filesystem::path path_of(const image::Digest& digest) const;
+  // Whether the blob is here, recording its use (store/cache_dir.h: a running build's blobs are not pruned).
   bool has(const image::Digest& digest) const;
 
   // Streams bytes into a temp file while hashing; commit() renames it to its digest's name.
@@ -57,9 +61,10 @@ class BlobStore {
 
  private:
   std::filesystem::path root_;
+  std::shared_ptr<const UseLock> lock_;
 };
 
 // Places `src` at `dst` by hard link when possible, else by copy (via a temp name, then rename).
 void link_or_copy(const std::filesystem::path& src, const std::filesystem::path& dst);
 
-}  // namespace trainpack::layers
+}  // namespace trainpack::store

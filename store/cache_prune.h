@@ -1,0 +1,50 @@
+#pragma once
+// How much the cache holds, and removing what was used least recently (store/cache_dir.h for what an entry and its
+// last use are). BuildKit's garbage collection keeps its cache under a policy the same way (a size cap, least recently
+// used first); `trainpack cache prune` is `docker builder prune`.
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "store/cache_dir.h"
+
+namespace trainpack::store {
+
+struct KindUsage {
+  CacheKind kind;
+  std::uint64_t bytes = 0;  // allocated on disk, each file once however many names it has
+  std::uint64_t entries = 0;
+};
+
+struct CacheUsage {
+  std::vector<KindUsage> kinds;  // in cache_layout()'s order
+  std::uint64_t other_bytes = 0;  // tmp/, run/, users/ and the lock
+  std::uint64_t total() const;
+};
+
+CacheUsage measure_cache(const CacheDir& cache);
+
+struct PruneLimits {
+  std::optional<std::uint64_t> max_bytes;             // remove least recently used entries until the cache fits
+  std::optional<std::chrono::seconds> older_than;     // remove entries not used for this long
+  bool all = false;                                   // remove every entry no running process holds
+};
+
+struct PruneReport {
+  std::uint64_t removed_entries = 0;
+  std::uint64_t freed_bytes = 0;
+  std::uint64_t remaining_bytes = 0;
+  std::uint64_t held_entries = 0;  // entries the limits would remove that a running process used: kept
+};
+
+// Removes entries by the limits, least recently used first, never one used since the oldest running user of the
+// cache started. An entry is renamed into tmp/ (holding the lock exclusively, after checking its last use again)
+// before it is deleted, so no later build sees half of one.
+PruneReport prune_cache(const CacheDir& cache, const PruneLimits& limits);
+
+// The cap automatic pruning keeps the cache under: the smaller of 20 GiB and a quarter of its filesystem.
+std::uint64_t default_cache_cap(const std::filesystem::path& root);
+
+}  // namespace trainpack::store

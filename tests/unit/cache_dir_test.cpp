@@ -1,0 +1,133 @@
+#include "store/cache_dir.h"
+
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include "image/digest.h"
+#include "support/fs.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using trainpack::store::CacheArea;
+using trainpack::store::CacheDir;
+using trainpack::store::CacheKind;
+
+// Sets `path`'s modification time `seconds` into the past.
+void age(const fs::path& path, int seconds) {
+  struct timespec times[2] = {{::time(nullptr) - seconds, 0}, {::time(nullptr) - seconds, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
+}
+
+time_t mtime(const fs::path& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  return st.st_mtime;
+}
+
+std::size_t files_in(const fs::path& dir) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) ++n;
+  return n;
+}
+
+TEST(CacheDir, EveryKindHasADirectoryOfItsOwnAndAFileIsTracedToItsEntry) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-dir-"));
+  CacheDir cache(dir.path());
+  std::set<std::string> names;
+  for (const trainpack::store::KindLayout& k : trainpack::store::cache_layout()) names.insert(std::string(k.dir));
+  EXPECT_EQ(names.size(), trainpack::store::cache_layout().size());
+
+  const fs::path root = cache.root();
+  const std::string hex(64, 'a');
+  EXPECT_EQ(cache.entry_of(root / "blobs" / "sha256" / hex), root / "blobs" / "sha256" / hex);
+  EXPECT_EQ(cache.entry_of(root / "scans" / "python" / "k" / "files" / "usr" / "x"), root / "scans" / "python" / "k");
+  EXPECT_EQ(cache.entry_of(root / "pip-steps" / "k.entries"), root / "pip-steps" / "k.entries");
+  EXPECT_EQ(cache.entry_of(root / "interpreters" / "k" / "root" / "bin"), root / "interpreters" / "k");
+  EXPECT_FALSE(cache.entry_of(root / "scans" / "python").has_value()) << "a selection is not an entry";
+  EXPECT_FALSE(cache.entry_of(root / "tmp" / "pip-x").has_value()) << "work directories are no entries";
+  EXPECT_FALSE(cache.entry_of("/etc/passwd").has_value());
+  EXPECT_EQ(cache.area(CacheKind::kScans).path_of("python/k"), root / "scans" / "python" / "k");
+}
+
+TEST(CacheDir, AUseRecordsItsTimeAndSaysWhetherTheEntryIsThere) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-dir-"));
+  CacheDir cache(dir.path());
+  CacheArea steps = cache.area(CacheKind::kPipSteps);
+  fs::create_directories(steps.dir());
+  trainpack::write_file_atomic(steps.path_of("k.entries"), "entry");
+  age(steps.path_of("k.entries"), 3600);
+  EXPECT_TRUE(steps.use("k.entries"));
+  EXPECT_GE(mtime(steps.path_of("k.entries")), ::time(nullptr) - 5) << "the use is its last use";
+  EXPECT_FALSE(steps.use("missing.entries"));
+  EXPECT_FALSE(fs::exists(steps.path_of("missing.entries"))) << "a use creates nothing";
+
+  trainpack::store::StoredBlob blob = cache.blobs().put("bytes");
+  age(cache.blobs().path_of(blob.digest), 3600);
+  EXPECT_TRUE(cache.blobs().has(blob.digest));
+  EXPECT_GE(mtime(cache.blobs().path_of(blob.digest)), ::time(nullptr) - 5) << "has() is a use";
+}
+
+TEST(CacheDir, AFileInsideAnEntryUsesTheEntryAndAFileOutsideIsOnlyChecked) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-dir-"));
+  CacheDir cache(dir.path() / "cache");
+  fs::path entry = cache.area(CacheKind::kScans).path_of("python/k");
+  fs::create_directories(entry / "files");
+  trainpack::write_file_atomic(entry / "files" / "f", "x");
+  age(entry, 3600);
+  EXPECT_TRUE(cache.use_path(entry / "files" / "f"));
+  EXPECT_GE(mtime(entry), ::time(nullptr) - 5);
+  EXPECT_FALSE(cache.use_path(entry / "files" / "gone"));
+
+  fs::path users_file = dir.path() / "wheel.whl";
+  trainpack::write_file_atomic(users_file, "zip");
+  age(users_file, 3600);
+  EXPECT_TRUE(cache.use_path(users_file));
+  EXPECT_LT(mtime(users_file), ::time(nullptr) - 3000) << "a file outside the cache is never touched";
+  EXPECT_FALSE(cache.use_path(dir.path() / "no-such.whl"));
+}
+
+TEST(CacheDir, AnOpenCacheIsRegisteredAsInUseUntilItCloses) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-dir-"));
+  {
+    CacheDir first(dir.path());
+    EXPECT_EQ(files_in(first.users_dir()), 1u);
+    {
+      CacheDir second(dir.path());
+      EXPECT_EQ(files_in(first.users_dir()), 2u);
+    }
+    EXPECT_EQ(files_in(first.users_dir()), 1u);
+  }
+  EXPECT_EQ(files_in(dir.path() / "users"), 0u);
+}
+
+TEST(CacheDir, WhatAKilledProcessLeftIsSweptAndALiveOnesIsNot) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-dir-"));
+  CacheDir cache(dir.path());
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);
+  std::string mine = trainpack::temp_owner_tag();
+  std::string dead = "p" + std::to_string(child) + mine.substr(mine.find('.'));
+  fs::path selection = cache.area(CacheKind::kScans).path_of("python");
+  fs::create_directories(selection);
+  for (const fs::path& leftover : {cache.temp_dir() / ("pip-" + dead + "-x"), selection / (".k.tmp-" + dead + "-0"),
+                                   cache.users_dir() / ("user-" + dead + "-x")})
+    trainpack::write_file_atomic(leftover, "");
+  trainpack::write_file_atomic(cache.temp_dir() / ("pip-" + mine + "-x"), "");
+  EXPECT_EQ(cache.sweep_leftovers(), 3);
+  EXPECT_TRUE(fs::exists(cache.temp_dir() / ("pip-" + mine + "-x")));
+  EXPECT_EQ(files_in(selection), 0u);
+  EXPECT_EQ(files_in(cache.users_dir()), 1u) << "this process's own registration stays";
+}
+
+}  // namespace

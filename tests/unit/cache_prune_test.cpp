@@ -1,0 +1,172 @@
+#include "store/cache_prune.h"
+
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/fs.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using trainpack::store::CacheArea;
+using trainpack::store::CacheDir;
+using trainpack::store::CacheKind;
+using trainpack::store::PruneLimits;
+using trainpack::store::PruneReport;
+
+void age(const fs::path& path, int seconds) {
+  struct timespec times[2] = {{::time(nullptr) - seconds, 0}, {::time(nullptr) - seconds, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
+}
+
+// A pip-step entry of `kib` KiB, last used `seconds` ago.
+fs::path step_entry(const CacheDir& cache, const std::string& key, int kib, int seconds) {
+  CacheArea steps = cache.area(CacheKind::kPipSteps);
+  fs::create_directories(steps.dir());
+  trainpack::write_file_atomic(steps.path_of(key), std::string(kib * 1024, 'x'));
+  age(steps.path_of(key), seconds);
+  return steps.path_of(key);
+}
+
+// The registration of the only other open CacheDir, made to look `seconds` old: a build running that long.
+void started_ago(const CacheDir& cache, int seconds) {
+  for (const auto& e : fs::directory_iterator(cache.users_dir())) age(e.path(), seconds);
+}
+
+const trainpack::store::KindUsage& usage_of(const trainpack::store::CacheUsage& usage, CacheKind kind) {
+  for (const trainpack::store::KindUsage& k : usage.kinds)
+    if (k.kind == kind) return k;
+  throw std::logic_error("no such kind");
+}
+
+PruneLimits max_bytes(std::uint64_t bytes) {
+  PruneLimits limits;
+  limits.max_bytes = bytes;
+  return limits;
+}
+
+PruneLimits all() {
+  PruneLimits limits;
+  limits.all = true;
+  return limits;
+}
+
+TEST(CachePrune, LeastRecentlyUsedEntriesGoFirstUntilTheCacheFitsItsCap) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-prune-"));
+  CacheDir cache(dir.path());
+  fs::path oldest = step_entry(cache, "a", 100, 400);
+  trainpack::store::StoredBlob blob = cache.blobs().put(std::string(100 * 1024, 'b'));
+  age(cache.blobs().path_of(blob.digest), 300);
+  fs::path newer = step_entry(cache, "c", 100, 200);
+  fs::path newest = step_entry(cache, "d", 100, 100);
+
+  std::uint64_t before = trainpack::store::measure_cache(cache).total();
+  PruneReport report = trainpack::store::prune_cache(cache, max_bytes(before - 150 * 1024));
+  EXPECT_EQ(report.removed_entries, 2u);
+  EXPECT_FALSE(fs::exists(oldest));
+  EXPECT_FALSE(cache.blobs().has(blob.digest));
+  EXPECT_TRUE(fs::exists(newer));
+  EXPECT_TRUE(fs::exists(newest));
+  EXPECT_LE(report.remaining_bytes, before - 150 * 1024);
+  EXPECT_EQ(report.remaining_bytes, trainpack::store::measure_cache(cache).total());
+  EXPECT_EQ(trainpack::store::prune_cache(cache, max_bytes(before)).removed_entries, 0u) << "it fits already";
+}
+
+TEST(CachePrune, OlderThanRemovesOnlyEntriesUnusedThatLong) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-prune-"));
+  CacheDir cache(dir.path());
+  fs::path old = step_entry(cache, "old", 1, 8 * 86400);
+  fs::path recent = step_entry(cache, "recent", 1, 3600);
+  PruneLimits week;
+  week.older_than = std::chrono::hours(24 * 7);
+  EXPECT_EQ(trainpack::store::prune_cache(cache, week).removed_entries, 1u);
+  EXPECT_FALSE(fs::exists(old));
+  EXPECT_TRUE(fs::exists(recent));
+}
+
+TEST(CachePrune, WhatARunningBuildUsedSinceItStartedStaysAndAGoneBuildHoldsNothing) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-prune-"));
+  fs::path before_it, since_it;
+  {
+    CacheDir running(dir.path());
+    started_ago(running, 150);
+    before_it = step_entry(running, "before", 1, 300);
+    since_it = step_entry(running, "since", 1, 100);
+    // A registration nobody holds: a build killed before it could remove it, however long ago it started.
+    trainpack::write_file_atomic(running.users_dir() / "user-stale", "");
+    age(running.users_dir() / "user-stale", 100000);
+
+    CacheDir pruner(dir.path());
+    PruneReport report = trainpack::store::prune_cache(pruner, all());
+    EXPECT_EQ(report.removed_entries, 1u);
+    EXPECT_EQ(report.held_entries, 1u);
+    EXPECT_FALSE(fs::exists(before_it));
+    EXPECT_TRUE(fs::exists(since_it)) << "used after the running build started";
+    EXPECT_FALSE(fs::exists(running.users_dir() / "user-stale"));
+  }
+  CacheDir later(dir.path());
+  EXPECT_EQ(trainpack::store::prune_cache(later, all()).removed_entries, 1u) << "the build is gone: it holds nothing";
+  EXPECT_FALSE(fs::exists(since_it));
+}
+
+TEST(CachePrune, ADirectoryEntryGoesWholeAndNothingIsLeftBehind) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-prune-"));
+  CacheDir cache(dir.path());
+  fs::path entry = cache.area(CacheKind::kScans).path_of("python/layer");
+  fs::create_directories(entry / "files" / "usr" / "lib");
+  trainpack::write_file_atomic(entry / "listing.json", "[]");
+  trainpack::write_file_atomic(entry / "files" / "usr" / "lib" / "os.py", "import sys\n");
+  age(entry, 1000);
+  EXPECT_EQ(usage_of(trainpack::store::measure_cache(cache), CacheKind::kScans).entries, 1u);
+  PruneReport report = trainpack::store::prune_cache(cache, all());
+  EXPECT_EQ(report.removed_entries, 1u);
+  EXPECT_FALSE(fs::exists(entry));
+  EXPECT_TRUE(fs::is_empty(cache.temp_dir())) << "the renamed entry is deleted";
+}
+
+TEST(CachePrune, AFileWithTwoNamesIsCountedOnce) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-prune-"));
+  CacheDir cache(dir.path());
+  trainpack::store::StoredBlob blob = cache.blobs().put(std::string(64 * 1024, 'z'));
+  std::uint64_t once = usage_of(trainpack::store::measure_cache(cache), CacheKind::kBlobs).bytes;
+  fs::path copy = cache.area(CacheKind::kBuiltWheels).path_of("k");
+  fs::create_directories(copy);
+  fs::create_hard_link(cache.blobs().path_of(blob.digest), copy / "x.whl");
+  trainpack::store::CacheUsage usage = trainpack::store::measure_cache(cache);
+  EXPECT_EQ(usage_of(usage, CacheKind::kBlobs).bytes, once);
+  EXPECT_LT(usage_of(usage, CacheKind::kBuiltWheels).bytes, 64u * 1024) << "only the directory: its file was counted among the blobs";
+}
+
+// The guarantee builds rely on: an entry whose use succeeded is never removed after it, however a prune interleaves.
+TEST(CachePrune, AnEntryWhoseUseSucceededIsNeverRemovedAfterIt) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-prune-"));
+  CacheDir running(dir.path());
+  started_ago(running, 500);
+  constexpr int kEntries = 300;
+  for (int i = 0; i < kEntries; ++i) step_entry(running, "k" + std::to_string(i), 1, 1000);
+  CacheArea steps = running.area(CacheKind::kPipSteps);
+  std::vector<char> used(kEntries, 0);
+  std::thread user([&] {
+    for (int i = 0; i < kEntries; i += 2) used[i] = steps.use("k" + std::to_string(i));
+  });
+  CacheDir pruner(dir.path());
+  trainpack::store::prune_cache(pruner, all());
+  user.join();
+  for (int i = 0; i < kEntries; ++i) {
+    bool there = fs::exists(steps.path_of("k" + std::to_string(i)));
+    if (used[i]) {
+      EXPECT_TRUE(there) << "k" << i << " was removed after a use found it";
+    } else if (i % 2 == 1) {
+      EXPECT_FALSE(there) << "k" << i << " was never used";
+    }
+  }
+}
+
+}  // namespace
