@@ -17,6 +17,7 @@
 
 #include "builder/build.h"
 #include "builder/build_plan.h"
+#include "builder/cache_command.h"
 #include "builder/cache_repo.h"
 #include "builder/cli_help.h"
 #include "builder/gcloud_flags.h"
@@ -78,6 +79,7 @@ struct BuildFlags {
   std::vector<std::string> outputs;
   std::string base_source;
   std::string cache_dir;
+  std::string cache_max_size;  // --cache-max-size: SIZE or none (builder/cache_command.h)
   std::string cache_repo;  // --cache-repo=REGISTRY/REPOSITORY (builder/cache_repo.h)
   std::string platform;  // --platform; empty: linux/amd64, or whatever a single-platform base is
   std::string format = "text";
@@ -259,6 +261,7 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
   // Absolute from the start: parts of a build change directory (the runc unpacker) and must still find it.
   fs::path cache = bf.cache_dir.empty() ? default_cache_dir(&std::cerr) : fs::path(bf.cache_dir);
   req.cache_dir = fs::absolute(cache).lexically_normal();
+  req.cache_max_size = cache_cap_setting(bf.cache_max_size);
   if (!bf.cache_repo.empty()) req.cache_repo = parse_cache_repo(bf.cache_repo);
   req.platform = image::Platform::parse(bf.platform.empty() ? "linux/amd64" : bf.platform);
   req.platform_required = !bf.platform.empty();
@@ -528,6 +531,13 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const local
   localrun::run_image(*image, run, cache.run_dir());
 }
 
+void add_cache_max_size_flag(CLI::App& cmd, BuildFlags& bf) {
+  cmd.add_option("--cache-max-size", bf.cache_max_size,
+                 "After the build, remove least recently used cache entries while the cache holds more than SIZE "
+                 "(20GB, 1.5GiB; none: never; default: TRAINPACK_CACHE_MAX_SIZE, else the smaller of 20 GiB and a "
+                 "quarter of its filesystem)");
+}
+
 // Like gcloud's flags: a repeated single-value flag takes the last value.
 void take_last_value(CLI::App& cmd) {
   for (CLI::Option* opt : cmd.get_options())
@@ -553,6 +563,7 @@ CLI::App* add_build_command(CLI::App& app, LocalRunFlags& build_flags, BuildFlag
                     "Read the base image from docker://REF, oci:DIR[:TAG] or docker-archive:FILE[:NAME:TAG] "
                     "(default: --executor-image-uri, a registry reference or such a location)");
   build->add_option("--cache-dir", bf.cache_dir, "Blob store and layer cache (default: ~/.cache/trainpack)");
+  add_cache_max_size_flag(*build, bf);
   build->add_option("--cache-repo", bf.cache_repo,
                     "Share the pip steps and base scans through this registry repository (REGISTRY/REPOSITORY; the "
                     "push's credentials): a runner with an empty --cache-dir reuses what another stored there. "
@@ -610,6 +621,7 @@ CLI::App* add_local_run_command(CLI::App& app, LocalRunFlags& lr_flags, BuildFla
       "Build like gcloud ai custom-jobs local-run, then run the trainer with the arguments after --", lr_flags);
   local_run->add_option("--base-source", lr_bf.base_source, "Read the base image from this location instead");
   local_run->add_option("--cache-dir", lr_bf.cache_dir, "Blob store and layer cache (default: ~/.cache/trainpack)");
+  add_cache_max_size_flag(*local_run, lr_bf);
   local_run->add_option("--platform", lr_bf.platform, "Platform to pick from a multi-platform base");
   local_run->add_option("--insecure-registry", lr_bf.insecure_registries, "Plain HTTP to this registry; repeatable");
   local_run->add_option("--ca-file", lr_bf.ca_file, "Also trust these CA certificates for registries");
@@ -712,6 +724,7 @@ int run_cli(int argc, char** argv) {
   localrun::RunFlags lr;
   CLI::App* local_run = add_local_run_command(app, lr_flags, lr_bf, lr);
   add_job_spec_command(app);
+  add_cache_command(app);
   SbomFlags sbom_flags;
   CLI::App* sbom = add_sbom_command(app, sbom_flags);
   add_doc_commands(app);

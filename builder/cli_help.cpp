@@ -67,6 +67,11 @@ constexpr OptionGroup kOptionGroups[] = {
     {"", "--build-python", kPython},
     {"", "--build-timeout", kPython},
     {"", "--cache-dir", kCaching},
+    {"", "--cache-max-size", kCaching},
+    {"cache", "--max-size", kCaching},
+    {"cache", "--older-than", kCaching},
+    {"cache", "--all", kCaching},
+    {"cache", "--format", kOutput},
     {"", "--cache-repo", kCaching},
     {"", "--refresh-pip-steps", kCaching},
     {"", "--engine", kRun},
@@ -146,6 +151,10 @@ std::vector<Example> examples_of(const std::string& command) {
              "trainpack sbom --provenance " + pushed + ":v1"},
             {"An SBOM of any image, from its layers",
              std::string("trainpack sbom --generate --format=cyclonedx ") + kPrebuilt}};
+  if (command == "cache")
+    return {{"How much the cache holds, by kind", "trainpack cache du"},
+            {"Keep at most 5 GB, least recently used entries first", "trainpack cache prune --max-size=5GB"},
+            {"Drop what no build has used for a week", "trainpack cache prune --older-than=7d"}};
   if (command == "help")
     return {{"The flags of build, by concern, and its examples", "trainpack help build"},
             {"Every command", "trainpack help"}};

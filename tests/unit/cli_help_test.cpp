@@ -16,8 +16,8 @@ namespace fs = std::filesystem;
 using trainpack::testing::CliResult;
 using trainpack::testing::trainpack;
 
-const std::vector<std::string> kCommands{"dockerfile", "build", "local-run", "job-spec", "sbom", "completion",
-                                         "help"};
+const std::vector<std::string> kCommands{"dockerfile", "build", "local-run", "job-spec", "sbom", "cache",
+                                         "completion", "help"};
 
 // Where `text` is in `s` from `from` on, failing the test when it is not.
 std::size_t position(const std::string& s, const std::string& text, std::size_t from = 0) {

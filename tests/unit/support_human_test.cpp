@@ -51,3 +51,25 @@ TEST(ClosestMatch, ATypoFindsItsNameAndNonsenseFindsNone) {
 }
 
 }  // namespace
+
+TEST(ParseBytes, DecimalAndBinaryUnitsAsPeopleWriteThem) {
+  EXPECT_EQ(trainpack::parse_bytes("20GB"), 20'000'000'000u);
+  EXPECT_EQ(trainpack::parse_bytes("20g"), 20'000'000'000u);
+  EXPECT_EQ(trainpack::parse_bytes("1.5 GiB"), 1'610'612'736u);
+  EXPECT_EQ(trainpack::parse_bytes("500MB"), 500'000'000u);
+  EXPECT_EQ(trainpack::parse_bytes("64kib"), 65'536u);
+  EXPECT_EQ(trainpack::parse_bytes("4096"), 4096u);
+  EXPECT_EQ(trainpack::parse_bytes("0"), 0u);
+  for (const char* bad : {"", "GB", "1.2.3G", "-5G", "5 parsecs", "99999999999TB", "."})
+    EXPECT_FALSE(trainpack::parse_bytes(bad).has_value()) << bad;
+}
+
+TEST(ParseDuration, UnitsFromSecondsToWeeksInSequence) {
+  EXPECT_EQ(trainpack::parse_duration("7d"), std::chrono::hours(24 * 7));
+  EXPECT_EQ(trainpack::parse_duration("1d12h"), std::chrono::hours(36));
+  EXPECT_EQ(trainpack::parse_duration("90m"), std::chrono::minutes(90));
+  EXPECT_EQ(trainpack::parse_duration("2w"), std::chrono::hours(24 * 14));
+  EXPECT_EQ(trainpack::parse_duration("1.5h"), std::chrono::minutes(90));
+  for (const char* bad : {"", "7", "d", "7x", "7d3", "-1d"})
+    EXPECT_FALSE(trainpack::parse_duration(bad).has_value()) << bad;
+}

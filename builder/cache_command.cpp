@@ -1,0 +1,151 @@
+#include "builder/cache_command.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <limits>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "builder/build.h"
+#include "store/cache_prune.h"
+#include "support/error.h"
+#include "support/human.h"
+#include "support/text.h"
+
+namespace trainpack::builder {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view kSizeHint = "write a size such as 20GB, 500MB or 1.5GiB";
+
+struct CacheFlags {
+  std::string action;  // du or prune
+  std::string cache_dir;
+  std::string format = "text";
+  std::string max_size;
+  std::string older_than;
+  bool all = false;
+};
+
+fs::path cache_root(const CacheFlags& f) {
+  return fs::absolute(f.cache_dir.empty() ? default_cache_dir(&std::cerr) : fs::path(f.cache_dir)).lexically_normal();
+}
+
+std::uint64_t effective_cap(const fs::path& root) {
+  std::optional<std::uint64_t> cap = cache_cap_setting("");
+  return cap ? *cap : store::default_cache_cap(root);
+}
+
+std::string cap_text(std::uint64_t cap) {
+  return cap == std::numeric_limits<std::uint64_t>::max() ? "none" : human_bytes(cap);
+}
+
+void print_usage(const store::CacheDir& cache, const std::string& format) {
+  store::CacheUsage usage = store::measure_cache(cache);
+  std::uint64_t cap = effective_cap(cache.root());
+  if (format == "json") {
+    json kinds = json::object();
+    for (const store::KindUsage& k : usage.kinds)
+      kinds[std::string(store::layout_of(k.kind).dir)] = {{"entries", k.entries}, {"bytes", k.bytes}};
+    json j{{"cache_dir", cache.root().string()}, {"kinds", kinds}, {"other_bytes", usage.other_bytes},
+           {"total_bytes", usage.total()}};
+    if (cap != std::numeric_limits<std::uint64_t>::max()) j["cap_bytes"] = cap;
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  auto row = [](std::string_view name, std::string entries, const std::string& size) {
+    std::string line(name);
+    line.resize(16, ' ');
+    entries.insert(0, 9 - std::min<std::size_t>(9, entries.size()), ' ');
+    std::string padded = size;
+    padded.insert(0, 11 - std::min<std::size_t>(11, padded.size()), ' ');
+    std::cout << line << entries << padded << "\n";
+  };
+  std::cout << cache.root().string() << "\n";
+  row("KIND", "ENTRIES", "SIZE");
+  for (const store::KindUsage& k : usage.kinds)
+    row(store::layout_of(k.kind).dir, std::to_string(k.entries), human_bytes(k.bytes));
+  row("other", "", human_bytes(usage.other_bytes));
+  row("total", "", human_bytes(usage.total()));
+  std::cout << "cap " << cap_text(cap) << " (--cache-max-size, TRAINPACK_CACHE_MAX_SIZE): builds prune to it\n";
+}
+
+store::PruneLimits prune_limits(const CacheFlags& f, const fs::path& root) {
+  store::PruneLimits limits;
+  limits.all = f.all;
+  if (!f.max_size.empty()) {
+    limits.max_bytes = parse_bytes(f.max_size);
+    if (!limits.max_bytes) throw Error("--max-size=" + f.max_size + " is not a size", std::string(kSizeHint));
+  }
+  if (!f.older_than.empty()) {
+    limits.older_than = parse_duration(f.older_than);
+    if (!limits.older_than)
+      throw Error("--older-than=" + f.older_than + " is not a duration", "write one such as 7d, 12h or 1d12h");
+  }
+  if (!limits.all && !limits.max_bytes && !limits.older_than) limits.max_bytes = effective_cap(root);
+  return limits;
+}
+
+void prune(const CacheFlags& f) {
+  store::CacheDir cache(cache_root(f));
+  store::PruneReport report = store::prune_cache(cache, prune_limits(f, cache.root()));
+  if (f.format == "json") {
+    std::cout << json{{"removed_entries", report.removed_entries}, {"freed_bytes", report.freed_bytes},
+                      {"remaining_bytes", report.remaining_bytes}, {"held_entries", report.held_entries}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::cout << "removed " << counted(report.removed_entries, "entry", "entries") << " ("
+            << human_bytes(report.freed_bytes) << "); the cache holds " << human_bytes(report.remaining_bytes) << "\n";
+  if (report.held_entries > 0)
+    std::cout << "kept " << counted(report.held_entries, "entry", "entries")
+              << " a running build or local-run has used since it started\n";
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> cache_cap_setting(const std::string& flag) {
+  std::string name = "--cache-max-size";
+  std::string value = flag;
+  if (value.empty()) {
+    const char* env = std::getenv("TRAINPACK_CACHE_MAX_SIZE");
+    if (env == nullptr || *env == '\0') return std::nullopt;
+    name = "TRAINPACK_CACHE_MAX_SIZE";
+    value = env;
+  }
+  if (ascii_lower(ascii_trim(value)) == "none") return std::numeric_limits<std::uint64_t>::max();
+  std::optional<std::uint64_t> bytes = parse_bytes(value);
+  if (!bytes) throw Error(name + "=" + value + " is not a size", std::string(kSizeHint) + ", or none to never prune");
+  return bytes;
+}
+
+void add_cache_command(CLI::App& app) {
+  auto flags = std::make_shared<CacheFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "cache", "du: print the cache's size by kind of entry and the cap builds keep it under. prune: remove entries, "
+               "least recently used first, never one a running build uses (default: down to that cap)");
+  cmd->add_option("action", flags->action, "du or prune")->required()->check(CLI::IsMember({"du", "prune"}));
+  cmd->add_option("--cache-dir", flags->cache_dir, "The cache (default: ~/.cache/trainpack)");
+  cmd->add_option("--format", flags->format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->type_name("{text,json}");
+  cmd->add_option("--max-size", flags->max_size, "prune: remove entries until the cache holds at most SIZE (20GB, "
+                                                 "1.5GiB)");
+  cmd->add_option("--older-than", flags->older_than, "prune: remove entries not used for DURATION (7d, 12h, 1d12h)");
+  cmd->add_flag("--all", flags->all, "prune: remove every entry no running build uses");
+  for (CLI::Option* opt : cmd->get_options())
+    if (opt->get_items_expected_max() == 1) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  cmd->callback([flags] {
+    if (flags->action == "prune") return prune(*flags);
+    if (!flags->max_size.empty() || !flags->older_than.empty() || flags->all)
+      throw Error("--max-size, --older-than and --all are flags of trainpack cache prune",
+                  "trainpack cache du only measures the cache");
+    print_usage(store::CacheDir(cache_root(*flags)), flags->format);
+  });
+}
+
+}  // namespace trainpack::builder
