@@ -843,7 +843,8 @@ void Build::keep_cache_under_cap() {
   store::PruneReport pruned = store::prune_cache(cache_dir_, limits);
   if (pruned.removed_entries == 0) return;
   log("cache over " + human_bytes(cap) + ": removed " + counted(pruned.removed_entries, "entry", "entries") +
-      " used least recently (" + human_bytes(pruned.freed_bytes) + "); it holds " + human_bytes(pruned.remaining_bytes));
+      " used least recently (" + human_bytes(pruned.freed_bytes) + "); it holds " +
+      human_bytes(pruned.remaining_bytes));
 }
 
 provenance::Statement Build::provenance_statement() const {

@@ -60,8 +60,10 @@ ScannedImage::ScannedImage(std::shared_ptr<const image::Image> image, const stor
     fs::path dir = scans_.path_of(key);
     layers_.push_back({manifest.layers[i].digest, diff_ids[i], dir});
     std::error_code ec;
-    if (scans_.use(key) && fs::exists(dir / "listing.json", ec)) listings[i] = parse_listing(read_file(dir / "listing.json", 1u << 30));
-    else todo.push_back(i);
+    if (scans_.use(key) && fs::exists(dir / "listing.json", ec))
+      listings[i] = parse_listing(read_file(dir / "listing.json", 1u << 30));
+    else
+      todo.push_back(i);
   }
 
   // Layers not scanned yet: downloaded (when remote) and listed in parallel, a few at a time.

@@ -93,7 +93,7 @@ void plan_site_items(const layers::ImageFilesystem& fs, const PythonFacts& facts
 bool is_library_name(std::string_view name) { return name.find(".so") != std::string_view::npos; }
 
 // The search directories (resolved in the image) whose libraries are worth copying while their layer is read.
-std::set<std::string> candidate_dirs(const layers::ImageFilesystem& fs, const layers::LibrarySearch& search) {
+std::set<std::string> candidate_dirs(const layers::ImageFilesystem& fs, const distro::LibrarySearch& search) {
   std::set<std::string> out;
   for (const auto* list : {&search.library_path, &search.configured, &search.system})
     for (const std::string& d : *list) out.insert(fs.resolve(d));
@@ -112,7 +112,7 @@ std::vector<std::string> closure_roots(const layers::ImageFilesystem& fs, const 
 // Copies the loader, the interpreter, the trees of the plan, and the libraries: those in the search directories
 // of the layers read anyway are copied on the chance they are needed, then the closure is worked out from the
 // copies; what it needs and was not copied is read in one more pass (rarely), what it does not need is dropped.
-layers::LibraryClosure extract_plan(const layers::ScannedImage& image, const InterpreterPlan& plan,
+distro::LibraryClosure extract_plan(const layers::ScannedImage& image, const InterpreterPlan& plan,
                                     layers::ImageExtraction& extraction) {
   if (!plan.loader.empty()) extraction.add(plan.loader);
   extraction.add(plan.interpreter);
@@ -134,9 +134,9 @@ layers::LibraryClosure extract_plan(const layers::ScannedImage& image, const Int
   };
   const std::vector<std::string> roots = closure_roots(image, plan);
   for (int round = 0;; ++round) {
-    layers::LibraryClosure closure = layers::library_closure(image, plan.search, plan.interpreter, roots, read);
+    distro::LibraryClosure closure = distro::library_closure(image, plan.search, plan.interpreter, roots, read);
     if (closure.unread.empty() || round == 8) {
-      for (const layers::FoundLibrary& lib : closure.libraries) extraction.add(lib.path);
+      for (const distro::FoundLibrary& lib : closure.libraries) extraction.add(lib.path);
       extraction.copy();  // the names the loader looks up (libz.so.1 -> libz.so.1.2.13); no layer is read again
       return closure;
     }
@@ -145,10 +145,10 @@ layers::LibraryClosure extract_plan(const layers::ScannedImage& image, const Int
   }
 }
 
-void drop_unneeded_candidates(const layers::ImageFilesystem& fs, const layers::LibraryClosure& closure,
+void drop_unneeded_candidates(const layers::ImageFilesystem& fs, const distro::LibraryClosure& closure,
                               layers::ImageExtraction& extraction) {
   std::set<std::string> needed;
-  for (const layers::FoundLibrary& lib : closure.libraries) needed.insert(fs.resolve(lib.path));
+  for (const distro::FoundLibrary& lib : closure.libraries) needed.insert(fs.resolve(lib.path));
   std::vector<std::string> unneeded;
   for (const std::string& path : extraction.opportunistic())
     if (!needed.count(path)) unneeded.push_back(path);
@@ -159,14 +159,14 @@ void drop_unneeded_candidates(const layers::ImageFilesystem& fs, const layers::L
 // built-in ones, and absolute run paths, which would otherwise lead to the host) that hold a needed library, in
 // the loader's order. Libraries found through $ORIGIN are found again by the loader itself, inside the copy.
 std::vector<std::string> library_dirs(const layers::ImageFilesystem& fs, const InterpreterPlan& plan,
-                                      const layers::LibraryClosure& closure) {
+                                      const distro::LibraryClosure& closure) {
   std::vector<std::string> order = plan.search.library_path;
-  for (const layers::FoundLibrary& lib : closure.libraries)
+  for (const distro::FoundLibrary& lib : closure.libraries)
     if (lib.from_rpath && !lib.origin_relative) order.push_back(lib.directory);
   for (const auto* list : {&plan.search.configured, &plan.search.system})
     order.insert(order.end(), list->begin(), list->end());
   std::set<std::string> used;
-  for (const layers::FoundLibrary& lib : closure.libraries)
+  for (const distro::FoundLibrary& lib : closure.libraries)
     if (!lib.origin_relative) used.insert(image_path(fs.resolve(lib.directory)));
   std::vector<std::string> out;
   for (const std::string& dir : order) {
@@ -176,7 +176,7 @@ std::vector<std::string> library_dirs(const layers::ImageFilesystem& fs, const I
   return out;
 }
 
-void check_closure(const InterpreterPlan& plan, const layers::LibraryClosure& closure,
+void check_closure(const InterpreterPlan& plan, const distro::LibraryClosure& closure,
                    const std::function<void(const std::string&)>& log) {
   for (const auto& m : closure.missing) {
     if (m.root == plan.interpreter)
@@ -209,7 +209,7 @@ fs::path extract_to_cache(const layers::ScannedImage& image, const InterpreterPl
                entry.string());
   ScopedDir staging(make_temp_dir(entry.parent_path(), ".extract-"));
   layers::ImageExtraction extraction(image, staging.path() / "root");
-  layers::LibraryClosure closure = extract_plan(image, plan, extraction);
+  distro::LibraryClosure closure = extract_plan(image, plan, extraction);
   check_closure(plan, closure, log);
   drop_unneeded_candidates(image, closure, extraction);
   json manifest = {{"loader", plan.loader},     {"interpreter", plan.interpreter},
@@ -368,7 +368,7 @@ InterpreterPlan plan_image_interpreter(const layers::ImageFilesystem& fs, const 
   plan.home = image_path(facts.base_prefix.empty() ? facts.prefix : facts.base_prefix);
   plan_stdlib(fs, facts, plan);
   plan_site_items(fs, facts, packages, plan);
-  plan.search = layers::image_library_search(fs, facts.elf_interpreter, facts.multiarch,
+  plan.search = distro::image_library_search(fs, facts.elf_interpreter, facts.multiarch,
                                              facts.env_value("LD_LIBRARY_PATH"));
   return plan;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The base image's own CPython, run on the host when no host python3.X of the image's X.Y is at hand: the
 // interpreter, its standard library and the shared libraries it and its lib-dynload modules need (found as the
-// image's loader would, layers/library_search.h) are copied out of the base's layers into the cache
+// image's loader would, distro/library_search.h) are copied out of the base's layers into the cache
 // (layers/image_extract.h), then started as
 //     ROOT/<PT_INTERP resolved> [--inhibit-cache] --library-path ROOT/<dir>:... ROOT/<interpreter> ARGS
 // with PYTHONHOME=ROOT<sys.base_prefix> (-I and -E would ignore it: callers must not pass them), LC_ALL=C with
@@ -20,8 +20,8 @@
 // Not covered: an absolute DT_RPATH (searched before --library-path, so it would reach the host's directory of
 // that name) beyond what the first run's check sees mapped.
 //
-// Cache: an interpreters entry (store/cache_dir.h), <key>/{root/,interpreter.json}, key = sha256 of a format version, every layer
-// digest of the base (all of them: any layer may change the merged view) and the plan (interpreter, stdlib,
+// Cache: an interpreters entry (store/cache_dir.h), <key>/{root/,interpreter.json}, key = sha256 of a format
+// version, every layer digest of the base (all of them: any layer may change the merged view) and the plan (interpreter, stdlib,
 // search directories, packages). Written to a temporary directory and renamed into place; a later build finds it
 // without reading a layer.
 #include <filesystem>
@@ -33,7 +33,7 @@
 #include <nlohmann/json.hpp>
 
 #include "layers/image_filesystem.h"
-#include "layers/library_search.h"
+#include "distro/library_search.h"
 #include "layers/scanned_image.h"
 #include "python/base_facts.h"
 #include "python/interpreter.h"
@@ -50,7 +50,7 @@ struct InterpreterPlan {
   std::vector<std::string> extras;  // other trees copied whole (Debian's python-wheels for its pip)
   std::vector<std::string> site_items;  // requested packages found in the site dirs, with their metadata
   std::vector<std::string> site_dirs;   // the site dirs that hold them, in sys.path order
-  layers::LibrarySearch search;
+  distro::LibrarySearch search;
   nlohmann::json to_json() const;  // part of the cache key
 };
 

@@ -13,7 +13,8 @@
 namespace trainpack::store {
 namespace fs = std::filesystem;
 
-BlobStore::BlobStore(fs::path root, std::shared_ptr<const UseLock> lock) : root_(std::move(root)), lock_(std::move(lock)) {
+BlobStore::BlobStore(fs::path root, std::shared_ptr<const UseLock> lock)
+    : root_(std::move(root)), lock_(std::move(lock)) {
   std::error_code ec;
   fs::create_directories(root_ / "blobs" / "sha256", ec);
   if (!ec) fs::create_directories(root_ / "tmp", ec);
@@ -22,7 +23,9 @@ BlobStore::BlobStore(fs::path root, std::shared_ptr<const UseLock> lock) : root_
   if (!lock_) lock_ = std::make_shared<const UseLock>(lock_file_in(root_));
 }
 
-fs::path BlobStore::path_of(const image::Digest& digest) const { return root_ / "blobs" / digest.algorithm() / digest.hex(); }
+fs::path BlobStore::path_of(const image::Digest& digest) const {
+  return root_ / "blobs" / digest.algorithm() / digest.hex();
+}
 
 bool BlobStore::has(const image::Digest& digest) const { return lock_->touch(path_of(digest)); }
 

@@ -41,7 +41,12 @@ const KindLayout& layout_of(CacheKind kind) {
   throw Error("internal: a cache kind without a directory");
 }
 
-CacheArea::CacheArea(fs::path dir, std::shared_ptr<const UseLock> lock) : dir_(std::move(dir)), lock_(std::move(lock)) {}
+fs::path kind_dir(const fs::path& root, CacheKind kind) { return root / layout_of(kind).dir; }
+
+fs::path temp_dir_of(const fs::path& root) { return root / kTempDir; }
+
+CacheArea::CacheArea(fs::path dir, std::shared_ptr<const UseLock> lock)
+    : dir_(std::move(dir)), lock_(std::move(lock)) {}
 
 bool CacheArea::use(std::string_view key) const { return lock_->touch(path_of(key)); }
 
@@ -75,9 +80,9 @@ CacheDir::~CacheDir() {
   ::close(registration_fd_);
 }
 
-CacheArea CacheDir::area(CacheKind kind) const { return CacheArea(root_ / layout_of(kind).dir, lock_); }
+CacheArea CacheDir::area(CacheKind kind) const { return CacheArea(kind_dir(root_, kind), lock_); }
 
-fs::path CacheDir::temp_dir() const { return root_ / kTempDir; }
+fs::path CacheDir::temp_dir() const { return temp_dir_of(root_); }
 
 fs::path CacheDir::run_dir() const { return root_ / kRunDir; }
 

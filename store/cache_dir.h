@@ -48,6 +48,11 @@ struct KindLayout {
 const std::vector<KindLayout>& cache_layout();
 const KindLayout& layout_of(CacheKind kind);
 
+// Where the cache at `root` keeps `kind`'s entries, and its work directories: for code that looks into a cache
+// without opening it (tests).
+std::filesystem::path kind_dir(const std::filesystem::path& root, CacheKind kind);
+std::filesystem::path temp_dir_of(const std::filesystem::path& root);
+
 // One kind's directory of entries.
 class CacheArea {
  public:

@@ -40,7 +40,8 @@ std::uint64_t allocated(const fs::path& path, Inodes& seen) {
   std::uint64_t bytes = seen.insert({st.st_dev, st.st_ino}).second ? std::uint64_t(st.st_blocks) * 512 : 0;
   if (!S_ISDIR(st.st_mode)) return bytes;
   std::error_code ec;
-  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) bytes += allocated(it->path(), seen);
+  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+    bytes += allocated(it->path(), seen);
   return bytes;
 }
 
@@ -64,7 +65,8 @@ void collect(const fs::path& dir, int depth, std::size_t kind, Inodes& seen, std
 std::vector<Entry> cache_entries(const CacheDir& cache, Inodes& seen) {
   std::vector<Entry> entries;
   const std::vector<KindLayout>& layout = cache_layout();
-  for (std::size_t k = 0; k < layout.size(); ++k) collect(cache.root() / layout[k].dir, layout[k].depth, k, seen, entries);
+  for (std::size_t k = 0; k < layout.size(); ++k)
+    collect(cache.root() / layout[k].dir, layout[k].depth, k, seen, entries);
   return entries;
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "image/digest.h"
+#include "store/cache_dir.h"
 #include "support/fs.h"
 #include "tests/integration/test_support.h"
 #include "tests/integration/timings_check.h"
@@ -277,7 +278,8 @@ TEST_F(BuildTest, BadInputFailsWithOneLineAndLeavesNothing) {
     EXPECT_FALSE(fs::exists(out)) << c.name << " left output behind";
     EXPECT_FALSE(fs::exists(archive)) << c.name << " left output behind";
     EXPECT_EQ(read_file(not_layout / "notes.txt"), "mine\n") << c.name;
-    EXPECT_TRUE(!fs::exists(dir_ / "cache" / "tmp") || fs::is_empty(dir_ / "cache" / "tmp")) << c.name;
+    const fs::path work = trainpack::store::temp_dir_of(dir_ / "cache");
+    EXPECT_TRUE(!fs::exists(work) || fs::is_empty(work)) << c.name;
     for (const auto& e : fs::directory_iterator(dir_))
       EXPECT_FALSE(e.path().filename().string().starts_with(".")) << c.name << " left " << e.path();
   }

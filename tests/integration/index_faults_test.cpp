@@ -13,6 +13,7 @@
 
 #include "image/digest.h"
 #include "net/encoding.h"
+#include "store/cache_dir.h"
 #include "tests/integration/push_faults.h"
 
 using namespace trainpack::testing;
@@ -50,9 +51,9 @@ class IndexFaultsTest : public PushFaultsFixture {
     EXPECT_FALSE(fs::exists(out_));
     EXPECT_FALSE(fs::exists(blob_in_cache("sha256:" + wheel_sha_)));
     std::error_code ec;
-    for (const auto& e : fs::recursive_directory_iterator(dir_->path() / "cache" / "tmp", ec))
+    for (const auto& e : fs::recursive_directory_iterator(trainpack::store::temp_dir_of(dir_->path() / "cache"), ec))
       ADD_FAILURE() << "left behind: " << e.path();
-    for (const auto& e : fs::directory_iterator(dir_->path() / "cache" / "blobs" / "sha256", ec))
+    for (const auto& e : fs::directory_iterator(trainpack::store::kind_dir(dir_->path() / "cache", trainpack::store::CacheKind::kBlobs) / "sha256", ec))
       EXPECT_EQ(e.path().filename().string().find('.'), std::string::npos) << "a partial blob: " << e.path();
   }
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "store/cache_dir.h"
 #include "support/fs.h"
 #include "tests/integration/image_equivalence.h"
 #include "tests/integration/pip_test_support.h"
@@ -401,7 +402,7 @@ TEST(PipRegistry, ARegistryBaseIsScannedOnceAndTheBuildIsReproducible) {
   };
   std::string first = build("out1");
   ASSERT_FALSE(first.empty());
-  fs::path scans = dir.path() / "cache" / "scans";
+  fs::path scans = trainpack::store::kind_dir(dir.path() / "cache", trainpack::store::CacheKind::kScans);
   ASSERT_TRUE(fs::is_directory(scans));
   std::size_t scanned = 0;
   for (const auto& selection : fs::directory_iterator(scans))

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "store/cache_dir.h"
 #include "tests/integration/fault_server.h"
 #include "tests/integration/test_support.h"
 
@@ -97,7 +98,7 @@ class PushFaultsFixture : public ::testing::Test {
   }
 
   std::filesystem::path blob_in_cache(const std::string& digest) const {
-    return dir_->path() / "cache" / "blobs" / "sha256" / digest.substr(7);
+    return trainpack::store::kind_dir(dir_->path() / "cache", trainpack::store::CacheKind::kBlobs) / "sha256" / digest.substr(7);
   }
 
   std::unique_ptr<TempDir> dir_;

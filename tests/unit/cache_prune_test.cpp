@@ -141,7 +141,8 @@ TEST(CachePrune, AFileWithTwoNamesIsCountedOnce) {
   fs::create_hard_link(cache.blobs().path_of(blob.digest), copy / "x.whl");
   trainpack::store::CacheUsage usage = trainpack::store::measure_cache(cache);
   EXPECT_EQ(usage_of(usage, CacheKind::kBlobs).bytes, once);
-  EXPECT_LT(usage_of(usage, CacheKind::kBuiltWheels).bytes, 64u * 1024) << "only the directory: its file was counted among the blobs";
+  EXPECT_LT(usage_of(usage, CacheKind::kBuiltWheels).bytes, 64u * 1024)
+      << "only the directory: its file was counted among the blobs";
 }
 
 // The guarantee builds rely on: an entry whose use succeeded is never removed after it, however a prune interleaves.

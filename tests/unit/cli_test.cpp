@@ -25,6 +25,7 @@
 #include "cli_test_support.h"
 #include "image_test_support.h"
 #include "store/blob_store.h"
+#include "store/cache_dir.h"
 #include "transports/docker_archive.h"
 #include "transports/oci_layout.h"
 #include "support/fs.h"
@@ -375,7 +376,7 @@ TEST_F(CliTest, BuildRefusesABaseLayerThatIsNotItsDiffId) {
   }
   EXPECT_FALSE(fs::exists(root_.path() / "out"));
   EXPECT_FALSE(fs::exists(root_.path() / "out.tar"));
-  EXPECT_FALSE(fs::exists(root_.path() / "cache" / "checked-layers" / image.layers[0].digest.hex()));
+  EXPECT_FALSE(fs::exists(trainpack::store::kind_dir(root_.path() / "cache", trainpack::store::CacheKind::kCheckedLayers) / image.layers[0].digest.hex()));
 }
 
 // --format=json has the time of every phase (0 when it did not occur) and the total; -v prints them on stderr.

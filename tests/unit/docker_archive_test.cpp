@@ -10,6 +10,7 @@
 
 #include "image_test_support.h"
 #include "image/media_types.h"
+#include "store/cache_dir.h"
 #include "transports/oci_layout.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -250,7 +251,7 @@ TEST_F(DockerArchiveTest, RoundTripThroughTheOciLayoutInside) {
   write_bytes(tmp_ / "image.tar.gz", gzip(trainpack::read_file(file)));
   EXPECT_EQ(open_docker_archive(tmp_ / "image.tar.gz", "trainer", kAmd64, *store_)->manifest_digest(),
             b.image->manifest_digest());
-  EXPECT_TRUE(fs::is_empty(store_->root() / "tmp"));
+  EXPECT_TRUE(fs::is_empty(trainpack::store::temp_dir_of(store_->root())));
 }
 
 TEST_F(DockerArchiveTest, FailedWriteLeavesNothingBehind) {
@@ -399,5 +400,5 @@ TEST_F(DockerArchiveTest, CorruptArchivesGiveOneLineErrors) {
     expect_error(tmp_ / "nolayer.tar", "a:b", "layer x/layer.tar is missing from the archive");
     expect_error(tmp_ / "nolayer.tar", "c:d", "no image named \"c:d\"");
   }
-  EXPECT_TRUE(fs::is_empty(store_->root() / "tmp"));
+  EXPECT_TRUE(fs::is_empty(trainpack::store::temp_dir_of(store_->root())));
 }

@@ -6,6 +6,7 @@
 
 #include "image_test_support.h"
 #include "layers/rootfs_index.h"
+#include "store/cache_dir.h"
 #include "support/error.h"
 #include "support/fs.h"
 
@@ -66,6 +67,8 @@ trainpack::test_support::BuiltImage image_with(const fs::path& store, const TarM
       store, "amd64", {{{"etc", {}, {}, true}, {"etc/os-release", "ID=debian\n"}}, {{"app", {}, {}, true}, bad}});
 }
 
+fs::path checked(const fs::path& cache) { return trainpack::store::kind_dir(cache, trainpack::store::CacheKind::kCheckedLayers); }
+
 std::string refusal(const Image& image, const fs::path& cache) {
   try {
     std::vector<Digest> layers;
@@ -100,8 +103,8 @@ TEST(EntrySafety, AnUnsafeBaseLayerIsRefusedNamingTheLayerAndTheEntry) {
   }
   // The safe first layer is remembered, the unsafe one never is.
   auto built = image_with(root.path() / "store0", cases[0].first);
-  EXPECT_TRUE(fs::exists(root.path() / "cache" / "checked-layers" / built.layers[0].digest.hex()));
-  EXPECT_FALSE(fs::exists(root.path() / "cache" / "checked-layers" / built.layers[1].digest.hex()));
+  EXPECT_TRUE(fs::exists(checked(root.path() / "cache") / built.layers[0].digest.hex()));
+  EXPECT_FALSE(fs::exists(checked(root.path() / "cache") / built.layers[1].digest.hex()));
   // Listing a layer for its files refuses it too.
   EXPECT_THROW(list_layer_blob(built.image->blob_path(built.layers[1].digest), built.layers[1].diff_id, "layer"),
                trainpack::Error);
@@ -139,10 +142,10 @@ TEST(EntrySafety, ALayerThatIsNotItsDiffIdIsRefused) {
                                ": its uncompressed tar hashes to " + built.layers[1].diff_id.str() +
                                " but the config's diff_id is " + wrong;
   EXPECT_EQ(refusal(*bad, cache), expected);
-  EXPECT_FALSE(fs::exists(cache / "checked-layers" / built.layers[1].digest.hex()));
+  EXPECT_FALSE(fs::exists(checked(cache) / built.layers[1].digest.hex()));
 
   EXPECT_EQ(refusal(*built.image, cache), "");
-  EXPECT_EQ(trainpack::read_file(cache / "checked-layers" / built.layers[1].digest.hex(), 1024),
+  EXPECT_EQ(trainpack::read_file(checked(cache) / built.layers[1].digest.hex(), 1024),
             built.layers[1].diff_id.str() + "\n");
   fs::path blob = built.image->blob_path(built.layers[1].digest);
   std::string bytes = trainpack::read_file(blob, 1 << 20);
@@ -150,7 +153,7 @@ TEST(EntrySafety, ALayerThatIsNotItsDiffIdIsRefused) {
   EXPECT_EQ(refusal(*bad, cache), expected) << "refused from the mark, without the blob";
 
   trainpack::write_file_atomic(blob, bytes);
-  trainpack::write_file_atomic(cache / "checked-layers" / built.layers[1].digest.hex(), "safe\n");
+  trainpack::write_file_atomic(checked(cache) / built.layers[1].digest.hex(), "safe\n");
   EXPECT_EQ(refusal(*bad, cache), expected) << "a mark without a diff_id vouches for none";
 }
 

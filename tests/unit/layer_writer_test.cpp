@@ -14,6 +14,7 @@
 #include <random>
 
 #include "layers/layer_cache.h"
+#include "store/cache_dir.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "tests/unit/gzip_test_support.h"
@@ -180,7 +181,7 @@ TEST_F(LayerWriterTest, RejectsDuplicatesMissingParentsAndBadPaths) {
   EXPECT_THROW(write_layer(*store_, {FileEntry::inline_file("/abs", "x")}, {}), trainpack::Error);
   EXPECT_THROW(write_layer(*store_, {FileEntry::directory("x", 0755), FileEntry::inline_file("x/../y", "")}, {}),
                trainpack::Error);
-  EXPECT_TRUE(fs::is_empty(dir_ / "store" / "tmp"));
+  EXPECT_TRUE(fs::is_empty(trainpack::store::temp_dir_of(dir_ / "store")));
 }
 
 TEST_F(LayerWriterTest, SourceThatChangedSizeFailsAndStoresNothing) {
@@ -188,8 +189,8 @@ TEST_F(LayerWriterTest, SourceThatChangedSizeFailsAndStoresNothing) {
   FileEntry e = file_from(src, "grow.txt", 0644);
   std::ofstream(src, std::ios::app) << "more";
   EXPECT_THROW(write_layer(*store_, {e}, {}), trainpack::Error);
-  EXPECT_TRUE(fs::is_empty(dir_ / "store" / "tmp"));
-  EXPECT_TRUE(fs::is_empty(dir_ / "store" / "blobs" / "sha256"));
+  EXPECT_TRUE(fs::is_empty(trainpack::store::temp_dir_of(dir_ / "store")));
+  EXPECT_TRUE(fs::is_empty(trainpack::store::kind_dir(dir_ / "store", trainpack::store::CacheKind::kBlobs) / "sha256"));
 }
 
 TEST_F(LayerWriterTest, CacheHitSkipsWritingAndStampChangeMisses) {
@@ -335,8 +336,8 @@ TEST_F(LayerWriterTest, ACorruptDeflatedMemberFailsAndStoresNothing) {
   FileEntries entries{FileEntry::directory("bad", 0755),
                       FileEntry::zip_file("bad/data.py", wheel, "bad/data.py", 0, bytes.size())};
   EXPECT_THROW(write_layer(*store_, entries, {}), trainpack::Error);
-  EXPECT_TRUE(fs::is_empty(dir_ / "store" / "tmp"));
-  EXPECT_TRUE(fs::is_empty(dir_ / "store" / "blobs" / "sha256"));
+  EXPECT_TRUE(fs::is_empty(trainpack::store::temp_dir_of(dir_ / "store")));
+  EXPECT_TRUE(fs::is_empty(trainpack::store::kind_dir(dir_ / "store", trainpack::store::CacheKind::kBlobs) / "sha256"));
 }
 
 TEST(LayerMtime, SourceDateEpoch) {

@@ -1,6 +1,6 @@
 // layers/library_search: ld.so.conf as glibc's ldconfig reads it, and where the image's loader would find each
 // DT_NEEDED (ld.so(8) order for glibc, musl's own), over in-memory roots.
-#include "layers/library_search.h"
+#include "distro/library_search.h"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +11,7 @@
 
 using namespace trainpack::image;
 using namespace trainpack::layers;
+using namespace trainpack::distro;
 using trainpack::test_support::make_elf64;
 
 TEST(LdSoConf, LinesAsLdconfigReadsThem) {

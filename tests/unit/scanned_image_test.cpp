@@ -4,6 +4,7 @@
 
 #include <atomic>
 
+#include "store/cache_dir.h"
 #include "support/error.h"
 #include "tests/unit/image_test_support.h"
 
@@ -108,12 +109,12 @@ TEST(ScannedImage, ALayerThatIsNotItsDiffIdIsRefusedAndNotCached) {
   std::string error = scan_error(bad);
   EXPECT_EQ(error, "bad-diff-id layer " + built.layers[1].digest.str() + ": its uncompressed tar hashes to " +
                        built.layers[1].diff_id.str() + " but the config's diff_id is " + wrong);
-  fs::path scans = dir.path() / "cache" / "scans" / "test-v1";
   EXPECT_FALSE(fs::exists(CacheDir(dir.path() / "cache")
                               .area(trainpack::store::CacheKind::kScans)
                               .path_of(ScannedImage::scan_key("test-v1", built.layers[1].digest,
                                                               Digest::parse_or_throw(wrong, "test")))));
-  EXPECT_FALSE(fs::exists(dir.path() / "cache" / "checked-layers" / built.layers[1].digest.hex()));
+  EXPECT_FALSE(fs::exists(trainpack::store::kind_dir(dir.path() / "cache", trainpack::store::CacheKind::kCheckedLayers) /
+                          built.layers[1].digest.hex()));
 
   // The right config scans; the wrong one is still refused, its layer read again.
   ScannedImage good(std::shared_ptr<const Image>(built.image.get(), [](const Image*) {}),

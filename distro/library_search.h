@@ -15,7 +15,7 @@
 #include "layers/image_filesystem.h"
 #include "support/elf.h"
 
-namespace trainpack::layers {
+namespace trainpack::distro {
 
 // One meaningful line of an ld.so.conf file.
 struct LdSoConfLine {
@@ -31,7 +31,8 @@ std::vector<LdSoConfLine> parse_ld_so_conf(std::string_view text);
 
 // The directories `conf` (default /etc/ld.so.conf) lists in the image, includes expanded in glob(3)'s sorted order
 // (fnmatch(3) over the image's names), each once, as absolute image paths.
-std::vector<std::string> ld_so_conf_directories(const ImageFilesystem& fs, std::string_view conf = "/etc/ld.so.conf");
+std::vector<std::string> ld_so_conf_directories(const layers::ImageFilesystem& fs,
+                                                std::string_view conf = "/etc/ld.so.conf");
 
 struct LibrarySearch {
   bool musl = false;
@@ -44,8 +45,8 @@ struct LibrarySearch {
 // The search of the image's loader. `loader` is PT_INTERP ("/lib64/ld-linux-x86-64.so.2",
 // "/lib/ld-musl-x86_64.so.1"), `multiarch` the Debian tuple ("x86_64-linux-gnu"; "" when none) and
 // `ld_library_path` the value in the image's Env ("" when unset).
-LibrarySearch image_library_search(const ImageFilesystem& fs, std::string_view loader, std::string_view multiarch,
-                                   std::string_view ld_library_path);
+LibrarySearch image_library_search(const layers::ImageFilesystem& fs, std::string_view loader,
+                                   std::string_view multiarch, std::string_view ld_library_path);
 
 // An ELF object whose dependencies are looked up.
 struct LoadedObject {
@@ -61,7 +62,7 @@ struct FoundLibrary {
 };
 
 // Looks `name` (a DT_NEEDED value) up for `object`, which `executable` loaded; nullopt when the image has none.
-std::optional<FoundLibrary> find_library(const ImageFilesystem& fs, const LibrarySearch& search,
+std::optional<FoundLibrary> find_library(const layers::ImageFilesystem& fs, const LibrarySearch& search,
                                          std::string_view name, const LoadedObject& object,
                                          const LoadedObject& executable);
 
@@ -79,8 +80,9 @@ struct LibraryClosure {
 // Every library `roots` need, transitively, as the image's loader would find them. `executable` (also a root)
 // is the program the others are loaded into (lib-dynload modules, say). `read` gives an object's bytes by its
 // image path, nullopt when they are not at hand.
-LibraryClosure library_closure(const ImageFilesystem& fs, const LibrarySearch& search, const std::string& executable,
+LibraryClosure library_closure(const layers::ImageFilesystem& fs, const LibrarySearch& search,
+                               const std::string& executable,
                                const std::vector<std::string>& roots,
                                const std::function<std::optional<std::string>(const std::string& path)>& read);
 
-}  // namespace trainpack::layers
+}  // namespace trainpack::distro

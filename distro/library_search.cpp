@@ -1,4 +1,4 @@
-#include "layers/library_search.h"
+#include "distro/library_search.h"
 
 #include <fnmatch.h>
 
@@ -10,7 +10,7 @@
 #include "support/paths.h"
 #include "support/text.h"
 
-namespace trainpack::layers {
+namespace trainpack::distro {
 namespace {
 
 constexpr std::size_t kConfCap = 1u << 20;
@@ -27,7 +27,7 @@ std::string_view trim(std::string_view s) {
 bool has_glob(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
 
 // glob(3) over the image: every regular file matching an absolute pattern, sorted.
-std::vector<std::string> image_glob(const ImageFilesystem& fs, std::string_view pattern) {
+std::vector<std::string> image_glob(const layers::ImageFilesystem& fs, std::string_view pattern) {
   std::vector<std::string> matches{""};
   for (std::string_view component : path_components(pattern)) {
     std::vector<std::string> next;
@@ -49,7 +49,7 @@ std::vector<std::string> image_glob(const ImageFilesystem& fs, std::string_view 
   return out;
 }
 
-void read_conf(const ImageFilesystem& fs, const std::string& file, int depth, std::vector<std::string>& dirs,
+void read_conf(const layers::ImageFilesystem& fs, const std::string& file, int depth, std::vector<std::string>& dirs,
                std::set<std::string>& seen_files) {
   if (depth > kMaxIncludeDepth || !seen_files.insert(file).second) return;
   std::optional<std::string> text = fs.is_file(file) ? fs.read(file, kConfCap) : std::nullopt;
@@ -148,15 +148,15 @@ std::vector<LdSoConfLine> parse_ld_so_conf(std::string_view text) {
   return out;
 }
 
-std::vector<std::string> ld_so_conf_directories(const ImageFilesystem& fs, std::string_view conf) {
+std::vector<std::string> ld_so_conf_directories(const layers::ImageFilesystem& fs, std::string_view conf) {
   std::vector<std::string> dirs;
   std::set<std::string> seen_files;
   read_conf(fs, absolute(conf), 0, dirs, seen_files);
   return dirs;
 }
 
-LibrarySearch image_library_search(const ImageFilesystem& fs, std::string_view loader, std::string_view multiarch,
-                                   std::string_view ld_library_path) {
+LibrarySearch image_library_search(const layers::ImageFilesystem& fs, std::string_view loader,
+                                   std::string_view multiarch, std::string_view ld_library_path) {
   LibrarySearch search;
   search.loader_name = std::string(path_base(loader));
   search.musl = search.loader_name.starts_with("ld-musl-");
@@ -175,7 +175,7 @@ LibrarySearch image_library_search(const ImageFilesystem& fs, std::string_view l
   return search;
 }
 
-std::optional<FoundLibrary> find_library(const ImageFilesystem& fs, const LibrarySearch& search,
+std::optional<FoundLibrary> find_library(const layers::ImageFilesystem& fs, const LibrarySearch& search,
                                          std::string_view name, const LoadedObject& object,
                                          const LoadedObject& executable) {
   if (name.find('/') != std::string_view::npos) {
@@ -189,7 +189,8 @@ std::optional<FoundLibrary> find_library(const ImageFilesystem& fs, const Librar
   return std::nullopt;
 }
 
-LibraryClosure library_closure(const ImageFilesystem& fs, const LibrarySearch& search, const std::string& executable,
+LibraryClosure library_closure(const layers::ImageFilesystem& fs, const LibrarySearch& search,
+                               const std::string& executable,
                                const std::vector<std::string>& roots,
                                const std::function<std::optional<std::string>(const std::string& path)>& read) {
   LibraryClosure out;
@@ -230,4 +231,4 @@ LibraryClosure library_closure(const ImageFilesystem& fs, const LibrarySearch& s
   return out;
 }
 
-}  // namespace trainpack::layers
+}  // namespace trainpack::distro
