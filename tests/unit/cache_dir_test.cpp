@@ -12,6 +12,7 @@
 
 #include "image/digest.h"
 #include "support/fs.h"
+#include "tests/unit/cache_test_support.h"
 
 namespace {
 
@@ -20,11 +21,7 @@ using trainpack::store::CacheArea;
 using trainpack::store::CacheDir;
 using trainpack::store::CacheKind;
 
-// Sets `path`'s modification time `seconds` into the past.
-void age(const fs::path& path, int seconds) {
-  struct timespec times[2] = {{::time(nullptr) - seconds, 0}, {::time(nullptr) - seconds, 0}};
-  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
-}
+using trainpack::test_support::age;
 
 time_t mtime(const fs::path& path) {
   struct stat st {};

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/fs.h"
+#include "tests/unit/cache_test_support.h"
 
 namespace {
 
@@ -20,11 +21,7 @@ using trainpack::store::CacheDir;
 using trainpack::store::CacheKind;
 using trainpack::store::PruneLimits;
 using trainpack::store::PruneReport;
-
-void age(const fs::path& path, int seconds) {
-  struct timespec times[2] = {{::time(nullptr) - seconds, 0}, {::time(nullptr) - seconds, 0}};
-  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
-}
+using trainpack::test_support::age;
 
 // A pip-step entry of `kib` KiB, last used `seconds` ago.
 fs::path step_entry(const CacheDir& cache, const std::string& key, int kib, int seconds) {
