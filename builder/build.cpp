@@ -840,7 +840,14 @@ void Build::keep_cache_under_cap() {
   std::uint64_t cap = req_.cache_max_size ? *req_.cache_max_size : store::default_cache_cap(cache_dir_.root());
   store::PruneLimits limits;
   limits.max_bytes = cap;
-  store::PruneReport pruned = store::prune_cache(cache_dir_, limits);
+  store::PruneReport pruned;
+  try {
+    pruned = store::prune_cache(cache_dir_, limits);
+  } catch (const std::exception& e) {
+    // The image is written: a cache that cannot be pruned now is pruned by a later build.
+    log("warning: the cache was not pruned: " + std::string(e.what()));
+    return;
+  }
   if (pruned.removed_entries == 0) return;
   log("cache over " + human_bytes(cap) + ": removed " + counted(pruned.removed_entries, "entry", "entries") +
       " used least recently (" + human_bytes(pruned.freed_bytes) + "); it holds " +
