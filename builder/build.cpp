@@ -14,9 +14,9 @@
 #include "builder/cache_repo.h"
 #include "builder/pip_step_cache.h"
 #include "builder/version.h"
+#include "context/context_copy.h"
+#include "context/dockerignore.h"
 #include "layers/appended_image.h"
-#include "layers/context_copy.h"
-#include "layers/dockerignore.h"
 #include "layers/entry_safety.h"
 #include "layers/layer_cache.h"
 #include "layers/layer_tar_reader.h"
@@ -159,15 +159,15 @@ FileEntries run_rm_entries(const RootfsIndex& index, const std::string& path) {
 }
 
 // COPY ["src", "dest"] with WORKDIR /usr/app. Directories on the way that exist keep their attributes.
-FileEntries copy_entries(const RootfsIndex& index, const fs::path& context, const layers::DockerIgnore& ignore,
+FileEntries copy_entries(const RootfsIndex& index, const fs::path& context_dir, const context::DockerIgnore& ignore,
                          const std::string& src, const std::string& dest) {
-  layers::CopyOptions options;
-  options.existing_dir = [&index](std::string_view path) -> std::optional<layers::ExistingDir> {
+  context::CopyOptions options;
+  options.existing_dir = [&index](std::string_view path) -> std::optional<context::ExistingDir> {
     const PathInfo* info = index.find(path);
     if (!info || info->type != PathInfo::Type::kDirectory) return std::nullopt;
-    return layers::ExistingDir{info->mode, info->uid, info->gid};
+    return context::ExistingDir{info->mode, info->uid, info->gid};
   };
-  return layers::collect_copy(context, src, index.resolve(image_path(dest)), ignore, options);
+  return context::collect_copy(context_dir, src, index.resolve(image_path(dest)), ignore, options);
 }
 
 // What builds killed with SIGKILL left behind (temporary files and directories named for their owner process, see
@@ -358,7 +358,7 @@ class Build {
   std::shared_ptr<const image::Image> base_;
   image::Manifest base_manifest_;
   image::ImageConfig config_;
-  std::optional<layers::DockerIgnore> ignore_;
+  std::optional<context::DockerIgnore> ignore_;
   // What this build's own layers hold. The base's layers are never listed for the non-pip steps (see
   // run_mkdir_entries), so a build that only copies code reads no base layer bytes at all; pip steps read the
   // base's Python installation (python_steps.h).
@@ -430,12 +430,12 @@ void Build::open_base() {
 // hold credentials, one warning each, or with --fail-on-secrets the build's error, before anything is pushed.
 void Build::check_context_secrets() {
   Timings::Scope listing = timings_.scope(Phase::kLayers);  // listing the context belongs to making its layers
-  ignore_ = layers::DockerIgnore::load(req_.package_dir);
+  ignore_ = context::DockerIgnore::load(req_.package_dir);
   std::map<std::string, secrets::Finding> found;  // by context path: COPY . takes requirements.txt again
   for (const BuildStep& step : req_.steps) {
     const auto* copy = std::get_if<CopyStep>(&step.action);
     if (!copy) continue;
-    FileEntries entries = layers::collect_copy(req_.package_dir, copy->src, image_path(copy->dest), *ignore_);
+    FileEntries entries = context::collect_copy(req_.package_dir, copy->src, image_path(copy->dest), *ignore_);
     for (secrets::Finding& f : secrets::find_credentials(entries, req_.package_dir))
       found.try_emplace(f.context_path, std::move(f));
   }
@@ -751,7 +751,7 @@ std::string Build::pip_step_key(const std::string& instruction) const {
 }
 
 BuildResult Build::finish_dry_run() {
-  result_.excluded = layers::list_excluded(req_.package_dir, *ignore_);
+  result_.excluded = context::list_excluded(req_.package_dir, *ignore_);
   for (const auto& path : result_.excluded) log("excluded by .dockerignore: " + path);
   return std::move(result_);
 }

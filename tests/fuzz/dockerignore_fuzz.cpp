@@ -1,16 +1,16 @@
-// .dockerignore patterns (layers/dockerignore): the input is the file, "%%", then one context-relative path per
+// .dockerignore patterns (context/dockerignore): the input is the file, "%%", then one context-relative path per
 // line to match. The context root is never excluded, path cleaning is idempotent, and the per-step walk (match()
 // with each parent's state) agrees with excluded(): a path below a directory the walk does not enter is excluded.
 #include <optional>
 
-#include "layers/dockerignore.h"
+#include "context/dockerignore.h"
 #include "support/error.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {
 
 using trainpack::fuzz::require;
-using trainpack::layers::DockerIgnore;
+using trainpack::context::DockerIgnore;
 
 // excluded() for `path`, computed one component at a time the way the context walker does; nullopt when a parent
 // is excluded and not walked into (excluded() then answers for the whole subtree).
@@ -32,7 +32,7 @@ std::optional<bool> walk(const DockerIgnore& ignore, std::string_view path) {
 
 bool plain_path(std::string_view path) {
   if (path.empty() || path.front() == '/' || path.back() == '/') return false;
-  return trainpack::layers::go_clean_path(path) == path;
+  return trainpack::context::go_clean_path(path) == path;
 }
 
 }  // namespace
@@ -47,8 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   require(!ignore.excluded("") && !ignore.excluded("."));
   for (const std::string& p : ignore.patterns()) {
-    std::string cleaned = trainpack::layers::go_clean_path(p);
-    require(trainpack::layers::go_clean_path(cleaned) == cleaned);
+    std::string cleaned = trainpack::context::go_clean_path(p);
+    require(trainpack::context::go_clean_path(cleaned) == cleaned);
   }
   for (std::string_view path : trainpack::fuzz::split_lines(parts[1])) {
     bool excluded = ignore.excluded(path);

@@ -1,4 +1,4 @@
-#include "layers/context_copy.h"
+#include "context/context_copy.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -20,6 +20,7 @@
 
 namespace fs = std::filesystem;
 using trainpack::Error;
+using namespace trainpack::context;
 using namespace trainpack::image;
 using namespace trainpack::layers;
 

@@ -1,4 +1,4 @@
-#include "layers/dockerignore.h"
+#include "context/dockerignore.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include "support/error.h"
 
 using trainpack::Error;
-using trainpack::layers::DockerIgnore;
-using trainpack::layers::go_clean_path;
+using trainpack::context::DockerIgnore;
+using trainpack::context::go_clean_path;
 
 namespace {
 

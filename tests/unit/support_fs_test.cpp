@@ -17,7 +17,7 @@
 #include <functional>
 #include <set>
 
-#include "layers/dockerignore.h"
+#include "context/dockerignore.h"
 #include "support/error.h"
 
 namespace fs = std::filesystem;
@@ -42,7 +42,7 @@ TEST(SupportFs, AFifoIsRefusedAtOnceNotWaitedOn) {
   EXPECT_NE(error_of([&] { trainpack::read_file(dir.path() / "fifo"); }).find("it is a FIFO, not a regular file"),
             std::string::npos);
   ASSERT_EQ(::mkfifo((dir.path() / ".dockerignore").c_str(), 0600), 0);
-  EXPECT_NE(error_of([&] { trainpack::layers::DockerIgnore::load(dir.path()); }).find("a FIFO"), std::string::npos);
+  EXPECT_NE(error_of([&] { trainpack::context::DockerIgnore::load(dir.path()); }).find("a FIFO"), std::string::npos);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 

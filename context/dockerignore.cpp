@@ -1,4 +1,4 @@
-#include "layers/dockerignore.h"
+#include "context/dockerignore.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -12,7 +12,7 @@
 #include "support/fs.h"
 #include "support/utf8.h"
 
-namespace trainpack::layers {
+namespace trainpack::context {
 namespace {
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1050,4 +1050,4 @@ std::string DockerIgnore::deciding_pattern(std::string_view rel_path) const {
   return (p.exception ? "!" : "") + p.cleaned;
 }
 
-}  // namespace trainpack::layers
+}  // namespace trainpack::context

@@ -1,4 +1,4 @@
-#include "layers/context_copy.h"
+#include "context/context_copy.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,10 +13,12 @@
 #include "support/error.h"
 #include "support/text.h"
 
-namespace trainpack::layers {
+namespace trainpack::context {
 namespace {
 
 namespace fs = std::filesystem;
+using layers::FileEntries;
+using layers::FileEntry;
 
 constexpr int kMaxSymlinkHops = 40;  // like Linux's ELOOP limit
 
@@ -433,4 +435,4 @@ std::vector<std::string> list_excluded(const fs::path& context_dir, const Docker
   return out;
 }
 
-}  // namespace trainpack::layers
+}  // namespace trainpack::context

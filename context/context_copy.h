@@ -34,10 +34,10 @@
 #include <string_view>
 #include <vector>
 
-#include "layers/dockerignore.h"
+#include "context/dockerignore.h"
 #include "layers/file_entry.h"
 
-namespace trainpack::layers {
+namespace trainpack::context {
 
 // Attributes of a directory that already exists in the image below the layer being built.
 struct ExistingDir {
@@ -58,8 +58,9 @@ struct CopyOptions {
 // context); an absolute path is accepted only when it lies inside `context_dir`. `dest_in_image` is relative to
 // "/" ("usr/app/trainer"; a leading "/" or "./" is tolerated; "" or "." is the root). Regular-file entries carry
 // `source` (absolute host path), `size` and `source_stamp` ("<size>:<mtime_ns>:<ino>").
-FileEntries collect_copy(const std::filesystem::path& context_dir, std::string_view source_rel,
-                         std::string_view dest_in_image, const DockerIgnore& ignore, const CopyOptions& opts = {});
+layers::FileEntries collect_copy(const std::filesystem::path& context_dir, std::string_view source_rel,
+                                 std::string_view dest_in_image, const DockerIgnore& ignore,
+                                 const CopyOptions& opts = {});
 
 // Paths .dockerignore keeps out of the build context, relative to it, sorted bytewise, for a --dry-run listing.
 // A directory left out as a whole is listed once, with a trailing "/", and nothing below it is listed; a
@@ -67,4 +68,4 @@ FileEntries collect_copy(const std::filesystem::path& context_dir, std::string_v
 // excluded children are). Unreadable directories are not descended into.
 std::vector<std::string> list_excluded(const std::filesystem::path& context_dir, const DockerIgnore& ignore);
 
-}  // namespace trainpack::layers
+}  // namespace trainpack::context

@@ -40,7 +40,7 @@
 #include <string_view>
 #include <vector>
 
-namespace trainpack::layers {
+namespace trainpack::context {
 
 class DockerIgnore {
  public:
@@ -97,4 +97,4 @@ class DockerIgnore {
 // Go's filepath.Clean on a slash-separated path ("" -> ".", "a//b/../c/" -> "a/c", "/.." -> "/").
 std::string go_clean_path(std::string_view path);
 
-}  // namespace trainpack::layers
+}  // namespace trainpack::context
