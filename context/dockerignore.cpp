@@ -1,13 +1,10 @@
 #include "context/dockerignore.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <optional>
-#include <sstream>
-#include <tuple>
+#include <stdexcept>
 
+#include "support/byte_regex.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/utf8.h"
@@ -39,7 +36,6 @@ std::pair<char32_t, std::size_t> decode_rune(std::string_view s, std::size_t pos
   }
   return {kRuneError, 1};
 }
-
 
 std::u32string to_runes(std::string_view s) {
   std::u32string out;
@@ -161,575 +157,106 @@ bool go_match_syntax_ok(std::string_view pattern) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The subset of Go's regexp (RE2 syntax, Perl flags: "." excludes "\n", negated classes include it, "^"/"$" only at
-// the text's ends) that moby's pattern compiler can emit, compiled to a Thompson NFA and run without backtracking.
+// Go's regexp (regexp.Compile, Regexp.MatchString) on RE2, whose parser Go's regexp/syntax ports: the same syntax and
+// Perl flags ("." excludes "\n", negated classes include it, "^" and "$" match only at the text's ends). Where the two
+// part ("\C", invalid UTF-8 in the text, a search starting inside a character), GoRegexp makes RE2 answer as Go does.
 
-struct CharClass {
-  std::vector<std::pair<char32_t, char32_t>> ranges;
-  bool negated = false;
-  bool contains(char32_t r) const {
-    bool in = false;
-    for (auto& [lo, hi] : ranges)
-      if (lo <= r && r <= hi) {
-        in = true;
-        break;
-      }
-    return in != negated;
-  }
-};
-
-enum class Assert : char { kBeginText, kEndText, kWordBoundary, kNoWordBoundary };
-
-struct Node {
-  enum class Kind { kLiteral, kClass, kAnyNotNL, kAssert, kConcat, kAlternate, kStar, kPlus, kQuest };
-  explicit Node(Kind k) : kind(k) {}
-  Kind kind;
-  char32_t rune = 0;
-  int cls = -1;
-  Assert assert = Assert::kBeginText;
-  std::vector<Node> kids;
-};
-
-struct Inst {
-  enum class Op { kRune, kClass, kAnyNotNL, kSplit, kJmp, kAssert, kMatch };
-  explicit Inst(Op o) : op(o) {}
-  Op op;
-  int x = -1, y = -1;
-  char32_t rune = 0;
-  int cls = -1;
-  Assert assert = Assert::kBeginText;
-};
-
+// Thrown for an expression Go's regexp.Compile rejects; what() is Go's wording (regexp/syntax ErrorCode).
 class RegexError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-bool is_ascii_alnum(char32_t c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-bool is_word(char32_t c) { return is_ascii_alnum(c) || c == '_'; }
-int unhex(char32_t c) {
-  if (c >= '0' && c <= '9') return static_cast<int>(c - '0');
-  if (c >= 'a' && c <= 'f') return static_cast<int>(c - 'a' + 10);
-  if (c >= 'A' && c <= 'F') return static_cast<int>(c - 'A' + 10);
-  return -1;
-}
-
-using Ranges = std::vector<std::pair<char32_t, char32_t>>;
-
-Ranges negate_ranges(Ranges r) {
-  std::sort(r.begin(), r.end());
-  Ranges out;
-  char32_t next = 0;
-  for (auto [lo, hi] : r) {
-    if (hi < next) continue;
-    if (lo > next) out.push_back({next, lo - 1});
-    next = hi + 1;
+// What Go's regexp/syntax says for RE2's error codes, so that messages read as Docker's Go would word them.
+std::string go_error_text(const RE2& re) {
+  switch (re.error_code()) {
+    case RE2::ErrorBadEscape: return "invalid escape sequence";
+    case RE2::ErrorBadCharClass: return "invalid character class";
+    case RE2::ErrorBadCharRange: return "invalid character class range";
+    case RE2::ErrorMissingBracket: return "missing closing ]";
+    case RE2::ErrorMissingParen: return "missing closing )";
+    case RE2::ErrorTrailingBackslash: return "trailing backslash at end of expression";
+    case RE2::ErrorRepeatArgument: return "missing argument to repetition operator";
+    case RE2::ErrorRepeatSize: return "invalid repeat count";
+    case RE2::ErrorRepeatOp: return "invalid nested repetition operator";
+    case RE2::ErrorPatternTooLarge: return "expression too large";
+    default: return re.error();
   }
-  if (next <= 0x10FFFF) out.push_back({next, 0x10FFFF});
+}
+
+RE2::Options go_regexp_options() {
+  RE2::Options options;  // UTF-8 and Perl-like syntax by default, as Go's regexp
+  options.set_never_capture(true);  // only whether it matches is asked
+  options.set_log_errors(false);    // a bad pattern is reported as an Error
+  // Go refuses expressions past 3.3 million instructions (maxSize in regexp/syntax/parse.go); RE2's default budget
+  // of 8 MiB refuses far smaller ones that Go takes, such as "x{1000}" a thousand times over.
+  options.set_max_mem(int64_t{64} << 20);
+  return options;
+}
+
+// Where `letter` follows an odd run of backslashes: the escapes "\<letter>" in `expr`, and text inside \Q...\E that
+// reads the same.
+std::vector<std::size_t> escapes_of(std::string_view expr, char letter) {
+  std::vector<std::size_t> found;
+  std::size_t backslashes = 0;  // the run just before expr[i]
+  for (std::size_t i = 0; i < expr.size(); ++i) {
+    if (expr[i] == letter && backslashes % 2 == 1) found.push_back(i);
+    backslashes = expr[i] == '\\' ? backslashes + 1 : 0;
+  }
+  return found;
+}
+
+// RE2 reads the escape "\C" as any byte; Go's regexp has no such escape and rejects it, except inside \Q...\E where
+// both take it literally. RE2 judges a copy in which each "\C" is "\q", which both reject.
+void refuse_any_byte_escapes(std::string expr, const RE2::Options& options) {
+  std::vector<std::size_t> any_byte = escapes_of(expr, 'C');
+  if (any_byte.empty()) return;
+  for (std::size_t at : any_byte) expr[at] = 'q';
+  RE2 syntax_check(regex_text(expr), options);
+  if (!syntax_check.ok()) throw RegexError(go_error_text(syntax_check));
+}
+
+// Go's regexp decodes each byte of invalid UTF-8 as U+FFFD, which "?" and "*" match like any character; RE2 matches
+// no such byte. So those bytes reach RE2 as U+FFFD.
+std::string with_invalid_bytes_as_rune_error(std::string_view text) {
+  std::string out;
+  for (char32_t r : to_runes(text)) append_utf8(out, r);
   return out;
 }
 
-// Perl classes (\d \s \w and negations) and POSIX classes ([:alpha:] ...), ASCII-only as in Go.
-std::optional<Ranges> perl_group(char32_t c) {
-  Ranges r;
-  switch (c) {
-    case 'd': case 'D': r = {{'0', '9'}}; break;
-    case 's': case 'S': r = {{'\t', '\n'}, {'\f', '\r'}, {' ', ' '}}; break;
-    case 'w': case 'W': r = {{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}}; break;
-    default: return std::nullopt;
-  }
-  if (c == 'D' || c == 'S' || c == 'W') r = negate_ranges(r);
-  return r;
-}
-
-std::optional<Ranges> posix_group(std::u32string_view name) {
-  bool neg = name.size() > 1 && name[0] == '^';
-  if (neg) name.remove_prefix(1);
-  std::string n;
-  for (char32_t c : name) {
-    if (c > 0x7F) return std::nullopt;
-    n += static_cast<char>(c);
-  }
-  Ranges r;
-  if (n == "alnum") r = {{'0', '9'}, {'A', 'Z'}, {'a', 'z'}};
-  else if (n == "alpha") r = {{'A', 'Z'}, {'a', 'z'}};
-  else if (n == "ascii") r = {{0, 0x7F}};
-  else if (n == "blank") r = {{'\t', '\t'}, {' ', ' '}};
-  else if (n == "cntrl") r = {{0, 0x1F}, {0x7F, 0x7F}};
-  else if (n == "digit") r = {{'0', '9'}};
-  else if (n == "graph") r = {{'!', '~'}};
-  else if (n == "lower") r = {{'a', 'z'}};
-  else if (n == "print") r = {{' ', '~'}};
-  else if (n == "punct") r = {{'!', '/'}, {':', '@'}, {'[', '`'}, {'{', '~'}};
-  else if (n == "space") r = {{'\t', '\r'}, {' ', ' '}};
-  else if (n == "upper") r = {{'A', 'Z'}};
-  else if (n == "word") r = {{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}};
-  else if (n == "xdigit") r = {{'0', '9'}, {'A', 'F'}, {'a', 'f'}};
-  else return std::nullopt;
-  if (neg) r = negate_ranges(r);
-  return r;
-}
-
-class RegexParser {
+// A Go regular expression, compiled once; copies share the RE2 object, whose matching is thread-safe.
+class GoRegexp {
  public:
-  RegexParser(std::u32string_view src, std::vector<CharClass>& classes) : s_(src), classes_(classes) {}
-
-  Node parse() {
-    Node n = parse_alternate();
-    if (pos_ < s_.size()) {
-      if (s_[pos_] == ')') throw RegexError("unexpected )");
-      throw RegexError("unsupported regexp syntax");
-    }
-    return n;
+  // Throws RegexError where Go's regexp.Compile fails.
+  explicit GoRegexp(const std::string& expr) {
+    const RE2::Options options = go_regexp_options();
+    refuse_any_byte_escapes(expr, options);
+    re_ = std::make_shared<const RE2>(regex_text(expr), options);
+    if (!re_->ok()) throw RegexError(go_error_text(*re_));
+    not_word_boundary_ = !escapes_of(expr, 'B').empty();
   }
 
- private:
-  bool at_end() const { return pos_ >= s_.size(); }
-  char32_t peek(std::size_t k = 0) const { return pos_ + k < s_.size() ? s_[pos_ + k] : 0; }
-
-  Node parse_alternate() {
-    Node alt(Node::Kind::kAlternate);
-    alt.kids.push_back(parse_concat());
-    while (!at_end() && s_[pos_] == '|') {
-      ++pos_;
-      alt.kids.push_back(parse_concat());
-    }
-    if (alt.kids.size() == 1) return std::move(alt.kids[0]);
-    return alt;
-  }
-
-  // Go's parseRepeat: "{n}", "{n,}" or "{n,m}" at pos_; nullopt when it is not one (then "{" is a literal).
-  std::optional<std::tuple<int, int, std::size_t>> parse_repeat() const {
-    std::size_t i = pos_ + 1;
-    auto number = [&](int& out) {
-      std::size_t b = i;
-      while (i < s_.size() && s_[i] >= '0' && s_[i] <= '9') ++i;
-      if (i == b) return false;
-      if (i - b >= 2 && s_[b] == '0') return false;  // no leading zeros
-      out = 0;
-      for (std::size_t k = b; k < i; ++k) {
-        if (out >= 100000000) {
-          out = -1;  // too big
-          break;
-        }
-        out = out * 10 + static_cast<int>(s_[k] - '0');
-      }
-      return true;
-    };
-    int min = 0, max = 0;
-    if (!number(min)) return std::nullopt;
-    if (i >= s_.size()) return std::nullopt;
-    if (s_[i] == ',') {
-      ++i;
-      if (i >= s_.size()) return std::nullopt;
-      if (s_[i] == '}') {
-        max = -1;
-      } else if (!number(max)) {
-        return std::nullopt;
-      } else if (max < 0) {
-        max = 1001;  // too big: rejected by the caller
-      }
-    } else {
-      max = min;
-    }
-    if (i >= s_.size() || s_[i] != '}') return std::nullopt;
-    if (min < 0) min = 1001;
-    return std::make_tuple(min, max, i + 1);
-  }
-
-  Node parse_concat() {
-    Node cat(Node::Kind::kConcat);
-    bool last_was_repeat = false;
-    while (!at_end()) {
-      char32_t c = s_[pos_];
-      if (c == ')' || c == '|') break;
-      if (c == '*' || c == '+' || c == '?') {
-        if (cat.kids.empty()) throw RegexError("missing argument to repetition operator");
-        if (last_was_repeat) throw RegexError("invalid nested repetition operator");
-        ++pos_;
-        if (peek() == '?' && !at_end()) ++pos_;  // non-greedy: same language
-        Node inner = std::move(cat.kids.back());
-        Node rep(c == '*' ? Node::Kind::kStar : c == '+' ? Node::Kind::kPlus : Node::Kind::kQuest);
-        rep.kids.push_back(std::move(inner));
-        cat.kids.back() = std::move(rep);
-        last_was_repeat = true;
-        continue;
-      }
-      if (c == '{') {
-        // moby means to escape "{", "}" and "|" but its bitmap misses them, so Go reads them as regexp syntax.
-        if (auto rep = parse_repeat()) {
-          auto [min, max, after] = *rep;
-          if (min > 1000 || max > 1000 || (max >= 0 && min > max)) throw RegexError("invalid repeat count");
-          if (cat.kids.empty()) throw RegexError("missing argument to repetition operator");
-          if (last_was_repeat) throw RegexError("invalid nested repetition operator");
-          pos_ = after;
-          if (peek() == '?' && !at_end()) ++pos_;
-          cat.kids.back() = expand_repeat(std::move(cat.kids.back()), min, max);
-          last_was_repeat = true;
-          continue;
-        }
-      }
-      last_was_repeat = false;
-      if (c == '\\' && peek(1) == 'Q') {
-        pos_ += 2;
-        while (!at_end()) {
-          if (s_[pos_] == '\\' && pos_ + 1 < s_.size() && s_[pos_ + 1] == 'E') {
-            pos_ += 2;
-            break;
-          }
-          Node lit(Node::Kind::kLiteral);
-          lit.rune = s_[pos_++];
-          cat.kids.push_back(std::move(lit));
-        }
-        // Go treats \Q...\E as a run of literals; a repetition after it applies to the last one.
-        continue;
-      }
-      cat.kids.push_back(parse_atom());
-    }
-    return cat;
-  }
-
-  Node parse_atom() {
-    char32_t c = s_[pos_];
-    switch (c) {
-      case '(': {
-        ++pos_;
-        if (peek() == '?') throw RegexError("unsupported group flags");
-        Node inner = parse_alternate();
-        if (peek() != ')' || at_end()) throw RegexError("missing closing )");
-        ++pos_;
-        return inner;
-      }
-      case '[':
-        return parse_class();
-      case '.': {
-        ++pos_;
-        return Node(Node::Kind::kAnyNotNL);
-      }
-      case '^': {
-        ++pos_;
-        Node n(Node::Kind::kAssert);
-        n.assert = Assert::kBeginText;
-        return n;
-      }
-      case '$': {
-        ++pos_;
-        Node n(Node::Kind::kAssert);
-        n.assert = Assert::kEndText;
-        return n;
-      }
-      case '\\': {
-        char32_t e = peek(1);
-        if (pos_ + 1 >= s_.size()) throw RegexError("trailing backslash at end of expression");
-        Node n(Node::Kind::kAssert);
-        switch (e) {
-          case 'A': pos_ += 2; n.assert = Assert::kBeginText; return n;
-          case 'z': pos_ += 2; n.assert = Assert::kEndText; return n;
-          case 'b': pos_ += 2; n.assert = Assert::kWordBoundary; return n;
-          case 'B': pos_ += 2; n.assert = Assert::kNoWordBoundary; return n;
-          case 'p': case 'P': throw RegexError("unsupported Unicode class escape");
-          default: break;
-        }
-        if (auto g = perl_group(e)) {
-          pos_ += 2;
-          return class_node(CharClass{*g, false});
-        }
-        ++pos_;
-        Node lit(Node::Kind::kLiteral);
-        lit.rune = parse_escape();
-        return lit;
-      }
-      default: {
-        ++pos_;
-        Node lit(Node::Kind::kLiteral);
-        lit.rune = c;
-        return lit;
-      }
-    }
-  }
-
-  static Node expand_repeat(Node sub, int min, int max) {
-    Node out(Node::Kind::kConcat);
-    for (int i = 0; i < min; ++i) out.kids.push_back(sub);
-    if (max < 0) {
-      Node star(Node::Kind::kStar);
-      star.kids.push_back(std::move(sub));
-      out.kids.push_back(std::move(star));
-    } else {
-      // x{1,3} = x(x(x)?)?
-      std::optional<Node> tail;
-      for (int i = min; i < max; ++i) {
-        Node cat(Node::Kind::kConcat);
-        cat.kids.push_back(sub);
-        if (tail) cat.kids.push_back(std::move(*tail));
-        Node q(Node::Kind::kQuest);
-        q.kids.push_back(std::move(cat));
-        tail = std::move(q);
-      }
-      if (tail) out.kids.push_back(std::move(*tail));
-    }
-    return out;
-  }
-
-  Node class_node(CharClass cc) {
-    classes_.push_back(std::move(cc));
-    Node n(Node::Kind::kClass);
-    n.cls = static_cast<int>(classes_.size() - 1);
-    return n;
-  }
-
-  // After a backslash (pos_ at the escaped character): Go's parseEscape.
-  char32_t parse_escape() {
-    if (at_end()) throw RegexError("trailing backslash at end of expression");
-    char32_t c = s_[pos_++];
-    if (c < 0x80 && !is_ascii_alnum(c)) return c;
-    switch (c) {
-      case '1': case '2': case '3': case '4': case '5': case '6': case '7':
-        if (at_end() || peek() < '0' || peek() > '7') throw RegexError("invalid escape sequence");
-        [[fallthrough]];
-      case '0': {
-        char32_t r = c - '0';
-        for (int i = 1; i < 3; ++i) {
-          if (at_end() || peek() < '0' || peek() > '7') break;
-          r = r * 8 + (s_[pos_++] - '0');
-        }
-        return r;
-      }
-      case 'x': {
-        if (at_end()) break;
-        char32_t d = s_[pos_++];
-        if (d == '{') {
-          int nhex = 0;
-          char32_t r = 0;
-          for (;;) {
-            if (at_end()) throw RegexError("invalid escape sequence");
-            char32_t h = s_[pos_++];
-            if (h == '}') break;
-            int v = unhex(h);
-            if (v < 0) throw RegexError("invalid escape sequence");
-            r = r * 16 + static_cast<char32_t>(v);
-            if (r > 0x10FFFF) throw RegexError("invalid escape sequence");
-            ++nhex;
-          }
-          if (nhex == 0) throw RegexError("invalid escape sequence");
-          return r;
-        }
-        if (at_end()) throw RegexError("invalid escape sequence");
-        int x = unhex(d), y = unhex(s_[pos_++]);
-        if (x < 0 || y < 0) throw RegexError("invalid escape sequence");
-        return static_cast<char32_t>(x * 16 + y);
-      }
-      case 'a': return 7;
-      case 'f': return '\f';
-      case 'n': return '\n';
-      case 'r': return '\r';
-      case 't': return '\t';
-      case 'v': return '\v';
-      default: break;
-    }
-    throw RegexError("invalid escape sequence");
-  }
-
-  // Go's parseClass (pos_ at "[").
-  Node parse_class() {
-    ++pos_;
-    CharClass cc;
-    if (peek() == '^' && !at_end()) {
-      cc.negated = true;
-      ++pos_;
-    }
-    bool first = true;
-    while (at_end() || s_[pos_] != ']' || first) {
-      if (at_end()) throw RegexError("missing closing ]");
-      first = false;
-      // POSIX class [:name:]; the search for ":]" runs on to the end of the expression, as in Go.
-      if (s_.size() - pos_ > 2 && s_[pos_] == '[' && s_[pos_ + 1] == ':') {
-        auto end = s_.find(U":]", pos_ + 2);
-        if (end != std::u32string_view::npos) {
-          auto g = posix_group(s_.substr(pos_ + 2, end - (pos_ + 2)));
-          if (!g) throw RegexError("invalid character class range");
-          cc.ranges.insert(cc.ranges.end(), g->begin(), g->end());
-          pos_ = end + 2;
-          continue;
-        }
-      }
-      if (s_.size() - pos_ > 2 && s_[pos_] == '\\' && (s_[pos_ + 1] == 'p' || s_[pos_ + 1] == 'P'))
-        throw RegexError("unsupported Unicode class escape");
-      if (s_.size() - pos_ >= 2 && s_[pos_] == '\\') {
-        if (auto g = perl_group(s_[pos_ + 1])) {
-          cc.ranges.insert(cc.ranges.end(), g->begin(), g->end());
-          pos_ += 2;
-          continue;
-        }
-      }
-      char32_t lo = class_char();
-      char32_t hi = lo;
-      if (s_.size() - pos_ >= 2 && s_[pos_] == '-' && s_[pos_ + 1] != ']') {
-        ++pos_;
-        hi = class_char();
-        if (hi < lo) throw RegexError("invalid character class range");
-      }
-      cc.ranges.push_back({lo, hi});
-    }
-    ++pos_;  // "]"
-    return class_node(std::move(cc));
-  }
-
-  char32_t class_char() {
-    if (at_end()) throw RegexError("missing closing ]");
-    if (s_[pos_] == '\\') {
-      ++pos_;
-      return parse_escape();
-    }
-    return s_[pos_++];
-  }
-
-  std::u32string_view s_;
-  std::size_t pos_ = 0;
-  std::vector<CharClass>& classes_;
-};
-
-class Regex {
- public:
-  explicit Regex(std::string_view utf8) {
-    std::u32string src = to_runes(utf8);
-    Node root = RegexParser(src, classes_).parse();
-    prog_.push_back(Inst(Inst::Op::kMatch));
-    start_ = compile(root, 0);
-  }
-
-  // Unanchored search, like Go's Regexp.MatchString (the compiled patterns carry their own anchors).
+  // Go's Regexp.MatchString: an unanchored search (the compiled patterns carry their own anchors).
   bool matches(std::string_view text) const {
-    std::u32string in = to_runes(text);
-    std::vector<int> cur, next;
-    std::vector<std::size_t> mark(prog_.size(), static_cast<std::size_t>(-1));
-    for (std::size_t i = 0; i <= in.size(); ++i) {
-      if (add(cur, mark, start_, i, in)) return true;
-      if (i == in.size()) break;
-      next.clear();
-      for (int pc : cur) {
-        const Inst& ins = prog_[static_cast<std::size_t>(pc)];
-        bool ok = false;
-        switch (ins.op) {
-          case Inst::Op::kRune: ok = in[i] == ins.rune; break;
-          case Inst::Op::kClass: ok = classes_[static_cast<std::size_t>(ins.cls)].contains(in[i]); break;
-          case Inst::Op::kAnyNotNL: ok = in[i] != '\n'; break;
-          default: break;
-        }
-        if (ok) next.push_back(ins.x);
-      }
-      cur.clear();
-      // Threads moving to position i+1: add their epsilon closures there.
-      for (int pc : next)
-        if (add(cur, mark, pc, i + 1, in)) return true;
-    }
-    return false;
+    bool ascii = std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    if (ascii) return RE2::PartialMatch(regex_text(text), *re_);
+    std::string decoded = with_invalid_bytes_as_rune_error(text);
+    if (!not_word_boundary_) return RE2::PartialMatch(regex_text(decoded), *re_);
+    return matches_from_a_character_start(decoded);
   }
 
  private:
-  // Adds pc's epsilon closure at input position `pos` to `list`; true when it reaches Match. An explicit stack, not
-  // recursion: a pattern of many "**/" is a chain of splits as long as the line, deeper than any thread's stack.
-  bool add(std::vector<int>& list, std::vector<std::size_t>& mark, int pc, std::size_t pos,
-           const std::u32string& in) const {
-    std::vector<int> pending{pc};
-    while (!pending.empty()) {
-      int at = pending.back();
-      pending.pop_back();
-      if (mark[static_cast<std::size_t>(at)] == pos) continue;
-      mark[static_cast<std::size_t>(at)] = pos;
-      const Inst& ins = prog_[static_cast<std::size_t>(at)];
-      switch (ins.op) {
-        case Inst::Op::kMatch: return true;
-        case Inst::Op::kJmp: pending.push_back(ins.x); break;
-        case Inst::Op::kSplit:
-          pending.push_back(ins.y);
-          pending.push_back(ins.x);
-          break;
-        case Inst::Op::kAssert:
-          if (assertion_holds(ins.assert, pos, in)) pending.push_back(ins.x);
-          break;
-        default: list.push_back(at);
-      }
+  // RE2's search also starts between the bytes of one character, where "\B" holds (both neighbours are non-word
+  // bytes); Go's starts only where characters start. Where "\B" can make a difference, each such start is tried.
+  bool matches_from_a_character_start(std::string_view text) const {
+    for (std::size_t at = 0;; at += decode_rune(text, at).second) {
+      if (re_->Match(regex_text(text), at, text.size(), RE2::ANCHOR_START, nullptr, 0)) return true;
+      if (at == text.size()) return false;
     }
-    return false;
   }
 
-  static bool assertion_holds(Assert kind, std::size_t pos, const std::u32string& in) {
-    bool before = pos > 0 && is_word(in[pos - 1]);
-    bool after = pos < in.size() && is_word(in[pos]);
-    switch (kind) {
-      case Assert::kBeginText: return pos == 0;
-      case Assert::kEndText: return pos == in.size();
-      case Assert::kWordBoundary: return before != after;
-      case Assert::kNoWordBoundary: return before == after;
-    }
-    return false;
-  }
-
-  int emit(Inst ins) {
-    prog_.push_back(ins);
-    return static_cast<int>(prog_.size() - 1);
-  }
-
-  // An instruction continuing at `x` (and, for a split, also at `y`).
-  int emit(Inst::Op op, int x, int y = -1) {
-    Inst ins(op);
-    ins.x = x;
-    ins.y = y;
-    return emit(ins);
-  }
-
-  // One step matching the single rune, class, any-rune or assertion node `n`, then continuing at `next`.
-  int emit_step(Inst::Op op, const Node& n, int next) {
-    Inst ins(op);
-    ins.rune = n.rune;
-    ins.cls = n.cls;
-    ins.assert = n.assert;
-    ins.x = next;
-    return emit(ins);
-  }
-
-  // Compiles `n` so that it continues at `next`; returns its entry point.
-  int compile(const Node& n, int next) {
-    switch (n.kind) {
-      case Node::Kind::kLiteral: return emit_step(Inst::Op::kRune, n, next);
-      case Node::Kind::kClass: return emit_step(Inst::Op::kClass, n, next);
-      case Node::Kind::kAnyNotNL: return emit_step(Inst::Op::kAnyNotNL, n, next);
-      case Node::Kind::kAssert: return emit_step(Inst::Op::kAssert, n, next);
-      case Node::Kind::kConcat: {
-        int at = next;
-        for (auto it = n.kids.rbegin(); it != n.kids.rend(); ++it) at = compile(*it, at);
-        // Empty: a jump keeps entry points distinct from the continuation.
-        return at == next ? emit(Inst::Op::kJmp, next) : at;
-      }
-      case Node::Kind::kAlternate: {
-        int entry = compile(n.kids.back(), next);
-        for (std::size_t k = n.kids.size() - 1; k-- > 0;)
-          entry = emit(Inst::Op::kSplit, compile(n.kids[k], next), entry);
-        return entry;
-      }
-      case Node::Kind::kStar:
-      case Node::Kind::kPlus: {
-        // A loop through a split; x* may skip the body, x+ enters it first.
-        int split = emit(Inst(Inst::Op::kSplit));
-        int body = compile(n.kids[0], split);
-        prog_[static_cast<std::size_t>(split)].x = body;
-        prog_[static_cast<std::size_t>(split)].y = next;
-        return n.kind == Node::Kind::kStar ? split : body;
-      }
-      case Node::Kind::kQuest: {
-        int body = compile(n.kids[0], next);
-        return emit(Inst::Op::kSplit, body, next);
-      }
-    }
-    return next;
-  }
-
-  std::vector<CharClass> classes_;
-  std::vector<Inst> prog_;
-  int start_ = 0;
+  std::shared_ptr<const RE2> re_;
+  bool not_word_boundary_ = false;  // the expression has a "\B"
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -745,7 +272,7 @@ struct Pattern {
   std::string cleaned;  // without the "!"
   bool exception = false;
   MatchType type = MatchType::kExact;
-  std::shared_ptr<const Regex> regex;
+  std::optional<GoRegexp> regex;  // compiled when the patterns are read
 
   bool match(std::string_view path) const {
     switch (type) {
@@ -822,7 +349,7 @@ void compile_pattern(Pattern& p) {
   p.type = type;
   if (type == MatchType::kRegexp) {
     re += "$";
-    p.regex = std::make_shared<const Regex>(re);
+    p.regex.emplace(re);
   }
 }
 

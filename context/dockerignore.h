@@ -21,7 +21,9 @@
 //    of plain characters compares as a string, "foo/**" is a string prefix ("foo/" - not "foo" itself), a
 //    leading "**" makes a string suffix ("**foo" matches "barfoo"), "^" outside a class is an anchor, and in a
 //    pattern with a wildcard "|", "{" and "}" act as regexp alternation and repetition (moby's escape table
-//    misses them: "*.py|x" matches "foo.pyc" and "zzx");
+//    misses them: "*.py|x" matches "foo.pyc" and "zzx"). RE2 compiles those expressions, each once, when the
+//    patterns are read: its syntax is Go's, and where the two part ("\C", bytes of invalid UTF-8 in a path, a
+//    search starting inside a character) it is made to answer as Go does;
 //  - a path is excluded when the last pattern that matches it, or one of its parent directories, is an
 //    exclusion rather than an exception ("last match wins"). Per-pattern results are carried down the tree as
 //    BuildKit's walker does (MatchesUsingParentResults), which differs from MatchesOrParentMatches in rare
@@ -30,9 +32,10 @@
 //    re-include something below it: any exception with a wildcard in it (after dropping a trailing "/*" or
 //    "/**"), or a plain exception that lies below the directory ("!docs/README.md" for "docs").
 // Malformed patterns (what Go's filepath.Match or regexp.Compile rejects, and a lone "!") make parse() throw
-// Error, where Docker fails the build. Two corners differ: Docker only fails when the pattern is first
-// evaluated (trainpack fails up front), and the rarely used regexp escapes "\p{...}"/"\P{...}" (Unicode classes)
-// are refused rather than supported.
+// Error, where Docker fails the build. Corners that differ: Docker only fails when the pattern is first
+// evaluated (trainpack fails up front); "\p{...}" (Unicode classes) takes RE2's Unicode tables, not Go's; and an
+// expression too large for RE2's budget of 64 MiB (a line of some 400 "?{1000}") is refused, where Go's limit of
+// 3.3 million instructions lets up to 3,000 pass.
 #include <cstdint>
 #include <filesystem>
 #include <memory>

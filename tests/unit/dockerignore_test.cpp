@@ -154,11 +154,30 @@ const Case kCases[] = {
     {"**", ".", false},
 };
 
+void expect_case(const Case& c) {
+  DockerIgnore ignore = DockerIgnore::parse(c.ignore);
+  EXPECT_EQ(ignore.excluded(c.path), c.excluded) << "pattern(s) \"" << c.ignore << "\" path \"" << c.path << "\"";
+}
+
 TEST(DockerIgnore, PatternTable) {
-  for (const Case& c : kCases) {
-    DockerIgnore ignore = DockerIgnore::parse(c.ignore);
-    EXPECT_EQ(ignore.excluded(c.path), c.excluded) << "pattern(s) \"" << c.ignore << "\" path \"" << c.path << "\"";
-  }
+  for (const Case& c : kCases) expect_case(c);
+}
+
+// Where RE2, which runs the patterns' regular expressions, parts from Go's regexp, Go's answer is the one kept
+// (cross-checked against moby/patternmatcher under Go like kCases).
+TEST(DockerIgnore, RegexpsAnswerAsGoDoes) {
+  const Case cases[] = {
+      {"?.txt", "\xff.txt", true},           // Go reads a byte of invalid UTF-8 as one character, U+FFFD
+      {"?.txt", "\xed\xa0\x80.txt", false},  // an encoded surrogate is three such bytes
+      {"\\pL*", "\xc3\xa9", true},           // Unicode classes
+      {"\\pL*", "1x", false},
+      {"\\p{Greek}?", "\xce\xb1x", true},
+      {"{0}**\\B|x", "ab", true},            // "^{0}(.*/)?\B|x$": "\B" holds between "a" and "b"...
+      {"{0}**\\B|x", "a\xc3\xa9" "b", false},  // ...and inside "é", where Go's search never starts
+  };
+  for (const Case& c : cases) expect_case(c);
+  // Go has no "\C" (any byte) escape.
+  for (const char* text : {"a\\C*", "[\\C]"}) EXPECT_THROW(DockerIgnore::parse(text), Error) << text;
 }
 
 TEST(DockerIgnore, MalformedPatternsAreErrors) {
