@@ -3,7 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "builder/python_steps.h"
 #include "image/digest.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -14,8 +21,12 @@ using trainpack::builder::CachedPipStep;
 using trainpack::builder::InstalledArtifact;
 using trainpack::builder::PipLayerMade;
 using trainpack::builder::PipStepCache;
+using trainpack::builder::PipStepInputs;
+using trainpack::builder::PythonOptions;
+using trainpack::layers::DeflateEngine;
 using trainpack::layers::FileEntries;
 using trainpack::layers::FileEntry;
+using trainpack::layers::LayerCompression;
 
 namespace {
 
@@ -41,6 +52,31 @@ struct CachedStep {
     blob = {trainpack::image::sha256_of("the layer's tar"), stored.digest, stored.size};
     cache.remember("key", std::vector<PipLayerMade>{{"the step", blob, &entries}}, installed);
   }
+
+  fs::path entry_file() const { return cache_dir.area(trainpack::store::CacheKind::kPipSteps).path_of("key.entries"); }
+  // Rewrites the entry's format line and header as `damage` changes them; the listing after them stays.
+  void damage_entry(const std::function<void(std::string& format, std::string& header)>& damage) const {
+    std::string text = trainpack::read_file(entry_file());
+    std::size_t format_end = text.find('\n'), header_end = text.find('\n', format_end + 1);
+    std::string format = text.substr(0, format_end), header = text.substr(format_end + 1, header_end - format_end - 1);
+    damage(format, header);
+    trainpack::write_file_atomic(entry_file(), format + "\n" + header + text.substr(header_end));
+  }
+  void damage_header(const std::function<void(nlohmann::json& header)>& damage) const {
+    damage_entry([&](std::string&, std::string& header) {
+      nlohmann::json parsed = nlohmann::json::parse(header);
+      damage(parsed);
+      header = parsed.dump();
+    });
+  }
+};
+
+// The inputs of a pip step, and the python options they point at.
+struct StepInputs {
+  PythonOptions python;
+  PipStepInputs inputs{"sha256:" + std::string(64, 'a'), {"COPY . /app sha256:" + std::string(64, 'd')},
+                       "RUN pip install tp_beta", &python, {}};
+  std::string key() const { return trainpack::builder::pip_step_key(inputs); }
 };
 
 }  // namespace
@@ -94,4 +130,122 @@ TEST(PipStepCache, AnEntryWhoseKeptFileIsGoneIsAMiss) {
   CachedStep step;
   fs::remove(step.store.path_of(trainpack::image::sha256_of("print('beta')\n")));
   EXPECT_FALSE(step.cache.lookup("key").has_value());
+}
+
+TEST(PipStepCache, AStepThatChangedNothingIsAHitWithoutABlob) {
+  CachedStep step;
+  FileEntries none;
+  step.cache.remember("nothing", std::vector<PipLayerMade>{{"the step", std::nullopt, &none}}, {});
+  std::optional<CachedPipStep> hit = step.cache.lookup("nothing");
+  ASSERT_TRUE(hit.has_value());
+  ASSERT_EQ(hit->layers.size(), 1u);
+  EXPECT_FALSE(hit->layers.front().blob.has_value());
+  EXPECT_EQ(hit->layers.front().entry_count(), 0u);
+}
+
+TEST(PipStepCache, AKeyNeverRememberedIsAMiss) {
+  CachedStep step;
+  EXPECT_FALSE(step.cache.lookup("another key").has_value());
+  EXPECT_TRUE(step.cache.lookup("key").has_value());
+}
+
+TEST(PipStepCache, AnEntryOfAnotherFormatIsAMiss) {
+  CachedStep step;
+  step.damage_entry([](std::string& format, std::string&) { format = "trainpack-pip-step-v3"; });
+  EXPECT_FALSE(step.cache.lookup("key").has_value());
+}
+
+TEST(PipStepCache, AnEntryWhoseHeaderDoesNotParseIsAMiss) {
+  CachedStep step;
+  step.damage_entry([](std::string&, std::string& header) { header.resize(header.size() / 2); });
+  EXPECT_FALSE(step.cache.lookup("key").has_value());
+}
+
+TEST(PipStepCache, AnEntryWhoseHeaderLacksAFieldIsAMiss) {
+  CachedStep step;
+  step.damage_header([](nlohmann::json& header) { header["layers"][0].erase("offset"); });
+  EXPECT_FALSE(step.cache.lookup("key").has_value());
+}
+
+TEST(PipStepCache, AnEntryCutAfterItsFormatLineIsAMiss) {
+  CachedStep step;
+  trainpack::write_file_atomic(step.entry_file(), "trainpack-pip-step-v4\n");
+  EXPECT_FALSE(step.cache.lookup("key").has_value());
+}
+
+TEST(PipStepCache, AnEntryNamingNoDigestIsAMiss) {
+  CachedStep step;
+  step.damage_header([](nlohmann::json& header) { header["layers"][0]["digest"] = "sha256:short"; });
+  EXPECT_FALSE(step.cache.lookup("key").has_value());
+}
+
+TEST(PipStepCache, AnEntryWhoseLayerBlobHasAnotherSizeIsAMiss) {
+  CachedStep step;
+  fs::resize_file(step.store.path_of(step.blob.digest), step.blob.size - 1);
+  EXPECT_FALSE(step.cache.lookup("key").has_value());
+}
+
+TEST(PipStepCache, ADamagedEntryIsReplacedByTheNextRemember) {
+  CachedStep step;
+  step.damage_entry([](std::string&, std::string& header) { header = "{"; });
+  ASSERT_FALSE(step.cache.lookup("key").has_value());
+  step.cache.remember("key", std::vector<PipLayerMade>{{"the step", step.blob, &step.entries}}, step.installed);
+  EXPECT_TRUE(step.cache.lookup("key").has_value());
+}
+
+TEST(PipStepKey, TheSameInputsGiveTheSameKey) {
+  StepInputs a, b;
+  EXPECT_EQ(a.key(), b.key());
+  EXPECT_EQ(a.key().size(), 64u);
+}
+
+// Each change names what it changes; every key differs from the unchanged inputs' and from every other.
+TEST(PipStepKey, AChangeToAnyInputThatShapesTheLayersChangesTheKey) {
+  const std::vector<std::pair<std::string, std::function<void(StepInputs&)>>> changes{
+      {"base", [](StepInputs& s) { s.inputs.base_manifest_digest = "sha256:" + std::string(64, 'b'); }},
+      {"earlier step added", [](StepInputs& s) { s.inputs.earlier_steps.push_back("RUN pip install tp_alpha"); }},
+      {"earlier step's layer", [](StepInputs& s) { s.inputs.earlier_steps[0].back() = 'e'; }},
+      {"instruction", [](StepInputs& s) { s.inputs.instruction += " tp_gamma"; }},
+      {"index", [](StepInputs& s) { s.python.index_url = "https://pypi.example/simple"; }},
+      {"extra index", [](StepInputs& s) { s.python.extra_index_urls = {"https://extra.example/simple"}; }},
+      {"find-links", [](StepInputs& s) { s.python.find_links = {"https://links.example/"}; }},
+      {"no-compile", [](StepInputs& s) { s.python.no_compile = true; }},
+      {"break-system-packages", [](StepInputs& s) { s.python.break_system_packages = true; }},
+      {"build python", [](StepInputs& s) { s.python.build_python = trainpack::builder::BuildPython::kHost; }},
+      {"own layer size", [](StepInputs& s) { s.python.own_layer_bytes /= 2; }},
+      {"mtime", [](StepInputs& s) { s.inputs.layer_options.mtime = 1700000000; }},
+      {"gzip level", [](StepInputs& s) { s.inputs.layer_options.gzip.level = 3; }},
+      {"gzip engine", [](StepInputs& s) { s.inputs.layer_options.gzip.engine = DeflateEngine::kZlib; }},
+      {"gzip block size", [](StepInputs& s) { s.inputs.layer_options.gzip.block_size *= 2; }},
+      {"zstd", [](StepInputs& s) { s.inputs.layer_options.compression = LayerCompression::kZstd; }},
+      {"zstd level", [](StepInputs& s) {
+         s.inputs.layer_options.compression = LayerCompression::kZstd;
+         s.inputs.layer_options.zstd.level = 9;
+       }}};
+  std::set<std::string> keys{StepInputs().key()};
+  for (const auto& [what, change] : changes) {
+    StepInputs changed;
+    change(changed);
+    EXPECT_TRUE(keys.insert(changed.key()).second) << what << " left the key as another input's";
+  }
+}
+
+TEST(PipStepKey, OptionsThatDoNotShapeTheLayersLeaveTheKeyAlone) {
+  StepInputs plain, changed;
+  changed.python.jobs = 16;
+  changed.python.build_timeout = std::chrono::seconds(1);
+  changed.inputs.layer_options.gzip.threads = 7;
+  changed.inputs.layer_options.zstd.level = 19;  // gzip is the compression: zstd's level is not used
+  changed.inputs.layer_options.on_progress = [](std::uint64_t, std::uint64_t) {};
+  EXPECT_EQ(changed.key(), plain.key());
+}
+
+// pip picks from a local --find-links directory by what is in it: a wheel added there is another step.
+TEST(PipStepKey, AFileAddedToALocalFindLinksDirectoryChangesTheKey) {
+  trainpack::ScopedDir links(trainpack::make_temp_dir({}, "find-links-"));
+  StepInputs step;
+  step.python.find_links = {links.path().string()};
+  std::string before = step.key();
+  trainpack::write_file_atomic(links.path() / "tp_beta-1.1-py3-none-any.whl", "a wheel");
+  EXPECT_NE(step.key(), before);
 }
