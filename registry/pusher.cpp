@@ -1,6 +1,7 @@
 #include "registry/pusher.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <functional>
@@ -17,6 +18,7 @@
 #include "registry/blob_pusher.h"
 #include "registry/push_ahead.h"
 #include "support/error.h"
+#include "support/parallel.h"
 
 namespace trainpack::registry {
 using image::Descriptor;
@@ -66,9 +68,9 @@ class ImagePush {
   PushResult run() {
     BlobPusher pusher = make_pusher();
     std::vector<PlannedBlob> blobs = plan_blobs(manifest_, pusher);
-    push_blobs(blobs, pusher);
+    std::exception_ptr failure = push_blobs(blobs, pusher);
     if (ahead_) ahead_->release_sessions();  // cancelled while the manifest goes up
-    if (failure_) std::rethrow_exception(failure_);
+    if (failure) std::rethrow_exception(failure);
     put_manifest(target_.digest.empty() ? target_.tag : image_.manifest_digest().str());
     result_.reference = target_.with_digest(result_.manifest_digest.str());
     if (target_.digest.empty()) result_.tags.push_back(target_.str());
@@ -109,43 +111,37 @@ class ImagePush {
   }
 
   // Twice as many workers as uploads, so HEADs and mounts go on while --jobs uploads run. Without a push begun
-  // ahead, the tag is asked here (when it can vouch for more than one blob) while the workers start on the blobs
-  // not known there. The first failure stops the workers taking more blobs; run() throws it.
-  void push_blobs(const std::vector<PlannedBlob>& blobs, BlobPusher& pusher) {
+  // ahead, the tag is asked on a thread of its own (when it can vouch for more than one blob) while the workers
+  // start on the blobs not known there. The first failure is the push's: no blob starts after it.
+  std::exception_ptr push_blobs(const std::vector<PlannedBlob>& blobs, BlobPusher& pusher) {
     auto is_known_there = [](const PlannedBlob& b) { return b.known_there; };
     std::size_t known_there = std::count_if(blobs.begin(), blobs.end(), is_known_there);
-    std::packaged_task<std::set<Digest>()> asking_tag(
-        [&] { return blobs_under_tag(pusher.dst(), target_, *options_.store); });
-    bool ask_tag = !ahead_ && options_.store && !target_.tag.empty() && target_.digest.empty() && known_there > 1;
-    if (ask_tag) pusher.under_tag = asking_tag.get_future().share();
-    std::size_t workers = std::min<std::size_t>(2 * static_cast<std::size_t>(jobs_), blobs.size());
-    std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < workers; ++i) threads.emplace_back([&] { take_blobs(blobs, pusher); });
-    if (ask_tag) asking_tag();
-    for (auto& t : threads) t.join();
+    std::jthread asking_tag;  // joined on return, however the blobs went
+    if (!ahead_ && options_.store && !target_.tag.empty() && target_.digest.empty() && known_there > 1) {
+      std::packaged_task<std::set<Digest>()> ask(
+          [&] { return blobs_under_tag(pusher.dst(), target_, *options_.store); });
+      pusher.under_tag = ask.get_future().share();
+      asking_tag = std::jthread(std::move(ask));
+    }
+    try {
+      std::size_t workers = 2 * static_cast<std::size_t>(jobs_);
+      parallel_for(blobs.size(), workers, [&](std::size_t i) { push_blob(blobs[i], pusher); });
+    } catch (...) {
+      return std::current_exception();
+    }
+    return nullptr;
   }
 
-  void take_blobs(const std::vector<PlannedBlob>& blobs, BlobPusher& pusher) {
-    for (;;) {
-      PlannedBlob planned;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (failure_ || next_ >= blobs.size()) return;
-        planned = blobs[next_++];
-      }
-      try {
-        // A blob offered ahead was pushed (or is being pushed) already: its outcome is counted, not reported again.
-        std::optional<BlobEvent> done = ahead_ ? ahead_->offered_result(planned.descriptor.digest) : std::nullopt;
-        if (done) {
-          std::lock_guard<std::mutex> lock(mutex_);
-          count(result_, *done);
-        } else {
-          emit(pusher.push(planned));
-        }
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!failure_) failure_ = std::current_exception();
-      }
+  // A failure after the first is not reported: the push failed with the first, which the caller sees.
+  void push_blob(const PlannedBlob& planned, BlobPusher& pusher) {
+    try {
+      // A blob offered ahead was pushed (or is being pushed) already: its outcome is counted, not reported again.
+      std::optional<BlobEvent> done = ahead_ ? ahead_->offered_result(planned.descriptor.digest) : std::nullopt;
+      if (!done) return emit(pusher.push(planned));
+      std::lock_guard<std::mutex> lock(mutex_);
+      count(result_, *done);
+    } catch (...) {
+      if (!failed_.exchange(true)) throw;
     }
   }
 
@@ -177,10 +173,9 @@ class ImagePush {
   PushAhead* const ahead_;
   const int jobs_;
   std::counting_semaphore<> own_slots_;
-  std::mutex mutex_;  // guards result_, next_, failure_
+  std::mutex mutex_;  // guards result_
   PushResult result_;
-  std::size_t next_ = 0;
-  std::exception_ptr failure_;
+  std::atomic<bool> failed_{false};  // a blob failed: so has the push
 };
 
 }  // namespace
