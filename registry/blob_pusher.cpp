@@ -212,9 +212,10 @@ std::function<void(net::HttpRequest&)> BlobPusher::body_of(const Descriptor& d) 
   auto from = origin_of(d.digest);
   if (from && d.size > 0 && image && !image->has_local_blob(d.digest)) {
     RegistryClient& source = clients(from->registry);
-    return [&source, from, d](net::HttpRequest& r) {
+    return [&source, from, d, stop = stop](net::HttpRequest& r) {
       r.body_stream = [&source, from, d] { return open_blob_relay(source, from->repository, d); };
       r.body_stream_size = d.size;
+      r.stop = stop;
     };
   }
   std::filesystem::path file = image ? image->blob_path(d.digest) : store->path_of(d.digest);

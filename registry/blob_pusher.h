@@ -75,7 +75,7 @@ struct BlobPusher {
   std::counting_semaphore<>& upload_slots;  // --jobs: uploads at once (the HEADs and mounts around them are not)
   std::shared_future<std::set<image::Digest>> under_tag = {};  // blobs_under_tag(), when asked
   std::function<std::optional<UploadSession>()> opened_session = {};  // a session opened ahead of the push, if any
-  const std::atomic<bool>* stop = nullptr;  // when it becomes true, uploads stop (the build failed)
+  const std::atomic<bool>* stop = nullptr;  // when it becomes true, uploads stop (the build or another blob failed)
 
   RegistryClient& dst() const { return clients(target.registry); }
   bool known_there(const image::Descriptor& d) const;

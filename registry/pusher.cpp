@@ -102,7 +102,8 @@ class ImagePush {
                       .clients = clients_,
                       .locations = options_.locations,
                       .emit = [this](const BlobEvent& e) { emit(e); },
-                      .upload_slots = ahead_ ? ahead_->upload_slots() : own_slots_};
+                      .upload_slots = ahead_ ? ahead_->upload_slots() : own_slots_,
+                      .stop = &failed_};
     if (ahead_) {
       pusher.under_tag = ahead_->under_tag();
       pusher.opened_session = [ahead = ahead_] { return ahead->take_session(); };
@@ -112,7 +113,8 @@ class ImagePush {
 
   // Twice as many workers as uploads, so HEADs and mounts go on while --jobs uploads run. Without a push begun
   // ahead, the tag is asked on a thread of its own (when it can vouch for more than one blob) while the workers
-  // start on the blobs not known there. The first failure is the push's: no blob starts after it.
+  // start on the blobs not known there. The first failure is the push's: no blob starts after it, and the uploads
+  // under way stop (BlobPusher::stop).
   std::exception_ptr push_blobs(const std::vector<PlannedBlob>& blobs, BlobPusher& pusher) {
     auto is_known_there = [](const PlannedBlob& b) { return b.known_there; };
     std::size_t known_there = std::count_if(blobs.begin(), blobs.end(), is_known_there);
@@ -132,7 +134,8 @@ class ImagePush {
     return nullptr;
   }
 
-  // A failure after the first is not reported: the push failed with the first, which the caller sees.
+  // A failure after the first is not reported: the push failed with the first, and most later ones are uploads it
+  // stopped.
   void push_blob(const PlannedBlob& planned, BlobPusher& pusher) {
     try {
       // A blob offered ahead was pushed (or is being pushed) already: its outcome is counted, not reported again.
@@ -175,7 +178,7 @@ class ImagePush {
   std::counting_semaphore<> own_slots_;
   std::mutex mutex_;  // guards result_
   PushResult result_;
-  std::atomic<bool> failed_{false};  // a blob failed: so has the push
+  std::atomic<bool> failed_{false};  // a blob failed: so has the push, and the uploads under way stop
 };
 
 }  // namespace

@@ -8,9 +8,10 @@
 // upload (POST, then one PUT with Content-Length streamed from the file, or, for a base blob not in the local store,
 // relayed straight from its origin registry: registry/blob_relay.h). Registries that refuse a body on PUT get one
 // streamed PATCH and an empty PUT. The manifest goes last, by tag, so a tag never points at a manifest whose blobs
-// are missing; the extra tags follow it, each one more PUT of the same bytes. An upload session that a failed or aborted push opened is cancelled (DELETE <location>, best
-// effort), so the registry keeps no half-written upload. A build may begin the push while it runs
-// (registry/push_ahead.h); this then finishes it.
+// are missing; the extra tags follow it, each one more PUT of the same bytes. The first blob that fails fails the
+// push: no blob starts after it, the uploads under way stop, and no manifest is put. An upload session that a failed
+// or aborted push opened is cancelled (DELETE <location>, best effort), so the registry keeps no half-written upload.
+// A build may begin the push while it runs (registry/push_ahead.h); this then finishes it.
 #include <cstdint>
 #include <functional>
 #include <string>

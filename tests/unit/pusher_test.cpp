@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -24,7 +25,9 @@ using trainpack::image::Digest;
 using trainpack::net::HttpRequest;
 using trainpack::net::HttpResponse;
 using trainpack::test_support::FakeRegistry;
+using trainpack::test_support::comes_true;
 using trainpack::test_support::PushFixture;
+using trainpack::test_support::sends_blob;
 using Kind = BlobEvent::Kind;
 
 namespace {
@@ -175,7 +178,7 @@ TEST(Pusher, AtMostJobsUploadsRunAtOnce) {
 TEST(Pusher, AFailedBlobFailsThePushInOneLineAndNoManifestIsPut) {
   PushFixture p;
   p.registry.intercept = [&p](const HttpRequest& r) -> std::optional<HttpResponse> {
-    if (trainpack::test_support::sends_blob(r, p.large)) return FakeRegistry::error(400, "BLOB_UPLOAD_INVALID");
+    if (sends_blob(r, p.large)) return FakeRegistry::error(400, "BLOB_UPLOAD_INVALID");
     return std::nullopt;
   };
   try {
@@ -191,6 +194,39 @@ TEST(Pusher, AFailedBlobFailsThePushInOneLineAndNoManifestIsPut) {
   EXPECT_EQ(p.registry.count_starting("PUT /v2/t/manifests/"), 0);
   EXPECT_TRUE(p.registry.uploads.empty()) << "the failed upload's session is cancelled";
   EXPECT_TRUE(p.locations.known(p.small).empty()) << "a failed push tells BlobLocations nothing";
+}
+
+// Once a blob has failed so has the push: an upload under way stops rather than sending the rest of its bytes,
+// whether they come from the store or are relayed from the base's registry, and the error reported is the failed
+// blob's, not the stopped upload's.
+TEST(Pusher, AFailedBlobStopsTheUploadsUnderWayAndItsErrorIsTheOneReported) {
+  for (bool relayed : {false, true}) {
+    SCOPED_TRACE(relayed ? "relayed" : "from the store");
+    PushFixture p;
+    p.hold_image(p.source, "base", "1");
+    trainpack::store::BlobStore pulled(p.dir.path() / "pulled");
+    std::shared_ptr<RemoteImage> base = RemoteImage::open(p.source_client, {"src.test", "base", "1", ""}, {}, pulled);
+    std::atomic<bool> sending{false}, stopped{false};
+    p.registry.intercept = [&](const HttpRequest& r) -> std::optional<HttpResponse> {
+      if (sends_blob(r, p.large)) {
+        sending = true;
+        stopped = comes_true([&] { return r.stop && r.stop->load(); });
+        throw trainpack::Error("PUT " + r.url + ": stopped before it was done");
+      }
+      if (sends_blob(r, p.small) && comes_true([&] { return sending.load(); }))
+        return FakeRegistry::error(400, "BLOB_UPLOAD_INVALID");
+      return std::nullopt;
+    };
+    try {
+      p.push(relayed ? *base : static_cast<const trainpack::image::Image&>(*p.built.image));
+      FAIL() << "the push succeeded";
+    } catch (const trainpack::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("cannot upload " + p.small.str()), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(stopped.load()) << "the large blob's upload ran on";
+    EXPECT_TRUE(p.registry.repositories["t"].manifests.empty());
+    EXPECT_TRUE(p.registry.uploads.empty()) << "both sessions are cancelled";
+  }
 }
 
 TEST(Pusher, ARefusedManifestFailsThePushNamingTheTarget) {
