@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "store/cache_dir.h"
 #include "support/error.h"
 #include "support/fs.h"
 
@@ -21,7 +22,7 @@ TEST(BlobStore, PutNamesBlobByDigestAndLeavesNoTemp) {
   EXPECT_EQ(b.digest, sha256_of("hello"));
   EXPECT_TRUE(store.has(b.digest));
   EXPECT_EQ(trainpack::read_file(store.path_of(b.digest)), "hello");
-  EXPECT_TRUE(fs::is_empty(dir.path() / "tmp"));
+  EXPECT_TRUE(fs::is_empty(temp_dir_of(dir.path())));
 }
 
 TEST(BlobStore, AbandonedWriterLeavesNothing) {
@@ -31,8 +32,8 @@ TEST(BlobStore, AbandonedWriterLeavesNothing) {
     auto w = store.begin_write();
     w.write("partial", 7);
   }
-  EXPECT_TRUE(fs::is_empty(dir.path() / "tmp"));
-  EXPECT_TRUE(fs::is_empty(dir.path() / "blobs" / "sha256"));
+  EXPECT_TRUE(fs::is_empty(temp_dir_of(dir.path())));
+  EXPECT_TRUE(fs::is_empty(store.path_of(sha256_of("partial")).parent_path()));
 }
 
 TEST(BlobStore, PutFileChecksExpectedDigest) {

@@ -43,16 +43,21 @@ TEST(CacheDir, EveryKindHasADirectoryOfItsOwnAndAFileIsTracedToItsEntry) {
   for (const trainpack::store::KindLayout& k : trainpack::store::cache_layout()) names.insert(std::string(k.dir));
   EXPECT_EQ(names.size(), trainpack::store::cache_layout().size());
 
-  const fs::path root = cache.root();
-  const std::string hex(64, 'a');
-  EXPECT_EQ(cache.entry_of(root / "blobs" / "sha256" / hex), root / "blobs" / "sha256" / hex);
-  EXPECT_EQ(cache.entry_of(root / "scans" / "python" / "k" / "files" / "usr" / "x"), root / "scans" / "python" / "k");
-  EXPECT_EQ(cache.entry_of(root / "pip-steps" / "k.entries"), root / "pip-steps" / "k.entries");
-  EXPECT_EQ(cache.entry_of(root / "interpreters" / "k" / "root" / "bin"), root / "interpreters" / "k");
-  EXPECT_FALSE(cache.entry_of(root / "scans" / "python").has_value()) << "a selection is not an entry";
-  EXPECT_FALSE(cache.entry_of(root / "tmp" / "pip-x").has_value()) << "work directories are no entries";
+  const fs::path blob = cache.blobs().path_of(trainpack::image::sha256_of("x"));
+  const fs::path scans = cache.area(CacheKind::kScans).dir();
+  const fs::path steps = cache.area(CacheKind::kPipSteps).dir();
+  const fs::path interpreters = cache.area(CacheKind::kInterpreters).dir();
+  EXPECT_EQ(cache.entry_of(blob), blob) << "blobs/ holds ALGORITHM/HEX";
+  EXPECT_EQ(cache.entry_of(scans / "python" / "k" / "files" / "usr" / "x"), scans / "python" / "k");
+  EXPECT_EQ(cache.entry_of(steps / "k.entries"), steps / "k.entries");
+  EXPECT_EQ(cache.entry_of(interpreters / "k" / "root" / "bin"), interpreters / "k");
+  EXPECT_FALSE(cache.entry_of(scans / "python").has_value()) << "a selection is not an entry";
+  EXPECT_FALSE(cache.entry_of(cache.temp_dir() / "pip-x").has_value()) << "work directories are no entries";
+  EXPECT_FALSE(cache.entry_of(cache.run_dir() / "bundle").has_value());
   EXPECT_FALSE(cache.entry_of("/etc/passwd").has_value());
-  EXPECT_EQ(cache.area(CacheKind::kScans).path_of("python/k"), root / "scans" / "python" / "k");
+  EXPECT_EQ(cache.area(CacheKind::kScans).path_of("python/k"), scans / "python" / "k");
+  for (const trainpack::store::KindLayout& k : trainpack::store::cache_layout())
+    EXPECT_EQ(cache.area(k.kind).dir(), trainpack::store::kind_dir(cache.root(), k.kind));
 }
 
 TEST(CacheDir, AUseRecordsItsTimeAndSaysWhetherTheEntryIsThere) {
