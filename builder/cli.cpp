@@ -724,9 +724,9 @@ int run_cli(int argc, char** argv) {
   localrun::RunFlags lr;
   CLI::App* local_run = add_local_run_command(app, lr_flags, lr_bf, lr);
   add_job_spec_command(app);
-  add_cache_command(app);
   SbomFlags sbom_flags;
   CLI::App* sbom = add_sbom_command(app, sbom_flags);
+  add_cache_command(app);
   add_doc_commands(app);
   document_cli(app);
 

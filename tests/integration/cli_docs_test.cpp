@@ -43,7 +43,7 @@ TEST(CliDocsRead, BashCompletionLoadsAndOffersCommandsFlagsAndValues) {
   CommandResult syntax = run_command({"bash", "-n", script.string()});
   EXPECT_EQ(syntax.exit_code, 0) << syntax.err;
   EXPECT_EQ(bash_candidates(script, "trainpack bu"), "build\n");
-  EXPECT_EQ(bash_candidates(script, "trainpack ''"), "dockerfile build local-run job-spec sbom completion help\n");
+  EXPECT_EQ(bash_candidates(script, "trainpack ''"), "dockerfile build local-run job-spec sbom cache completion help\n");
   EXPECT_EQ(bash_candidates(script, "trainpack --ver"), "--version\n");
   EXPECT_EQ(bash_candidates(script, "trainpack build --dry"), "--dry-run\n");
   EXPECT_EQ(bash_candidates(script, "trainpack build -q --build-python ''"), "auto host image\n");
@@ -53,6 +53,8 @@ TEST(CliDocsRead, BashCompletionLoadsAndOffersCommandsFlagsAndValues) {
   EXPECT_EQ(bash_candidates(script, "trainpack local-run --engine=r"), "--engine=runc\n");
   EXPECT_EQ(bash_candidates(script, "trainpack job-spec --format ''"), "config rest\n");
   EXPECT_EQ(bash_candidates(script, "trainpack completion ''"), "bash zsh fish\n");
+  EXPECT_EQ(bash_candidates(script, "trainpack cache ''"), "du prune\n");
+  EXPECT_EQ(bash_candidates(script, "trainpack cache prune --ol"), "--older-than\n");
   EXPECT_EQ(bash_candidates(script, "trainpack help l"), "local-run\n");
   // A path, and the trainer's arguments after --, are left to the shell's file name completion.
   EXPECT_EQ(bash_candidates(script, "trainpack build --cache-dir ''"), "\n");
