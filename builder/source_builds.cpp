@@ -59,8 +59,9 @@ std::optional<fs::path> wheel_in(const fs::path& dir) {
 
 }  // namespace
 
-SourceBuilder::SourceBuilder(std::function<const layers::ScannedImage&()> base, const store::CacheDir& cache, fs::path work,
-                             BuildPython mode, std::int64_t mtime, std::function<void(const std::string&)> log,
+SourceBuilder::SourceBuilder(std::function<const layers::ScannedImage&()> base, const store::CacheDir& cache,
+                             fs::path work, BuildPython mode, std::int64_t mtime,
+                             std::function<void(const std::string&)> log,
                              std::chrono::seconds build_timeout)
     : base_(std::move(base)), cache_(cache), work_(std::move(work)), mode_(mode), mtime_(mtime),
       build_timeout_(build_timeout), log_(std::move(log)), user_(unprivileged_build_user()) {

@@ -21,9 +21,9 @@
 // that name) beyond what the first run's check sees mapped.
 //
 // Cache: an interpreters entry (store/cache_dir.h), <key>/{root/,interpreter.json}, key = sha256 of a format
-// version, every layer digest of the base (all of them: any layer may change the merged view) and the plan (interpreter, stdlib,
-// search directories, packages). Written to a temporary directory and renamed into place; a later build finds it
-// without reading a layer.
+// version, every layer digest of the base (all of them: any layer may change the merged view) and the plan
+// (interpreter, stdlib, search directories, packages). Written to a temporary directory and renamed into place; a
+// later build finds it without reading a layer.
 #include <filesystem>
 #include <functional>
 #include <string>

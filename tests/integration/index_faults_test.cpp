@@ -53,7 +53,8 @@ class IndexFaultsTest : public PushFaultsFixture {
     std::error_code ec;
     for (const auto& e : fs::recursive_directory_iterator(trainpack::store::temp_dir_of(dir_->path() / "cache"), ec))
       ADD_FAILURE() << "left behind: " << e.path();
-    for (const auto& e : fs::directory_iterator(trainpack::store::kind_dir(dir_->path() / "cache", trainpack::store::CacheKind::kBlobs) / "sha256", ec))
+    const fs::path blobs = trainpack::store::kind_dir(dir_->path() / "cache", trainpack::store::CacheKind::kBlobs) / "sha256";
+    for (const auto& e : fs::directory_iterator(blobs, ec))
       EXPECT_EQ(e.path().filename().string().find('.'), std::string::npos) << "a partial blob: " << e.path();
   }
 

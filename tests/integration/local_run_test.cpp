@@ -46,7 +46,8 @@ class LocalRunTest : public ::testing::Test {
   }
   // No blob trainpack stored (layers, config, manifest) holds the key's content.
   void expect_secret_in_no_blob() {
-    for (const auto& e : fs::recursive_directory_iterator(trainpack::store::kind_dir(dir_->path() / "cache", trainpack::store::CacheKind::kBlobs))) {
+    const fs::path blobs = trainpack::store::kind_dir(dir_->path() / "cache", trainpack::store::CacheKind::kBlobs);
+    for (const auto& e : fs::recursive_directory_iterator(blobs)) {
       if (!e.is_regular_file()) continue;
       auto z = run_command({"sh", "-c", "gzip -dc \"$0\" 2>/dev/null || cat \"$0\"", e.path().string()});
       EXPECT_EQ(z.out.find(kSecret), std::string::npos) << "the key reached blob " << e.path();
@@ -85,7 +86,8 @@ TEST_F(LocalRunTest, DaemonlessWithARelativeCacheDirAndBaseSource) {
   auto r = run_command(argv);
   ASSERT_EQ(r.exit_code, 0) << describe(argv, r);
   EXPECT_NE(r.out.find("args: --epochs 3"), std::string::npos) << r.out;
-  EXPECT_TRUE(fs::is_directory(trainpack::store::kind_dir(dir_->path() / "relative-cache", trainpack::store::CacheKind::kBlobs)));
+  EXPECT_TRUE(fs::is_directory(trainpack::store::kind_dir(dir_->path() / "relative-cache", trainpack::store::CacheKind::kBlobs)))
+      << "the cache is where --cache-dir said, relative to the working directory";
 }
 
 TEST_F(LocalRunTest, ThroughDocker) {

@@ -101,7 +101,8 @@ TEST(PipBuildPython, TheBaseImagesOwnPythonGivesTheHostsImageWithoutRoot) {
                            std::string("\xa7\x0d\x0d\x0a", 4));
 
   // The cache holds one extracted interpreter, renamed into place; a second build uses it without copying again.
-  std::vector<fs::path> entries = entries_of(trainpack::store::kind_dir(dir.path() / "cache-image", trainpack::store::CacheKind::kInterpreters));
+  std::vector<fs::path> entries = entries_of(
+      trainpack::store::kind_dir(dir.path() / "cache-image", trainpack::store::CacheKind::kInterpreters));
   ASSERT_EQ(entries.size(), 1u) << "no staging directory is left behind";
   EXPECT_TRUE(fs::is_regular_file(entries[0] / "root" / "usr" / "bin" / "python3.11"));
   EXPECT_FALSE(fs::exists(entries[0] / "root" / "usr" / "lib" / "python3.11" / "test"));
@@ -124,7 +125,8 @@ TEST(PipBuildPython, TheBaseImagesOwnPythonGivesTheHostsImageWithoutRoot) {
   EXPECT_NE(nobody.err.find("using the base image's /usr/bin/python3.11"), std::string::npos) << nobody.err;
   EXPECT_EQ(nobody.out, host.out);
   struct stat st {};
-  ASSERT_EQ(::stat(trainpack::store::kind_dir(mine / "cache", trainpack::store::CacheKind::kInterpreters).c_str(), &st), 0);
+  const fs::path interpreters = trainpack::store::kind_dir(mine / "cache", trainpack::store::CacheKind::kInterpreters);
+  ASSERT_EQ(::stat(interpreters.c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, kNobody);
 }
 

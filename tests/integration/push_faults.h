@@ -98,7 +98,8 @@ class PushFaultsFixture : public ::testing::Test {
   }
 
   std::filesystem::path blob_in_cache(const std::string& digest) const {
-    return trainpack::store::kind_dir(dir_->path() / "cache", trainpack::store::CacheKind::kBlobs) / "sha256" / digest.substr(7);
+    return trainpack::store::kind_dir(dir_->path() / "cache", trainpack::store::CacheKind::kBlobs) / "sha256" /
+           digest.substr(7);
   }
 
   std::unique_ptr<TempDir> dir_;

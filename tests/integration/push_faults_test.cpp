@@ -48,7 +48,8 @@ TEST_F(PushFaultsTest, TruncatedRelayedBaseLayerIsRetriedAndAPersistentOneFailsC
   EXPECT_NE(bad.err.find(base_layer_), std::string::npos) << bad.err;
   EXPECT_FALSE(tagged("trainer/other"));
   EXPECT_TRUE(server_->requests("PUT", "/v2/trainer/other/manifests/").empty());
-  EXPECT_FALSE(fs::exists(trainpack::store::kind_dir(dir_->path() / "cache", trainpack::store::CacheKind::kBlobs) / "sha256" / base_layer_.substr(7)));
+  const fs::path blobs = trainpack::store::kind_dir(dir_->path() / "cache", trainpack::store::CacheKind::kBlobs) / "sha256";
+  EXPECT_FALSE(fs::exists(blobs / base_layer_.substr(7)));
 }
 
 TEST_F(PushFaultsTest, RefusedMountsFallBackToUploads) {

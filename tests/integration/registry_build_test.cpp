@@ -218,7 +218,8 @@ TEST_F(RegistryBuildTest, PushToAnotherRegistryRelaysBaseLayersWithoutStoringThe
   for (const auto& layer : base_layers_) {
     EXPECT_EQ(count(source_log, "GET", "/blobs/sha256:" + hex_of(layer)), 1) << "base layer not read exactly once";
     EXPECT_EQ(count(target_log, "PUT", hex_of(layer)), 1) << "base layer not uploaded to the other registry";
-    EXPECT_FALSE(fs::exists(trainpack::store::kind_dir(dir_->path() / "cache", trainpack::store::CacheKind::kBlobs) / "sha256" / hex_of(layer)))
+    EXPECT_FALSE(fs::exists(trainpack::store::kind_dir(dir_->path() / "cache", trainpack::store::CacheKind::kBlobs) / "sha256" /
+                            hex_of(layer)))
         << "a relayed base layer was written to the local store";
   }
   auto inspect = run_command({"skopeo", "inspect", "--tls-verify=false", "docker://" + target});
