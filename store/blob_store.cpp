@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "store/cache_dir.h"
 #include "support/error.h"
 #include "support/fs.h"
 
@@ -16,15 +17,15 @@ namespace fs = std::filesystem;
 BlobStore::BlobStore(fs::path root, std::shared_ptr<const UseLock> lock)
     : root_(std::move(root)), lock_(std::move(lock)) {
   std::error_code ec;
-  fs::create_directories(root_ / "blobs" / "sha256", ec);
-  if (!ec) fs::create_directories(root_ / "tmp", ec);
+  fs::create_directories(kind_dir(root_, CacheKind::kBlobs) / "sha256", ec);
+  if (!ec) fs::create_directories(temp_dir_of(root_), ec);
   if (ec) throw Error("cannot create blob store at " + root_.string() + ": " + ec.message(),
                       "check that the cache directory is writable, or pass --cache-dir");
   if (!lock_) lock_ = std::make_shared<const UseLock>(lock_file_in(root_));
 }
 
 fs::path BlobStore::path_of(const image::Digest& digest) const {
-  return root_ / "blobs" / digest.algorithm() / digest.hex();
+  return kind_dir(root_, CacheKind::kBlobs) / digest.algorithm() / digest.hex();
 }
 
 bool BlobStore::has(const image::Digest& digest) const { return lock_->touch(path_of(digest)); }
@@ -83,9 +84,10 @@ std::optional<StoredBlob> BlobStore::Writer::commit_checked(const image::Digest*
 }
 
 BlobStore::Writer BlobStore::begin_write() const {
-  std::string tmpl = (root_ / "tmp" / ("blob-" + temp_owner_tag() + "-XXXXXX")).string();
+  const fs::path temp = temp_dir_of(root_);
+  std::string tmpl = (temp / ("blob-" + temp_owner_tag() + "-XXXXXX")).string();
   int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) throw Error("cannot create a temp file in " + (root_ / "tmp").string() + ": " + std::strerror(errno));
+  if (fd < 0) throw Error("cannot create a temp file in " + temp.string() + ": " + std::strerror(errno));
   ::fchmod(fd, 0644);
   std::FILE* f = ::fdopen(fd, "wb");
   if (!f) {
