@@ -16,13 +16,13 @@
 #include "builder/version.h"
 #include "context/context_copy.h"
 #include "context/dockerignore.h"
-#include "layers/appended_image.h"
+#include "image/appended_image.h"
+#include "image/artifact_image.h"
 #include "layers/entry_safety.h"
 #include "layers/layer_cache.h"
 #include "layers/layer_tar_reader.h"
 #include "layers/rootfs_index.h"
 #include "layers/scanned_image.h"
-#include "layers/artifact_image.h"
 #include "layers/stacked_filesystem.h"
 #include "net/url.h"
 #include "python/base_facts.h"
@@ -372,8 +372,8 @@ class Build {
   std::unique_ptr<layers::ScannedImage> base_scan_;  // the base as the SBOM reads it when no pip step ran here
   std::vector<std::shared_ptr<const image::Image>> referrers_;
   std::int64_t started_ = std::time(nullptr);
-  layers::AppendSpec spec_;
-  std::shared_ptr<const layers::AppendedImage> image_;
+  image::AppendSpec spec_;
+  std::shared_ptr<const image::AppendedImage> image_;
   BuildResult result_;
   // Pushes begun with the build, by output (registry/push_ahead.h); last, so they end before what they use.
   std::map<std::string, std::unique_ptr<registry::PushAhead>> ahead_;
@@ -422,7 +422,7 @@ void Build::open_base() {
       counted(base_manifest_.layers.size(), "layer", "layers") + ")");
   for (const auto& l : base_manifest_.layers)
     result_.layers.push_back({"base", "base", l.digest, {}, l.size, l.media_type, 0, {}, {}});
-  spec_.created = layers::rfc3339_utc(req_.mtime);
+  spec_.created = image::rfc3339_utc(req_.mtime);
   spec_.layer_media_type = std::string(layers::layer_media_type(req_.compression));
 }
 
@@ -716,7 +716,7 @@ void Build::record_cached_pip_step(const std::string& instruction, CachedPipStep
 // The blobs of the layers this build has made so far.
 std::vector<layers::LayerBlob> Build::own_layer_blobs() const {
   std::vector<layers::LayerBlob> blobs;
-  for (const layers::AppendStep& step : spec_.steps)
+  for (const image::AppendStep& step : spec_.steps)
     if (step.layer) blobs.push_back(*step.layer);
   return blobs;
 }
@@ -745,7 +745,7 @@ void Build::fetch_shared_scans() {
 
 std::string Build::pip_step_key(const std::string& instruction) const {
   PipStepInputs inputs{result_.base_digest, {}, instruction, &req_.python, layer_format()};
-  for (const layers::AppendStep& step : spec_.steps)
+  for (const image::AppendStep& step : spec_.steps)
     inputs.earlier_steps.push_back(step.created_by + (step.layer ? " " + step.layer->diff_id.str() : ""));
   return builder::pip_step_key(inputs);
 }
@@ -765,7 +765,7 @@ void Build::assemble() {
   spec_.manifest_annotations = {{"org.opencontainers.image.base.name", req_.base_name},
                                 {"org.opencontainers.image.base.digest", result_.base_digest}};
   for (const auto& [key, value] : req_.annotations) spec_.manifest_annotations[key] = value;
-  image_ = std::make_shared<layers::AppendedImage>(base_, store_, spec_);
+  image_ = std::make_shared<image::AppendedImage>(base_, std::make_shared<store::BlobStore>(store_), spec_);
   result_.image = image_;
   result_.manifest_digest = image_->manifest_digest();
   result_.manifest_size = image_->raw_manifest().size();
@@ -867,8 +867,8 @@ provenance::Statement Build::provenance_statement() const {
   s.ci = req_.ci;
   s.tool_version = build_identity();
   if (!s.ci.platform.empty()) {  // a CI run is one event; elsewhere the same inputs give the same statement
-    s.started = layers::rfc3339_utc(started_);
-    s.finished = layers::rfc3339_utc(std::time(nullptr));
+    s.started = image::rfc3339_utc(started_);
+    s.finished = image::rfc3339_utc(std::time(nullptr));
   }
   return s;
 }
@@ -886,7 +886,8 @@ void Build::attest() {
   std::optional<std::string> sbom, statement;
   if (req_.sbom != SbomFormat::kNone) sbom = sbom_text();
   if (req_.provenance) statement = provenance::statement_json(provenance_statement());
-  referrers_ = attestation_referrers(store_, *image_, req_.sbom, sbom, statement, spec_.created);
+  referrers_ = attestation_referrers(std::make_shared<store::BlobStore>(store_), *image_, req_.sbom, sbom, statement,
+                                     spec_.created);
 }
 
 // Writes the image to every output (the sinks), in the order given.
@@ -938,7 +939,7 @@ void Build::write_output(const transports::ImageLocation& out) {
 void Build::record_attached(const transports::ImageLocation& out) {
   std::string what;
   for (const auto& referrer : referrers_) {
-    std::string type = layers::artifact_type_of(*referrer);
+    std::string type = image::artifact_type_of(*referrer);
     if (result_.attached.size() < referrers_.size()) result_.attached.push_back({type, referrer->manifest_digest()});
     what += std::string(what.empty() ? "" : " and ") + (type == kInTotoType ? "provenance" : "SBOM");
   }

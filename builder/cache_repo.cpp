@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "builder/version.h"
+#include "image/artifact_image.h"
 #include "image/media_types.h"
-#include "layers/artifact_image.h"
 #include "layers/layer_writer.h"
 #include "layers/rootfs_index.h"
 #include "registry/blob_locations.h"
@@ -351,7 +351,8 @@ void CacheRepo::push(const std::string& tag, const std::string& artifact_type, c
   std::set<Digest> seen;
   for (const Descriptor& d : blobs)
     if (seen.insert(d.digest).second) manifest["layers"].push_back(d.to_json());
-  layers::ArtifactImage artifact(manifest.dump(), config, store_, source, "a cache entry");
+  image::ArtifactImage artifact(manifest.dump(), config, std::make_shared<store::BlobStore>(store_), source,
+                                 "a cache entry");
   registry::PushOptions options;
   options.locations = locations_;
   registry::push_image(artifact, {repo_.registry, repo_.repository, tag, ""},

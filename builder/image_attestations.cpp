@@ -4,7 +4,7 @@
 
 #include "builder/python_steps.h"
 #include "builder/version.h"
-#include "layers/artifact_image.h"
+#include "image/artifact_image.h"
 #include "layers/scanned_image.h"
 #include "python/base_facts.h"
 #include "python/installed_dists.h"
@@ -127,19 +127,19 @@ std::string sbom_json(const sbom::Document& document, SbomFormat format) {
 }
 
 std::vector<std::shared_ptr<const image::Image>> attestation_referrers(
-    const store::BlobStore& store, const image::Image& image, SbomFormat format,
+    std::shared_ptr<const image::BlobKeeper> blobs, const image::Image& image, SbomFormat format,
     const std::optional<std::string>& sbom, const std::optional<std::string>& statement, const std::string& created) {
-  image::Descriptor subject = layers::manifest_descriptor(image);
+  image::Descriptor subject = image::manifest_descriptor(image);
   std::map<std::string, std::string> annotations{{"org.opencontainers.image.created", created}};
   std::vector<std::shared_ptr<const image::Image>> out;
   if (sbom) {
     std::string_view type = format == SbomFormat::kCycloneDx ? kCycloneDxType : kSpdxType;
-    out.push_back(layers::make_referrer(store, subject, type, type, *sbom, annotations, "the SBOM of the image"));
+    out.push_back(image::make_referrer(blobs, subject, type, type, *sbom, annotations, "the SBOM of the image"));
   }
   if (statement) {
     std::map<std::string, std::string> provenance = annotations;
     provenance["in-toto.io/predicate-type"] = "https://slsa.dev/provenance/v1";
-    out.push_back(layers::make_referrer(store, subject, kInTotoType, kInTotoType, *statement, provenance,
+    out.push_back(image::make_referrer(blobs, subject, kInTotoType, kInTotoType, *statement, provenance,
                                         "the provenance of the image"));
   }
   return out;

@@ -1,5 +1,5 @@
 #pragma once
-// What a build says about the image it made, attached to it as referrers (layers/artifact_image.h) that every
+// What a build says about the image it made, attached to it as referrers (image/artifact_image.h) that every
 // output able to hold them receives (transports/transport.h): an SBOM (sbom/: SPDX 2.3 or CycloneDX 1.6 JSON) and a
 // provenance statement (provenance/: in-toto Statement v1 with a SLSA Provenance v1 predicate). Neither changes the
 // image or its digest.
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "builder/installed_artifact.h"
+#include "image/blob_keeper.h"
 #include "image/image.h"
 #include "layers/file_entry.h"
 #include "layers/image_filesystem.h"
@@ -60,7 +61,7 @@ std::string sbom_json(const sbom::Document& document, SbomFormat format);
 // The referrers of `image`: the SBOM (when `sbom` is set) and the provenance statement (when `statement` is set),
 // each an artifact of one blob, created at `created` (RFC 3339: the image's own time, so they are reproducible too).
 std::vector<std::shared_ptr<const image::Image>> attestation_referrers(
-    const store::BlobStore& store, const image::Image& image, SbomFormat format,
+    std::shared_ptr<const image::BlobKeeper> blobs, const image::Image& image, SbomFormat format,
     const std::optional<std::string>& sbom, const std::optional<std::string>& statement, const std::string& created);
 
 }  // namespace trainpack::builder

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "layers/appended_image.h"
+#include "image/appended_image.h"
 #include "net/encoding.h"
 #include "registry/reference.h"
 #include "support/error.h"
@@ -89,7 +89,7 @@ CiAnnotations annotations_from_ci(const EnvLookup& env, std::optional<std::int64
     // annotations.md asks RFC 3339 for .created; a CI's timestamp of another shape is left out, not guessed at.
     if (created && net::parse_rfc3339(*created)) ci.annotations[kCreated] = *created;
   }
-  if (source_date_epoch) ci.annotations[kCreated] = layers::rfc3339_utc(*source_date_epoch);
+  if (source_date_epoch) ci.annotations[kCreated] = image::rfc3339_utc(*source_date_epoch);
   return ci;
 }
 

@@ -26,6 +26,13 @@ struct Descriptor {
   static Descriptor from_json(const nlohmann::json& j, std::string_view what);
 };
 
+// A layer made here, as a manifest and a config name it: its blob (digest, size) and its uncompressed tar (diff_id).
+struct LayerBlob {
+  Digest diff_id;          // sha256 of the uncompressed tar
+  Digest digest;           // sha256 of the compressed stream (the blob)
+  std::uint64_t size = 0;  // compressed byte count
+};
+
 // A parsed image manifest (OCI or Docker schema2).
 struct Manifest {
   std::string media_type;

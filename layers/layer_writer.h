@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "image/digest.h"
+#include "image/manifest.h"
 #include "layers/file_entry.h"
 #include "layers/gzip_encoder.h"
 #include "layers/zstd_encoder.h"
@@ -30,11 +31,7 @@
 
 namespace trainpack::layers {
 
-struct LayerBlob {
-  image::Digest diff_id;     // sha256 of the uncompressed tar
-  image::Digest digest;      // sha256 of the compressed stream (the blob)
-  std::uint64_t size = 0;  // compressed byte count
-};
+using image::LayerBlob;
 
 // How new layers are compressed: gzip (the default, which every client reads) or zstd (OCI image-spec 1.1; docker
 // 23+, containerd 1.5+, podman read it).

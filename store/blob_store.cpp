@@ -103,6 +103,16 @@ StoredBlob BlobStore::put(std::string_view bytes) const {
   return w.commit();
 }
 
+StoredBlob BlobStore::keep(std::string_view bytes) const {
+  image::Digest digest = image::sha256_of(bytes);
+  return has(digest) ? StoredBlob{digest, bytes.size()} : put(bytes);
+}
+
+std::optional<fs::path> BlobStore::find(const image::Digest& digest) const {
+  if (!has(digest)) return std::nullopt;
+  return path_of(digest);
+}
+
 StoredBlob BlobStore::put_file(const fs::path& file, const image::Digest* expected) const {
   Writer w = begin_write();
   stream_file(file, [&w](const char* data, std::size_t size) { w.write(data, size); });

@@ -9,17 +9,15 @@
 #include <string>
 #include <string_view>
 
+#include "image/blob_keeper.h"
 #include "image/digest.h"
 #include "store/use_lock.h"
 
 namespace trainpack::store {
 
-struct StoredBlob {
-  image::Digest digest;
-  std::uint64_t size = 0;
-};
+using image::StoredBlob;
 
-class BlobStore {
+class BlobStore : public image::BlobKeeper {
  public:
   // The blobs of the cache at `root`; `lock` is the cache's (store/cache_dir.h), opened here when not given.
   explicit BlobStore(std::filesystem::path root, std::shared_ptr<const UseLock> lock = nullptr);
@@ -56,6 +54,9 @@ class BlobStore {
 
   Writer begin_write() const;
   StoredBlob put(std::string_view bytes) const;
+  // image::BlobKeeper: put() unless the blob is here; path_of() when it is.
+  StoredBlob keep(std::string_view bytes) const override;
+  std::optional<std::filesystem::path> find(const image::Digest& digest) const override;
   // Copies a file in, hashing as it goes. When `expected` is given and differs, nothing is stored and Error names it.
   StoredBlob put_file(const std::filesystem::path& file, const image::Digest* expected = nullptr) const;
 

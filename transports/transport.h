@@ -37,7 +37,7 @@ struct WriteContext {
   // --tag: more tags for the image, written with the location's own: pushed under each (a registry), more ref.name
   // entries of index.json (an OCI layout), more RepoTags of the same name (a docker-archive).
   std::vector<std::string> extra_tags;
-  // Artifacts whose subject is the image (its SBOM, its provenance: layers/artifact_image.h), written with it where
+  // Artifacts whose subject is the image (its SBOM, its provenance: image/artifact_image.h), written with it where
   // the location can hold them: a registry lists them as referrers (registry/referrers.h), a tagged OCI layout holds
   // them as untagged index.json entries with their artifactType; a docker-archive has no place for them.
   std::vector<std::shared_ptr<const image::Image>> referrers;

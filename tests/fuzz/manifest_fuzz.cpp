@@ -5,7 +5,7 @@
 // manifest and config that parse, with the base's layers and as many diff_ids as layers.
 #include <unistd.h>
 
-#include "layers/appended_image.h"
+#include "image/appended_image.h"
 #include "image/image.h"
 #include "store/blob_store.h"
 #include "support/error.h"
@@ -16,7 +16,6 @@ namespace {
 namespace fs = std::filesystem;
 using trainpack::fuzz::require;
 using namespace trainpack::image;
-using namespace trainpack::layers;
 using namespace trainpack::store;
 
 class MemoryImage : public Image {
@@ -63,7 +62,7 @@ void append_onto(std::string_view raw_manifest, std::string_view raw_config) {
   spec.created = rfc3339_utc(0);
   spec.manifest_annotations = nlohmann::json::object();
   try {
-    AppendedImage appended(base, BlobStore(store_dir()), spec);
+    AppendedImage appended(base, std::make_shared<BlobStore>(store_dir()), spec);
     Manifest out = appended.manifest();
     require(out.layers.size() == manifest.layers.size());
     require(appended.config().diff_id_count().value_or(0) == out.layers.size());

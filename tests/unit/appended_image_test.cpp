@@ -1,8 +1,9 @@
-#include "layers/appended_image.h"
+#include "image/appended_image.h"
 
 #include <gtest/gtest.h>
 
 #include "image/media_types.h"
+#include "layers/layer_writer.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "tests/unit/image_test_support.h"
@@ -32,7 +33,7 @@ TEST(AppendedImage, AppendsLayersHistoryAndConfigOnTopOfTheBase) {
   BlobStore store(dir.path() / "store");
   LayerBlob layer = write_layer(store, {FileEntry::directory("a", 0755)}, {});
   std::shared_ptr<const Image> base_image(std::move(base.image));
-  AppendedImage image(base_image, store, two_steps(*base_image, layer));
+  AppendedImage image(base_image, std::make_shared<BlobStore>(store), two_steps(*base_image, layer));
 
   Manifest m = image.manifest();
   EXPECT_EQ(m.media_type, media::kOciManifest);
@@ -75,7 +76,7 @@ TEST(AppendedImage, DockerBaseLayersAreRelabelledAndHistoryIsFilledIn) {
                    {"layers", {{{"mediaType", media::kDockerLayerGzip}, {"digest", blob.digest.str()}, {"size", blob.size}}}}};
   auto base = std::make_shared<ts::MemoryImage>(dir.path() / "store", manifest.dump(), raw_config, "docker base");
   LayerBlob layer = write_layer(store, {FileEntry::directory("a", 0755)}, {});
-  AppendedImage image(base, store, two_steps(*base, layer));
+  AppendedImage image(base, std::make_shared<BlobStore>(store), two_steps(*base, layer));
   Manifest m = image.manifest();
   EXPECT_EQ(m.layers[0].media_type, media::kOciLayerGzip);
   EXPECT_EQ(m.layers[0].digest, blob.digest) << "relabelling keeps the bytes";
@@ -93,7 +94,7 @@ TEST(AppendedImage, RefusesAConfigWhoseDiffIdsDoNotMatchTheLayers) {
   auto broken = std::make_shared<ts::MemoryImage>(dir.path() / "base", base.image->raw_manifest(), cfg.dump(), "broken");
   BlobStore store(dir.path() / "store");
   LayerBlob layer = write_layer(store, {FileEntry::directory("a", 0755)}, {});
-  EXPECT_THROW(AppendedImage(broken, store, two_steps(*broken, layer)), trainpack::Error);
+  EXPECT_THROW(AppendedImage(broken, std::make_shared<BlobStore>(store), two_steps(*broken, layer)), trainpack::Error);
 }
 
 namespace {
@@ -127,7 +128,7 @@ TEST(AppendedImage, ALayerSourceAnswersForTheBlobsItHolds) {
   std::shared_ptr<const Image> base_image(std::move(base.image));
   AppendSpec spec = two_steps(*base_image, layer);
   spec.layer_sources.push_back(std::make_shared<RemoteHolder>(elsewhere, layer.digest));
-  AppendedImage image(base_image, BlobStore(dir.path() / "store"), spec);
+  AppendedImage image(base_image, std::make_shared<BlobStore>(dir.path() / "store"), spec);
 
   EXPECT_EQ(image.blob_path(layer.digest), elsewhere.path_of(layer.digest));
   EXPECT_FALSE(image.has_local_blob(layer.digest));

@@ -1,6 +1,7 @@
 #include "store/blob_store.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -23,6 +24,30 @@ TEST(BlobStore, PutNamesBlobByDigestAndLeavesNoTemp) {
   EXPECT_TRUE(store.has(b.digest));
   EXPECT_EQ(trainpack::read_file(store.path_of(b.digest)), "hello");
   EXPECT_TRUE(fs::is_empty(temp_dir_of(dir.path())));
+}
+
+// As an image's BlobKeeper: a kept blob is found again, and keeping it again does not write it again (a rebuild's
+// config and manifest are the same file).
+TEST(BlobStore, KeepsBlobsOnceAndFindsOnlyWhatItKeeps) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "blobstore-"));
+  std::shared_ptr<const BlobKeeper> keeper = std::make_shared<BlobStore>(dir.path());
+  EXPECT_EQ(keeper->find(sha256_of("config")), std::nullopt);
+  StoredBlob first = keeper->keep("config");
+  EXPECT_EQ(first.digest, sha256_of("config"));
+  EXPECT_EQ(first.size, 6u);
+  std::optional<fs::path> found = keeper->find(first.digest);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(trainpack::read_file(*found), "config");
+  auto inode = [](const fs::path& p) {
+    struct stat st {};
+    ::stat(p.c_str(), &st);
+    return st.st_ino;
+  };
+  ino_t kept_inode = inode(*found);
+  StoredBlob again = keeper->keep("config");
+  EXPECT_EQ(again.digest, first.digest);
+  EXPECT_EQ(again.size, first.size);
+  EXPECT_EQ(inode(*found), kept_inode) << "keeping it again replaced the file";
 }
 
 TEST(BlobStore, AbandonedWriterLeavesNothing) {

@@ -1,6 +1,6 @@
 // What a build attaches to its image (builder/image_attestations.h): the packages named with what the pip steps
 // installed from where, the trainer's files with their checksums, the provenance's dependencies, and the referrers
-// themselves (layers/artifact_image.h). Attached to real pushes and layouts in
+// themselves (image/artifact_image.h). Attached to real pushes and layouts in
 // tests/integration/registry_build_test.cpp.
 #include "builder/image_attestations.h"
 
@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "image/media_types.h"
-#include "layers/artifact_image.h"
+#include "image/artifact_image.h"
 #include "layers/memory_filesystem.h"
 #include "support/fs.h"
 
@@ -118,9 +118,9 @@ TEST(ImageAttestations, SbomFormatsByName) {
 // the image's own creation time, so the same build gives the same referrers.
 TEST(ImageAttestations, ReferrersAreArtifactsWhoseSubjectIsTheImage) {
   trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "attestations-"));
-  trainpack::store::BlobStore store(dir.path());
+  auto store = std::make_shared<trainpack::store::BlobStore>(dir.path());
   std::string config = "{}";
-  trainpack::layers::ArtifactImage image(
+  trainpack::image::ArtifactImage image(
       json{{"schemaVersion", 2},
            {"mediaType", trainpack::image::media::kOciManifest},
            {"config", {{"mediaType", "application/vnd.oci.image.config.v1+json"},
@@ -134,7 +134,7 @@ TEST(ImageAttestations, ReferrersAreArtifactsWhoseSubjectIsTheImage) {
     json manifest = json::parse(referrers[i]->raw_manifest());
     std::string type = i == 0 ? "application/spdx+json" : "application/vnd.in-toto+json";
     EXPECT_EQ(manifest.at("artifactType"), type);
-    EXPECT_EQ(trainpack::layers::artifact_type_of(*referrers[i]), type);
+    EXPECT_EQ(trainpack::image::artifact_type_of(*referrers[i]), type);
     EXPECT_EQ(manifest.at("subject").at("digest"), image.manifest_digest().str());
     EXPECT_EQ(manifest.at("subject").at("size"), image.raw_manifest().size());
     EXPECT_EQ(manifest.at("config").at("mediaType"), "application/vnd.oci.empty.v1+json");

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "image/artifact_image.h"
 #include "image/digest.h"
 #include "image/media_types.h"
-#include "layers/artifact_image.h"
 #include "support/fs.h"
 #include "tests/unit/fake_registry.h"
 
@@ -22,13 +22,14 @@ namespace {
 
 struct Referred {
   trainpack::ScopedDir dir{trainpack::make_temp_dir({}, "referrers-")};
-  trainpack::store::BlobStore store{dir.path()};
+  std::shared_ptr<const trainpack::store::BlobStore> store{
+      std::make_shared<trainpack::store::BlobStore>(dir.path())};
   trainpack::image::Descriptor subject{std::string(trainpack::image::media::kOciManifest),
                                        trainpack::image::sha256_of("the image"), 9, {}, {}, {}};
   std::vector<std::shared_ptr<const trainpack::image::Image>> referrers{
-      trainpack::layers::make_referrer(store, subject, "application/spdx+json", "application/spdx+json", "{\"s\":1}",
+      trainpack::image::make_referrer(store, subject, "application/spdx+json", "application/spdx+json", "{\"s\":1}",
                                        {}, "the SBOM"),
-      trainpack::layers::make_referrer(store, subject, "application/vnd.in-toto+json",
+      trainpack::image::make_referrer(store, subject, "application/vnd.in-toto+json",
                                        "application/vnd.in-toto+json", "{\"p\":1}", {}, "the provenance")};
 };
 

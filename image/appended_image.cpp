@@ -1,16 +1,11 @@
-#include "layers/appended_image.h"
+#include "image/appended_image.h"
 
 #include <ctime>
 
 #include "image/media_types.h"
 #include "support/error.h"
 
-namespace trainpack::layers {
-using image::Descriptor;
-using image::Digest;
-using image::Image;
-using image::Manifest;
-namespace media = image::media;
+namespace trainpack::image {
 using nlohmann::json;
 
 namespace {
@@ -31,10 +26,11 @@ std::string rfc3339_utc(std::int64_t unix_seconds) {
   return buf;
 }
 
-AppendedImage::AppendedImage(std::shared_ptr<const Image> base, const store::BlobStore& store, const AppendSpec& spec)
-    : base_(std::move(base)), layer_sources_(spec.layer_sources), store_(store) {
+AppendedImage::AppendedImage(std::shared_ptr<const Image> base, std::shared_ptr<const BlobKeeper> blobs,
+                             const AppendSpec& spec)
+    : base_(std::move(base)), layer_sources_(spec.layer_sources), blobs_(std::move(blobs)) {
   Manifest base_manifest = base_->manifest();
-  image::ImageConfig cfg = spec.config;
+  ImageConfig cfg = spec.config;
 
   std::optional<std::size_t> diff_ids = cfg.diff_id_count();
   if (!diff_ids) throw Error(base_->describe() + ": image config has no rootfs.diff_ids", "the base image is corrupt");
@@ -69,13 +65,13 @@ AppendedImage::AppendedImage(std::shared_ptr<const Image> base, const store::Blo
     }
   }
   config_ = cfg.serialize();
-  store::StoredBlob config_blob = store_.put(config_);
+  StoredBlob config_blob = blobs_->keep(config_);
   out.config.media_type = std::string(media::kOciConfig);
   out.config.digest = config_blob.digest;
   out.config.size = config_blob.size;
   out.annotations = spec.manifest_annotations;
   manifest_ = out.serialize();
-  store_.put(manifest_);
+  blobs_->keep(manifest_);
 }
 
 // The layer source that holds `digest`, else the base.
@@ -86,16 +82,16 @@ const Image* AppendedImage::source_of(const Digest& digest) const {
 }
 
 std::filesystem::path AppendedImage::blob_path(const Digest& digest) const {
-  if (store_.has(digest)) return store_.path_of(digest);
+  if (std::optional<std::filesystem::path> kept = blobs_->find(digest)) return *kept;
   return source_of(digest)->blob_path(digest);
 }
 
 bool AppendedImage::has_local_blob(const Digest& digest) const {
-  return store_.has(digest) || source_of(digest)->has_local_blob(digest);
+  return blobs_->find(digest) || source_of(digest)->has_local_blob(digest);
 }
 
-std::optional<image::RemoteOrigin> AppendedImage::remote_origin(const Digest& digest) const {
+std::optional<RemoteOrigin> AppendedImage::remote_origin(const Digest& digest) const {
   return source_of(digest)->remote_origin(digest);
 }
 
-}  // namespace trainpack::layers
+}  // namespace trainpack::image
