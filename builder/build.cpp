@@ -837,9 +837,8 @@ std::string Build::sbom_text() {
 }
 
 void Build::keep_cache_under_cap() {
-  std::uint64_t cap = req_.cache_max_size ? *req_.cache_max_size : store::default_cache_cap(cache_dir_.root());
   store::PruneLimits limits;
-  limits.max_bytes = cap;
+  limits.max_bytes = store::cache_cap(cache_dir_.root(), req_.cache_max_size);
   store::PruneReport pruned;
   try {
     pruned = store::prune_cache(cache_dir_, limits);
@@ -849,7 +848,7 @@ void Build::keep_cache_under_cap() {
     return;
   }
   if (pruned.removed_entries == 0) return;
-  log("cache over " + human_bytes(cap) + ": removed " + counted(pruned.removed_entries, "entry", "entries") +
+  log("cache over " + human_bytes(*limits.max_bytes) + ": removed " + counted(pruned.removed_entries, "entry", "entries") +
       " used least recently (" + human_bytes(pruned.freed_bytes) + "); it holds " +
       human_bytes(pruned.remaining_bytes));
 }

@@ -44,7 +44,7 @@ struct BuildRequest {
   std::vector<BuildStep> steps;
   std::vector<transports::ImageLocation> outputs;  // refs already defaulted
   std::filesystem::path cache_dir;
-  // Automatic pruning keeps the cache under this many bytes after a build; nullopt: store::default_cache_cap.
+  // Automatic pruning keeps the cache under this many bytes after a build; nullopt: store::cache_cap's default.
   std::optional<std::uint64_t> cache_max_size;
   image::Platform platform;
   bool platform_required = false;  // --platform was given: a single-platform base must be for it

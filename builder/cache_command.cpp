@@ -35,8 +35,7 @@ fs::path cache_root(const CacheFlags& f) {
 }
 
 std::uint64_t effective_cap(const fs::path& root) {
-  std::optional<std::uint64_t> cap = cache_cap_setting("");
-  return cap ? *cap : store::default_cache_cap(root);
+  return store::cache_cap(root, cache_cap_setting(""));
 }
 
 std::string cap_text(std::uint64_t cap) {

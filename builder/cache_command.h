@@ -9,7 +9,7 @@
 
 namespace trainpack::builder {
 
-// The cap `flag` (else TRAINPACK_CACHE_MAX_SIZE) sets: nullopt when neither is set (store::default_cache_cap),
+// The cap `flag` (else TRAINPACK_CACHE_MAX_SIZE) sets: nullopt when neither is set (store::cache_cap's default),
 // UINT64_MAX for "none". Throws Error naming the flag for anything that is not a size.
 std::optional<std::uint64_t> cache_cap_setting(const std::string& flag);
 

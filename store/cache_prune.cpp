@@ -159,7 +159,8 @@ PruneReport prune_cache(const CacheDir& cache, const PruneLimits& limits) {
   return report;
 }
 
-std::uint64_t default_cache_cap(const fs::path& root) {
+std::uint64_t cache_cap(const fs::path& root, std::optional<std::uint64_t> chosen) {
+  if (chosen) return *chosen;
   constexpr std::uint64_t kMostBytes = 20ull << 30;
   struct statvfs vfs {};
   if (::statvfs(root.c_str(), &vfs) != 0) return kMostBytes;

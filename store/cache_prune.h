@@ -44,7 +44,8 @@ struct PruneReport {
 // before it is deleted, so no later build sees half of one.
 PruneReport prune_cache(const CacheDir& cache, const PruneLimits& limits);
 
-// The cap automatic pruning keeps the cache under: the smaller of 20 GiB and a quarter of its filesystem.
-std::uint64_t default_cache_cap(const std::filesystem::path& root);
+// The cap automatic pruning keeps the cache at `root` under: `chosen` when set (--cache-max-size,
+// TRAINPACK_CACHE_MAX_SIZE), else the smaller of 20 GiB and a quarter of its filesystem.
+std::uint64_t cache_cap(const std::filesystem::path& root, std::optional<std::uint64_t> chosen);
 
 }  // namespace trainpack::store

@@ -16,6 +16,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using trainpack::store::cache_cap;
 using trainpack::store::CacheArea;
 using trainpack::store::CacheDir;
 using trainpack::store::CacheKind;
@@ -168,3 +169,12 @@ TEST(CachePrune, AnEntryWhoseUseSucceededIsNeverRemovedAfterIt) {
 }
 
 }  // namespace
+
+// A chosen cap is the cap; without one it is the smaller of 20 GiB and a quarter of the cache's filesystem.
+TEST(CachePrune, TheCapIsTheChosenOneElseAtMostAQuarterOfTheFilesystem) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-cap-"));
+  EXPECT_EQ(cache_cap(dir.path(), 12345), 12345u);
+  std::uint64_t quarter = std::filesystem::space(dir.path()).capacity / 4;
+  std::uint64_t cap = cache_cap(dir.path(), std::nullopt);
+  EXPECT_EQ(cap, std::min<std::uint64_t>(20ull << 30, quarter));
+}
