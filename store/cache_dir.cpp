@@ -15,13 +15,10 @@
 namespace trainpack::store {
 namespace fs = std::filesystem;
 
-namespace {
-
+// Beside the kinds' directories: temp files, local-run's run directories, the registrations of open caches.
 constexpr std::string_view kTempDir = "tmp";
 constexpr std::string_view kRunDir = "run";
 constexpr std::string_view kUsersDir = "users";
-
-}  // namespace
 
 const std::vector<KindLayout>& cache_layout() {
   static const std::vector<KindLayout> layout{
