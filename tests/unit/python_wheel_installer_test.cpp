@@ -22,6 +22,7 @@
 #include "support/error.h"
 #include "support/fs.h"
 #include "tests/unit/gzip_test_support.h"
+#include "tests/unit/wheel_test_support.h"
 
 namespace fs = std::filesystem;
 using namespace trainpack::python;
@@ -85,12 +86,7 @@ std::map<std::string, TarFile> read_tar(const std::string& tar) {
   return files;
 }
 
-struct ZipItem {
-  std::string name;
-  std::string data;
-  unsigned mode = 0100644;
-  zip_int32_t method = ZIP_CM_DEFLATE;
-};
+using trainpack::test_support::ZipItem;
 
 const std::string kGoodWheel = "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n";
 
@@ -99,27 +95,9 @@ class WheelInstallerTest : public ::testing::Test {
   void SetUp() override { dir_ = trainpack::make_temp_dir({}, "wheelinst-"); }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // Writes a zip with libzip (names as given, in order).
   fs::path make_zip(const std::string& filename, const std::vector<ZipItem>& items) {
     fs::path p = dir_ / filename;
-    int err = 0;
-    zip_t* za = zip_open(p.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
-    EXPECT_NE(za, nullptr);
-    for (const ZipItem& it : items) {
-      zip_int64_t idx;
-      if (it.name.ends_with("/")) {
-        idx = zip_dir_add(za, it.name.c_str(), ZIP_FL_ENC_UTF_8);
-      } else {
-        auto* copy = new std::string(it.data);  // libzip reads the buffer at zip_close
-        keep_.emplace_back(copy);
-        zip_source_t* src = zip_source_buffer(za, copy->data(), copy->size(), 0);
-        idx = zip_file_add(za, it.name.c_str(), src, ZIP_FL_ENC_UTF_8);
-        zip_set_file_compression(za, idx, it.method, 0);
-      }
-      EXPECT_GE(idx, 0) << it.name << ": " << zip_strerror(za);
-      zip_file_set_external_attributes(za, idx, 0, ZIP_OPSYS_UNIX, it.mode << 16);
-    }
-    EXPECT_EQ(zip_close(za), 0);
+    trainpack::test_support::write_zip(p, items);
     return p;
   }
 
@@ -152,7 +130,6 @@ class WheelInstallerTest : public ::testing::Test {
   }
 
   fs::path dir_;
-  std::vector<std::unique_ptr<std::string>> keep_;
 };
 
 const std::string kLib = "usr/local/lib/python3.11/dist-packages/";
