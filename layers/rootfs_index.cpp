@@ -139,7 +139,18 @@ void RootfsIndex::erase_tree(const std::string& path) const {
   while (it != entries_.end() && it->first.starts_with(prefix)) it = entries_.erase(it);
 }
 
+// A layer that lists a path without its parent directories gets them as the engines make them when they unpack it:
+// 0755, owned by root (moby pkg/archive UnpackLayer, containerd archive/tar.go). Every path's parents are present
+// once one is (whiteouts remove whole subtrees), so the search stops at the first parent found.
+void RootfsIndex::imply_parents(std::string_view path) const {
+  std::string_view parent = path_dir(path);
+  if (parent.empty() || entries_.find(parent) != entries_.end()) return;
+  imply_parents(parent);
+  entries_.emplace(std::string(parent), PathInfo{PathInfo::Type::kDirectory, 0755, 0, 0, {}});
+}
+
 void RootfsIndex::put(const std::string& path, const PathInfo& info) const {
+  imply_parents(path);
   auto it = entries_.find(path);
   // Anything but dir-over-dir replaces the lower path and what was under it.
   if (it != entries_.end() &&
@@ -282,8 +293,10 @@ void RootfsIndex::apply_now(const LayerListing& layer) const {
     }
   }
   for (const auto& [path, info] : layer.entries) {
-    if (base_name(path).starts_with(kWhiteoutPrefix)) continue;
-    put(path, info);
+    if (base_name(path).starts_with(kWhiteoutPrefix))
+      imply_parents(path);  // the engines make a whiteout's directory as they make any entry's
+    else
+      put(path, info);
   }
 }
 

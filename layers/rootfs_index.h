@@ -87,6 +87,7 @@ class RootfsIndex {
   void apply_deferred_below(std::string_view path) const;
   void erase_tree(const std::string& path) const;
   void put(const std::string& path, const PathInfo& info) const;
+  void imply_parents(std::string_view path) const;
   // Queries are const, and may apply deferred layers: what the index holds does not change by that.
   mutable std::map<std::string, PathInfo, std::less<>> entries_;
   mutable std::vector<Deferred> deferred_;

@@ -90,6 +90,30 @@ TEST(RootfsIndex, ChildrenAreTheNamesDirectlyUnderADirectory) {
   EXPECT_TRUE(idx.children("nothing").empty());
 }
 
+// A layer that lists files without their directories (some image tools write such tars) has them as docker and
+// containerd make them when they unpack it: directories, 0755, owned by root; a whiteout's directory too.
+TEST(RootfsIndex, DirectoriesALayerLeavesOutAreThereAsTheEnginesMakeThem) {
+  RootfsIndex idx;
+  idx.apply(listing({{"usr/local/lib/python3.11/dist-packages/pkg/__init__.py", 'f'}, {"opt/.wh.gone", 'f'}}));
+  for (std::string dir : {"usr", "usr/local", "usr/local/lib", "usr/local/lib/python3.11",
+                          "usr/local/lib/python3.11/dist-packages", "usr/local/lib/python3.11/dist-packages/pkg",
+                          "opt"}) {
+    const PathInfo* info = idx.find(dir);
+    ASSERT_TRUE(info) << dir;
+    EXPECT_EQ(info->type, PathInfo::Type::kDirectory) << dir;
+    EXPECT_EQ(info->mode, 0755u) << dir;
+    EXPECT_EQ(info->uid, 0u) << dir;
+  }
+  EXPECT_FALSE(idx.find("opt/gone"));
+  EXPECT_EQ(idx.children("usr/local/lib/python3.11/dist-packages"), (std::vector<std::string>{"pkg"}));
+  // A directory a later layer lists keeps its own attributes.
+  LayerListing later = listing({{"usr/local", 'd'}});
+  later.entries[0].second.mode = 02775;
+  idx.apply(later);
+  EXPECT_EQ(idx.find("usr/local")->mode, 02775u);
+  EXPECT_TRUE(idx.find("usr/local/lib/python3.11/dist-packages/pkg/__init__.py")) << "a directory over a directory";
+}
+
 // A cached listing is our own file, but a damaged one must only make the layer be listed again (nullopt), whatever
 // the damage: a mode that is a string threw the JSON library's type_error, an internal error.
 TEST(LayerListingCache, RowsWithMembersOfTheWrongTypeAreNotAListing) {
