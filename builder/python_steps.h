@@ -88,7 +88,7 @@ class PythonInstaller {
   const layers::ScannedImage& base_filesystem();
 
  private:
-  struct State;  // what lasts for the whole build: the base's scan, the HTTP client, what earlier steps installed
+  struct State;  // what lasts for the whole build: the base's scan, the work directory, the source builder
   class Step;    // one step, phase by phase
   std::unique_ptr<State> state_;
 };
