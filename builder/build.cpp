@@ -848,9 +848,9 @@ void Build::keep_cache_under_cap() {
     return;
   }
   if (pruned.removed_entries == 0) return;
-  log("cache over " + human_bytes(*limits.max_bytes) + ": removed " + counted(pruned.removed_entries, "entry", "entries") +
-      " used least recently (" + human_bytes(pruned.freed_bytes) + "); it holds " +
-      human_bytes(pruned.remaining_bytes));
+  log("cache over " + human_bytes(*limits.max_bytes) + ": removed " +
+      counted(pruned.removed_entries, "entry", "entries") + " used least recently (" +
+      human_bytes(pruned.freed_bytes) + "); it holds " + human_bytes(pruned.remaining_bytes));
 }
 
 provenance::Statement Build::provenance_statement() const {

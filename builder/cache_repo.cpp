@@ -352,7 +352,7 @@ void CacheRepo::push(const std::string& tag, const std::string& artifact_type, c
   for (const Descriptor& d : blobs)
     if (seen.insert(d.digest).second) manifest["layers"].push_back(d.to_json());
   image::ArtifactImage artifact(manifest.dump(), config, std::make_shared<store::BlobStore>(store_), source,
-                                 "a cache entry");
+                                "a cache entry");
   registry::PushOptions options;
   options.locations = locations_;
   registry::push_image(artifact, {repo_.registry, repo_.repository, tag, ""},

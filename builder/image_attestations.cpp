@@ -140,7 +140,7 @@ std::vector<std::shared_ptr<const image::Image>> attestation_referrers(
     std::map<std::string, std::string> provenance = annotations;
     provenance["in-toto.io/predicate-type"] = "https://slsa.dev/provenance/v1";
     out.push_back(image::make_referrer(blobs, subject, kInTotoType, kInTotoType, *statement, provenance,
-                                        "the provenance of the image"));
+                                       "the provenance of the image"));
   }
   return out;
 }

@@ -28,9 +28,9 @@ struct Referred {
                                        trainpack::image::sha256_of("the image"), 9, {}, {}, {}};
   std::vector<std::shared_ptr<const trainpack::image::Image>> referrers{
       trainpack::image::make_referrer(store, subject, "application/spdx+json", "application/spdx+json", "{\"s\":1}",
-                                       {}, "the SBOM"),
+                                      {}, "the SBOM"),
       trainpack::image::make_referrer(store, subject, "application/vnd.in-toto+json",
-                                       "application/vnd.in-toto+json", "{\"p\":1}", {}, "the provenance")};
+                                      "application/vnd.in-toto+json", "{\"p\":1}", {}, "the provenance")};
 };
 
 }  // namespace
