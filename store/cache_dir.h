@@ -72,6 +72,7 @@ class CacheArea {
 class CacheDir {
  public:
   explicit CacheDir(std::filesystem::path root);
+  // Ends the registration: what this process used may be pruned from then on.
   ~CacheDir();
   CacheDir(const CacheDir&) = delete;
   CacheDir& operator=(const CacheDir&) = delete;
