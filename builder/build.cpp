@@ -268,6 +268,18 @@ std::vector<image::Digest> base_layers_passed_on(const BuildRequest& req, const 
 // A layer with at least this much content shows its progress while it is written.
 constexpr std::uint64_t kLargeLayerBytes = 64u << 20;
 
+// What a build reads from and keeps in the cache, open (so registered as in use) for the whole build.
+struct BuildCaches {
+  explicit BuildCaches(const std::filesystem::path& root)
+      : dir(root), blobs(dir.blobs()), layers(blobs, dir.area(store::CacheKind::kLayers)), pip_steps(dir),
+        blob_locations(dir.area(store::CacheKind::kBlobLocations)) {}
+  store::CacheDir dir;
+  const store::BlobStore& blobs;
+  layers::LayerCache layers;
+  PipStepCache pip_steps;
+  registry::BlobLocations blob_locations;
+};
+
 // One build in progress: the base, the config being edited, and the layers made so far.
 class Build {
  public:
@@ -275,20 +287,16 @@ class Build {
       : timings_(start),
         req_(req),
         progress_(progress),
-        cache_dir_(req.cache_dir),
-        store_(cache_dir_.blobs()),
-        cache_(store_, cache_dir_.area(store::CacheKind::kLayers)),
-        pip_steps_(cache_dir_),
-        blob_locations_(cache_dir_.area(store::CacheKind::kBlobLocations)) {
+        cache_(req.cache_dir) {
     if (req.cache_repo && req.registries)
       shared_ = std::make_unique<CacheRepo>(
-          *req.cache_repo, *req.registries, store_, &blob_locations_, [this](const std::string& l) { log(l); },
-          [this](const std::string& l) { progress_.detail(l); });
+          *req.cache_repo, *req.registries, cache_.blobs, &cache_.blob_locations,
+          [this](const std::string& l) { log(l); }, [this](const std::string& l) { progress_.detail(l); });
   }
 
   void log(const std::string& line) { progress_.line(line); }
   void check_context_secrets();
-  int sweep_leftovers() const { return sweep_killed_builds(req_, cache_dir_); }
+  int sweep_leftovers() const { return sweep_killed_builds(req_, cache_.dir); }
   // After a build: least recently used entries removed while the cache exceeds its cap (BuildRequest::cache_max_size).
   void keep_cache_under_cap();
   void begin_pushes();
@@ -340,11 +348,7 @@ class Build {
   Timings timings_;
   const BuildRequest& req_;
   Progress& progress_;
-  store::CacheDir cache_dir_;  // open (so registered as in use) for the whole build
-  const store::BlobStore& store_;
-  layers::LayerCache cache_;
-  PipStepCache pip_steps_;
-  registry::BlobLocations blob_locations_;
+  BuildCaches cache_;
   // --cache-repo: the repository, the pip steps to store there (with the build's layers before each), and those
   // found there (remembered locally once their blobs are here).
   struct PipStepToShare {
@@ -387,8 +391,8 @@ void Build::begin_pushes() {
     registry::Reference target = registry::Reference::parse(out.ref);
     registry::PushAheadOptions options;
     options.jobs = req_.jobs;
-    options.locations = &blob_locations_;
-    options.store = &store_;
+    options.locations = &cache_.blob_locations;
+    options.store = &cache_.blobs;
     options.on_blob = blob_rows(progress_);
     ahead_[out.str()] = std::make_unique<registry::PushAhead>(req_.registries->client(target.registry), target,
                                                               std::move(options));
@@ -414,7 +418,8 @@ void Build::open_base() {
     if (finished) progress.transfer_done(key);
     else progress.transfer(key, "downloading " + short_hex(digest) + " of the base", done, total);
   };
-  base_ = open_image(req_.base_location, req_.platform, store_, req_.registries, req_.platform_required, on_fetch);
+  base_ = open_image(req_.base_location, req_.platform, cache_.blobs, req_.registries, req_.platform_required,
+                     on_fetch);
   base_manifest_ = base_->manifest();
   config_ = base_->config();
   result_.base_digest = base_->manifest_digest().str();
@@ -461,7 +466,7 @@ void Build::add_layer(const std::string& instruction, FileEntries entries) {
   Timings::Scope writing = timings_.scope(Phase::kLayers);
   if (req_.dry_run) return plan_layer(instruction, std::move(entries));
   layers::LayerOptions options = layer_options(instruction, entries);
-  layers::BuiltLayer built = layers::build_layer(store_, cache_, std::move(entries), options);
+  layers::BuiltLayer built = layers::build_layer(cache_.blobs, cache_.layers, std::move(entries), options);
   progress_.transfer_done(instruction);
   record_layer(instruction, built.blob, built.from_cache, std::move(built.entries));
 }
@@ -534,7 +539,7 @@ void Build::plan_layer(const std::string& instruction, FileEntries entries) {
   BuiltLayerInfo info{instruction, "planned", {}, {}, 0, "", entries.size(), "build", {}};
   for (const FileEntry& e : sorted) info.files.push_back(e.path);
   std::string fingerprint = layers::LayerCache::fingerprint(sorted, layer_format());
-  if (std::optional<layers::LayerBlob> cached = cache_.lookup(fingerprint)) {
+  if (std::optional<layers::LayerBlob> cached = cache_.layers.lookup(fingerprint)) {
     info = {instruction, "planned", cached->digest, cached->diff_id, cached->size,
             std::string(layers::layer_media_type(req_.compression)), entries.size(), "cached", std::move(info.files)};
     if (registry_outputs_have(cached->digest)) info.plan = "in registry";
@@ -628,7 +633,7 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
   if (!python_) {
     fetch_shared_scans();
     python_ = std::make_unique<PythonInstaller>(
-        base_, cache_dir_, req_.python, req_.mtime, [this](const std::string& line) { log(line); },
+        base_, cache_.dir, req_.python, req_.mtime, [this](const std::string& line) { log(line); },
         timings_, [this](const std::string& file, std::uint64_t bytes, bool finished) {
           if (finished) progress_.transfer_done("download " + file);
           else progress_.transfer("download " + file, "downloading " + file, bytes, 0);
@@ -655,7 +660,7 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
   for (const Made& m : made) listed.push_back({m.what, m.blob, m.own ? &own_layers_[*m.own] : &kNoEntries});
   try {
     Timings::Scope remembering = timings_.scope(Phase::kPipCache);
-    pip_steps_.remember(key, listed, outcome.installed);
+    cache_.pip_steps.remember(key, listed, outcome.installed);
   } catch (const std::exception& e) {
     // Only a cache: the image is right either way, the next build runs the step again.
     log(std::string("could not remember the pip step for the next build: ") + e.what());
@@ -669,7 +674,7 @@ void Build::run_pip_step(const std::string& instruction, const PipInstallStep& s
 // docker's rule for RUN: the same instruction on the same layers is not run again (see pip_step_cache.h).
 bool Build::reuse_pip_step(const std::string& instruction, const std::string& key) {
   Timings::Scope reusing = timings_.scope(Phase::kPipCache);
-  std::optional<CachedPipStep> cached = pip_steps_.lookup(key);
+  std::optional<CachedPipStep> cached = cache_.pip_steps.lookup(key);
   if (!cached) return false;
   if (shared_) {  // the cache repository gets the listings: an entry whose files are gone is a miss
     try {
@@ -724,7 +729,7 @@ std::vector<layers::LayerBlob> Build::own_layer_blobs() const {
 // Where the pip steps keep the scan of each base layer (python_steps.h); with `only_missing`, those not there yet.
 std::vector<ScanDir> Build::base_scan_dirs(bool only_missing) const {
   std::vector<ScanDir> dirs;
-  const store::CacheArea scans = cache_dir_.area(store::CacheKind::kScans);
+  const store::CacheArea scans = cache_.dir.area(store::CacheKind::kScans);
   const std::vector<image::Digest> diff_ids = layers::layer_diff_ids(*base_);
   for (std::size_t i = 0; i < base_manifest_.layers.size(); ++i) {
     const image::Descriptor& l = base_manifest_.layers[i];
@@ -765,14 +770,14 @@ void Build::assemble() {
   spec_.manifest_annotations = {{"org.opencontainers.image.base.name", req_.base_name},
                                 {"org.opencontainers.image.base.digest", result_.base_digest}};
   for (const auto& [key, value] : req_.annotations) spec_.manifest_annotations[key] = value;
-  image_ = std::make_shared<image::AppendedImage>(base_, std::make_shared<store::BlobStore>(store_), spec_);
+  image_ = std::make_shared<image::AppendedImage>(base_, std::make_shared<store::BlobStore>(cache_.blobs), spec_);
   result_.image = image_;
   result_.manifest_digest = image_->manifest_digest();
   result_.manifest_size = image_->raw_manifest().size();
   result_.config_digest = image_->manifest().config.digest;
   // After the steps: layers their base scan listed are already known safe and are not read a second time.
   layers::check_layers_are_safe(*base_, base_layers_passed_on(req_, *base_, base_manifest_),
-                                cache_dir_.area(store::CacheKind::kCheckedLayers));
+                                cache_.dir.area(store::CacheKind::kCheckedLayers));
 }
 
 bool Build::has_pip_steps() const {
@@ -786,7 +791,7 @@ const layers::ScannedImage& Build::base_python_filesystem() {
   if (python_) return python_->base_filesystem();
   if (!base_scan_) {
     fetch_shared_scans();  // a runner that reused every pip step from --cache-repo downloads no base layer either
-    base_scan_ = std::make_unique<layers::ScannedImage>(base_, cache_dir_, python_scan_selection());
+    base_scan_ = std::make_unique<layers::ScannedImage>(base_, cache_.dir, python_scan_selection());
   }
   return *base_scan_;
 }
@@ -825,7 +830,7 @@ std::string Build::sbom_text() {
                                    result_.manifest_digest.str(), image_name(), req_.base_name,
                                    installed_artifacts_json(installed_).dump()})
     key.update_field(field);
-  const store::CacheArea sboms = cache_dir_.area(store::CacheKind::kSboms);
+  const store::CacheArea sboms = cache_.dir.area(store::CacheKind::kSboms);
   const std::string name = key.finish().hex() + ".json";
   fs::path kept = sboms.path_of(name);
   std::error_code ec;
@@ -838,10 +843,10 @@ std::string Build::sbom_text() {
 
 void Build::keep_cache_under_cap() {
   store::PruneLimits limits;
-  limits.max_bytes = store::cache_cap(cache_dir_.root(), req_.cache_max_size);
+  limits.max_bytes = store::cache_cap(cache_.dir.root(), req_.cache_max_size);
   store::PruneReport pruned;
   try {
-    pruned = store::prune_cache(cache_dir_, limits);
+    pruned = store::prune_cache(cache_.dir, limits);
   } catch (const std::exception& e) {
     // The image is written: a cache that cannot be pruned now is pruned by a later build.
     log("warning: the cache was not pruned: " + std::string(e.what()));
@@ -885,8 +890,8 @@ void Build::attest() {
   std::optional<std::string> sbom, statement;
   if (req_.sbom != SbomFormat::kNone) sbom = sbom_text();
   if (req_.provenance) statement = provenance::statement_json(provenance_statement());
-  referrers_ = attestation_referrers(std::make_shared<store::BlobStore>(store_), *image_, req_.sbom, sbom, statement,
-                                     spec_.created);
+  referrers_ = attestation_referrers(std::make_shared<store::BlobStore>(cache_.blobs), *image_, req_.sbom, sbom,
+                                     statement, spec_.created);
 }
 
 // Writes the image to every output (the sinks), in the order given.
@@ -910,9 +915,9 @@ void Build::share_cache() {
   for (const PipStepToShare& hit : shared_hits_) {
     bool local = true;
     for (const CachedPipLayer& layer : hit.step.layers)
-      local = local && (!layer.blob || store_.has(layer.blob->digest));
+      local = local && (!layer.blob || cache_.blobs.has(layer.blob->digest));
     try {
-      if (local) pip_steps_.remember(hit.key, hit.step);
+      if (local) cache_.pip_steps.remember(hit.key, hit.step);
     } catch (const std::exception& e) {
       log(std::string("could not remember the pip step for the next build: ") + e.what());
     }
@@ -920,7 +925,7 @@ void Build::share_cache() {
 }
 
 void Build::write_output(const transports::ImageLocation& out) {
-  transports::WriteContext context{req_.registries, push_options(req_, progress_, blob_locations_, store_),
+  transports::WriteContext context{req_.registries, push_options(req_, progress_, cache_.blob_locations, cache_.blobs),
                                    req_.extra_tags, {}};
   if (!req_.outputs_without_attachments.count(out.str())) context.referrers = referrers_;
   if (auto ahead = ahead_.find(out.str()); ahead != ahead_.end()) context.push.ahead = ahead->second.get();
