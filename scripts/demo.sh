@@ -12,7 +12,8 @@
 #   5. print the Dockerfile gcloud would generate:   trainpack dockerfile ...
 #   6. build the image:                               trainpack build ... --output=oci:.cache/demo/image:latest
 #   7. build and run it as gcloud's local-run does:   trainpack local-run --engine=runc ... -- --epochs 2
-# Everything it writes is under .cache/demo/ (gitignored). TRAINPACK_BIN=/path/to/trainpack skips step 2.
+# Everything it writes is under .cache/demo/ (gitignored; DEMO_DIR=/elsewhere chooses another directory).
+# TRAINPACK_BIN=/path/to/trainpack skips step 2.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
@@ -27,7 +28,7 @@ step() {
 die() { printf '\ndemo.sh: %s\n' "$*" >&2; exit 1; }
 
 # Paths relative to the repository root (the working directory from here on), so the commands shown read well.
-demo=.cache/demo
+demo=${DEMO_DIR:-.cache/demo}
 trainer=testdata/example-pip-trainer
 index_port=${DEMO_INDEX_PORT:-5391}
 build_dir=${BUILD_DIR:-build-release}
@@ -74,8 +75,12 @@ build_args=(build --executor-image-uri="$base_name" --base-source="$base_ref" "$
 show "${build_args[@]}"
 "$tp" "${build_args[@]}"
 echo "image: oci:$demo/image:latest" >&2
-oci-image-tool validate --type image --ref name=latest "$demo/image" >&2
+# The layout is checked by clients that know image-spec 1.1 (its index also lists the SBOM and provenance manifests,
+# untagged), and every blob's name is its content's sha256.
+skopeo inspect --raw "oci:$demo/image:latest" >/dev/null
 umoci stat --image "$demo/image:latest" >&2
+(cd "$demo/image/blobs/sha256" && for blob in *; do echo "$blob  $blob"; done | sha256sum --check --quiet) ||
+  die "a blob of $demo/image does not match its digest"
 
 step "Running it as gcloud ai custom-jobs local-run does (built from the cache, run with runc)"
 run_args=(local-run --executor-image-uri="$base_name" --base-source="$base_ref" "${common[@]}" "${pip_flags[@]}"
