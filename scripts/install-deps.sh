@@ -2,8 +2,8 @@
 # Install what trainpack needs from the Debian archive, and nothing that is already there.
 #
 #   scripts/install-deps.sh           build dependencies (compiler, CMake, libraries, GoogleTest)
-#   scripts/install-deps.sh --demo    + what scripts/demo.sh needs (mmdebstrap, umoci, skopeo, runc,
-#                                     oci-image-tool, time)
+#   scripts/install-deps.sh --demo    + what scripts/demo.sh needs (mmdebstrap, umoci, skopeo, runc, and python3
+#                                     with setuptools and wheel for the local index's wheels)
 #   scripts/install-deps.sh --bench   + what scripts/bench.sh needs (dockerd, registry, pigz, pip, jq, time)
 #   scripts/install-deps.sh --package + what scripts/package.sh needs (dpkg-shlibdeps, patchelf)
 #   scripts/install-deps.sh --cross-arm64
@@ -22,7 +22,7 @@ set -euo pipefail
 
 BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libzip-dev libisal-dev libzstd-dev libre2-dev libcurl4-openssl-dev libssl-dev zlib1g-dev
             nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libgtest-dev)
-DEMO_PKGS=(mmdebstrap umoci skopeo runc oci-image-tool time)
+DEMO_PKGS=(mmdebstrap umoci skopeo runc python3 python3-setuptools python3-wheel)
 PACKAGE_PKGS=(dpkg-dev patchelf file binutils)
 # libisal (not co-installable with its amd64 version) is unpacked by scripts/cross-prefix.sh instead.
 CROSS_ARM64_PKGS=(crossbuild-essential-arm64 qemu-user qemu-user-binfmt binfmt-support
@@ -107,5 +107,27 @@ for pkg in "${missing[@]}"; do
   foreign=${pkg##*:}
   dpkg --print-foreign-architectures | grep -qx "$foreign" || "${as_root[@]}" dpkg --add-architecture "$foreign"
 done
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+# Another apt or dpkg (unattended-upgrades on a new machine, a second script) may hold apt's locks: wait for it, up
+# to DPKG_LOCK_WAIT seconds, rather than failing at once. apt's DPkg::Lock::Timeout waits for dpkg's lock only, so a
+# run refused on any lock is tried again.
+lock_wait=${DPKG_LOCK_WAIT:-600}
+apt_get() {
+  local deadline=$((SECONDS + lock_wait)) log rc told=0
+  log=$(mktemp)
+  while :; do
+    rc=0
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="$lock_wait" "$@" 2>&1 |
+      tee "$log" || rc=$?
+    ((rc != 0)) || break
+    if ! grep -q -e 'Could not get lock' -e 'Unable to lock' "$log" || ((SECONDS >= deadline)); then
+      rm -f "$log"
+      return "$rc"
+    fi
+    ((told)) || echo "install-deps.sh: another apt or dpkg holds its lock; waiting up to ${lock_wait}s" >&2
+    told=1
+    sleep 5
+  done
+  rm -f "$log"
+}
+apt_get update -q
+apt_get install -y -q --no-install-recommends "${missing[@]}"
