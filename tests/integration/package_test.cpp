@@ -175,11 +175,13 @@ TEST_F(Packages, TarballBuildsAndPushesInDebian11To13AndARootWithNoLibc) {
   }
 
   // The reference: the build under test, run on this machine's root with the paths and arguments used in the roots
-  // (the image depends on the paths it was built from).
+  // (the image depends on the paths it was built from). The binary is bound outside /tmp, which the tmpfs hides (a
+  // clone under /tmp has its build there).
   std::vector<std::string> reference{"bwrap", "--bind", "/", "/", "--tmpfs", "/opt", "--ro-bind", release.string(),
                                      "/opt/trainpack", "--ro-bind", base_oci_dir(), "/opt/base", "--ro-bind",
-                                     hosts.string(), "/etc/hosts", "--proc", "/proc", "--dev", "/dev",
-                                     "--tmpfs", "/tmp", trainpack_bin()};
+                                     trainpack_bin(), "/opt/under-test/trainpack", "--ro-bind", hosts.string(),
+                                     "/etc/hosts", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+                                     "/opt/under-test/trainpack"};
   auto args = build_args("/opt/base", "/opt/trainpack/share/trainpack/example", "/tmp/cache",
                          registry + "/release/host:v1");
   args.push_back("--insecure-registry=" + registry);
