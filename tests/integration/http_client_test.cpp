@@ -442,7 +442,9 @@ Failure expect_failure(HttpClient& c, const HttpRequest& r, bool hint_names_time
   }
   f.took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
   EXPECT_EQ(f.what.find('\n'), std::string::npos) << f.what;
-  if (hint_names_timeout) EXPECT_NE(f.hint.find("--http-timeout"), std::string::npos) << f.hint;
+  if (hint_names_timeout) {
+    EXPECT_NE(f.hint.find("--http-timeout"), std::string::npos) << f.hint;
+  }
   return f;
 }
 

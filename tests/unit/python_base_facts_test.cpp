@@ -601,7 +601,7 @@ TEST(PythonBaseFacts, PipConfigFileOrder) {
 TEST(PythonBaseFacts, PipConfigThatIsNotARegularFileIsRefused) {
   trainpack::layers::PathInfo fifo;
   fifo.type = trainpack::layers::PathInfo::Type::kOther;
-  for (const std::string& path : {"etc/pip.conf", "opt/pip.ini"}) {
+  for (const std::string path : {"etc/pip.conf", "opt/pip.ini"}) {
     MemoryFilesystem fs;
     fs.add(path, fifo);
     std::vector<std::pair<std::string, std::string>> env{{"PIP_CONFIG_FILE", "/opt/pip.ini"}};
