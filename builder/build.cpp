@@ -378,9 +378,9 @@ class Build {
   image::Manifest base_manifest_;
   image::ImageConfig config_;
   std::optional<context::DockerIgnore> ignore_;
-  // What this build's own layers hold. The base's layers are never listed for the non-pip steps (see
-  // run_mkdir_entries), so a build that only copies code reads no base layer bytes at all; pip steps read the
-  // base's Python installation (python_steps.h).
+  // What this build's own layers hold. The base's layers are not listed for the non-pip steps (see
+  // run_mkdir_entries; only a WorkingDir no WORKDIR of the base made is looked up, missing_workdir_entries), so a
+  // build that only copies code reads no base layer bytes; pip steps read the base's Python (python_steps.h).
   RootfsIndex index_;
   std::vector<FileEntries> own_layers_;
   // Reused pip layers whose listings are still in the pip-step cache: index in own_layers_ → listing.

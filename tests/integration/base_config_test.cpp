@@ -152,3 +152,22 @@ TEST(PipEntrypoint, ABaseWithoutPythonIsWarnedAboutWhenAPipStepReadsIt) {
             std::string::npos)
       << r.err;
 }
+
+// local-run through docker on that base: docker's status 127 could be the trainer's own; the build's check of the
+// image's PATH (the pip step read the base) says it is the missing entrypoint program.
+TEST(PipEntrypoint, LocalRunThroughDockerNamesTheMissingProgramTheBuildFound) {
+  TempDir dir("tp-pip-nopython");
+  DerivedBase base = derive_base(dir.path(), "trainpack-test/nopython:3.11",
+                                 {{"insert", "--whiteout", "/usr/bin/python"}});
+  CommandResult r = run_command({"env", "PATH=/usr/bin:/usr/sbin:/bin:/sbin:/usr/local/bin", trainpack_bin(),
+                                 "local-run", "-q", "--engine=docker", "--base-source=" + base.oci_ref,
+                                 "--executor-image-uri=trainpack-test/nopython:3.11",
+                                 "--local-package-path=" + trainer(dir.path()).string(), "--script=trainer/task.py",
+                                 "--requirements=tp-beta==1.0", "--index-url=" + index_url(),
+                                 "--break-system-packages", "--cache-dir=" + (dir.path() / "cache").string()});
+  EXPECT_EQ(r.exit_code, 127) << r.err;
+  EXPECT_NE(r.err.find("hint: the image's entrypoint program python was not found in the image's PATH "
+                       "(/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin), so the trainer never started"),
+            std::string::npos)
+      << r.err;
+}

@@ -100,7 +100,8 @@ TEST(BuildPlan, ABaseThatDoesNotRunAsRootIsRefusedNamingTheUserAndTheStep) {
   in.main_dir = "trainer";
   in.entrypoint = {"python", "trainer/task.py"};
   auto steps = plan_steps(in);
-  for (const char* root : {"", "root", "0", "0:0", "root:root", "root:0"}) EXPECT_NO_THROW(check_runs_as_root(root, steps));
+  for (const char* root : {"", "root", "0", "0:0", "root:root", "root:0"})
+    EXPECT_NO_THROW(check_runs_as_root(root, steps));
   for (const char* user : {"1000", "jovyan", "1000:0", "jovyan:users"}) {
     try {
       check_runs_as_root(user, steps);
