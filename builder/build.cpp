@@ -146,6 +146,18 @@ FileEntries run_mkdir_entries(const RootfsIndex& index, const std::vector<std::s
   return entries;
 }
 
+// Whether a base's history shows a Dockerfile `WORKDIR dir` (BuildKit's "WORKDIR /w", the classic builder's and
+// buildah's "/bin/sh -c #(nop) WORKDIR /w"): every builder creates that directory, so the base has it.
+bool history_made_workdir(const image::ImageConfig& config, const std::string& dir) {
+  for (const json& entry : config.history()) {
+    if (!entry.is_object()) continue;
+    std::string created_by = image::string_member(entry, "created_by");
+    for (const char* prefix : {"WORKDIR ", "/bin/sh -c #(nop) WORKDIR "})
+      if (created_by == prefix + dir) return true;
+  }
+  return false;
+}
+
 // RUN rm -rf PATH: a whiteout. Without the base's listing trainpack cannot know whether PATH exists; a whiteout
 // of a missing path changes nothing when the image is unpacked, so the result is the same either way.
 FileEntries run_rm_entries(const RootfsIndex& index, const std::string& path) {
@@ -315,6 +327,9 @@ class Build {
 
  private:
   void run_pip_step(const std::string& instruction, const PipInstallStep& step);
+  FileEntries run_mkdir_step(const MkdirStep& step);
+  FileEntries missing_workdir_entries();
+  void check_entrypoint_program(const std::vector<std::string>& argv);
   bool reuse_pip_step(const std::string& instruction, const std::string& key);
   bool reuse_shared_pip_step(const std::string& instruction, const std::string& key);
   void record_cached_pip_step(const std::string& instruction, CachedPipStep step);
@@ -363,9 +378,9 @@ class Build {
   image::Manifest base_manifest_;
   image::ImageConfig config_;
   std::optional<context::DockerIgnore> ignore_;
-  // What this build's own layers hold. The base's layers are never listed for the non-pip steps (see
-  // run_mkdir_entries), so a build that only copies code reads no base layer bytes at all; pip steps read the
-  // base's Python installation (python_steps.h).
+  // What this build's own layers hold. The base's layers are not listed for the non-pip steps (see
+  // run_mkdir_entries; only a WorkingDir no WORKDIR of the base made is looked up, missing_workdir_entries), so a
+  // build that only copies code reads no base layer bytes; pip steps read the base's Python (python_steps.h).
   RootfsIndex index_;
   std::vector<FileEntries> own_layers_;
   // Reused pip layers whose listings are still in the pip-step cache: index in own_layers_ → listing.
@@ -423,6 +438,7 @@ void Build::open_base() {
   base_manifest_ = base_->manifest();
   config_ = base_->config();
   result_.base_digest = base_->manifest_digest().str();
+  check_runs_as_root(config_.user(), req_.steps);
   log("base " + req_.base_name + " " + result_.base_digest + " (" +
       counted(base_manifest_.layers.size(), "layer", "layers") + ")");
   for (const auto& l : base_manifest_.layers)
@@ -595,7 +611,7 @@ void Build::run_step(const BuildStep& step) {
   std::optional<Timings::Scope> layer_step;
   if (!std::holds_alternative<PipInstallStep>(step.action)) layer_step.emplace(timings_, Phase::kLayers);
   std::visit(StepVisitor{
-                 [&](const MkdirStep& s) { add_layer(step.instruction, run_mkdir_entries(index_, s.dirs)); },
+                 [&](const MkdirStep& s) { add_layer(step.instruction, run_mkdir_step(s)); },
                  [&](const WorkdirStep& s) {
                    config_.set_working_dir(s.dir);
                    add_layer(step.instruction, {});
@@ -611,12 +627,63 @@ void Build::run_step(const BuildStep& step) {
                    if (own_layers_.size() > before) copy_layers_.push_back(before);
                  },
                  [&](const EntrypointStep& s) {
+                   check_entrypoint_program(s.argv);
                    config_.set_entrypoint(s.argv);  // a Dockerfile ENTRYPOINT resets the inherited CMD
                    add_layer(step.instruction, {});
                  },
                  [&](const PipInstallStep& s) { run_pip_step(step.instruction, s); },
              },
              step.action);
+}
+
+// RUN mkdir in the config's working directory: that directory when it is missing, then what mkdir makes (which
+// keeps a directory the first part made: `mkdir -p` changes no mode of a directory that exists).
+FileEntries Build::run_mkdir_step(const MkdirStep& step) {
+  FileEntries entries = missing_workdir_entries();
+  if (entries.empty()) return run_mkdir_entries(index_, step.dirs);
+  RootfsIndex with_workdir = index_;
+  with_workdir.apply(entries);
+  for (FileEntry& made : run_mkdir_entries(with_workdir, step.dirs))
+    if (std::none_of(entries.begin(), entries.end(), [&made](const FileEntry& e) { return e.path == made.path; }))
+      entries.push_back(std::move(made));
+  return entries;
+}
+
+// A RUN runs in the config's WorkingDir, which docker's builders create when it is missing (BuildKit's runc
+// executor: MkdirAllAndChown(cwd, 0755, the RUN's user); the classic builder: 0755 root:root when it starts the
+// container), so that RUN's layer holds it. A base is known to have its WorkingDir from a Dockerfile WORKDIR in its
+// history; otherwise its layers are listed to know (downloaded unless their listing is cached).
+FileEntries Build::missing_workdir_entries() {
+  const std::string workdir = config_.working_dir();
+  const std::string dir = clean_relative(workdir);
+  if (dir.empty() || index_.find(index_.resolve(dir)) || history_made_workdir(base_->config(), workdir)) return {};
+  const RootfsIndex& base = base_python_filesystem().index();
+  const std::string target = base.resolve(dir);
+  if (const PathInfo* info = base.find(target)) {
+    if (info->type != PathInfo::Type::kDirectory)
+      throw Error("the base image's WorkingDir " + workdir + " is not a directory, so docker's build cannot run "
+                  "gcloud's first RUN there", "build on a base whose WorkingDir is a directory");
+    return {};
+  }
+  FileEntries entries{FileEntry::directory(target, 0755)};
+  add_parent_dirs(entries, base, target);
+  return entries;
+}
+
+// gcloud's ENTRYPOINT starts `python` (`python3` on Vertex prebuilt images) through the image's PATH. docker builds
+// an image whose base lacks it all the same (the build never runs it), and so does this one, with a warning when
+// the base's listing is at hand (a pip step or the WorkingDir read it): a multi-GB base is not downloaded for a
+// warning, and local-run says the same when the container cannot start.
+void Build::check_entrypoint_program(const std::vector<std::string>& argv) {
+  const layers::ScannedImage* base = python_ ? &python_->base_filesystem() : base_scan_.get();
+  if (argv.empty() || base == nullptr) return;
+  std::vector<std::string> env = config_.env().entries();
+  result_.entrypoint_found = !python::find_command(*base, env, argv[0]).empty();
+  if (*result_.entrypoint_found) return;
+  std::string path = config_.env().has("PATH") ? config_.env().value("PATH") : "Docker's default";
+  progress_.warning("the image's entrypoint program " + argv[0] + " is not on the base image's PATH (" + path +
+                    "): the image is built as docker builds it, but its container cannot start (use a base that "
+                    "has " + argv[0] + ", e.g. Debian's python-is-python3 package)");
 }
 
 std::string pip_layer_instruction(const std::string& instruction, const std::string& what) {

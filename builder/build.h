@@ -115,6 +115,8 @@ struct BuildResult {
   };
   std::vector<Attached> attached;  // SBOM and provenance, referrers of the image in the outputs that hold them
   std::shared_ptr<const image::Image> image;  // the built image (not set by a dry run), e.g. for local-run
+  // Whether the image's PATH finds its entrypoint's program; nullopt when the build read no base listing.
+  std::optional<bool> entrypoint_found;
   PhaseTimes timings;  // wall time per phase (builder/timings.h); phases that did not occur are 0
 };
 

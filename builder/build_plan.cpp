@@ -1,5 +1,9 @@
 #include "builder/build_plan.h"
 
+#include <algorithm>
+
+#include "support/error.h"
+
 namespace trainpack::builder {
 
 namespace {
@@ -53,6 +57,27 @@ std::vector<BuildStep> plan_steps(const PlanInput& in) {
   steps.push_back(copy_step(in.main_dir, in.main_dir));
   steps.push_back({"ENTRYPOINT " + json_list(in.entrypoint), EntrypointStep{in.entrypoint}});
   return steps;
+}
+
+// gcloud's first RUN runs as the base config's User, as in docker's build (an image's User is inherited: Dockerfile
+// reference, USER). `mkdir -m 777 -p /usr/app /home` as any other user cannot create /usr/app in the root-owned
+// /usr, so docker's build stops there with Permission denied; so does this one, before any work. Root with another
+// group makes docker's RUN steps write files of that group, which this build does not reproduce.
+void check_runs_as_root(const std::string& user, const std::vector<BuildStep>& steps) {
+  auto is_root = [](const std::string& id) { return id.empty() || id == "root" || id == "0"; };
+  auto colon = user.find(':');
+  const bool root_uid = is_root(user.substr(0, colon));
+  if (root_uid && (colon == std::string::npos || is_root(user.substr(colon + 1)))) return;
+  const auto first_run = std::find_if(steps.begin(), steps.end(), [](const BuildStep& step) {
+    return std::holds_alternative<MkdirStep>(step.action);
+  });
+  if (first_run == steps.end()) return;
+  const std::string hint = "build on a base that runs as root, or derive one from it with `USER root`";
+  if (root_uid)
+    throw Error("the base image runs as user " + user + " (its config's User), so docker's RUN steps write files " +
+                    "of that group, which trainpack does not reproduce", hint);
+  throw Error("the base image runs as user " + user + " (its config's User), so gcloud's `" + first_run->instruction +
+                  "` fails in docker's build (Permission denied)", hint);
 }
 
 }  // namespace trainpack::builder

@@ -94,4 +94,8 @@ StepVisitor(Handlers...) -> StepVisitor<Handlers...>;
 
 std::vector<BuildStep> plan_steps(const PlanInput& input);
 
+// Throws Error when `steps` have a RUN that a base running as `user` (its config's User: "", "uid", "name",
+// "uid:gid"...) cannot run, as docker's build of gcloud's Dockerfile cannot: any user but root.
+void check_runs_as_root(const std::string& user, const std::vector<BuildStep>& steps);
+
 }  // namespace trainpack::builder

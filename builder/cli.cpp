@@ -521,7 +521,9 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const local
   // Outlives the build: the image's base blobs are downloaded when run_image unpacks them, with a row each.
   Progress progress(Progress::detect(bf.quiet), bf.verbose, std::cerr);
   if (spec.builds_image()) {
-    image = run_build(req, progress).image;
+    BuildResult built = run_build(req, progress);
+    image = built.image;
+    run.entrypoint_found = built.entrypoint_found;
     std::cerr << "A training image is built.\n";
     run.image_name = spec.output_image;
   } else {

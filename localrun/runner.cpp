@@ -21,8 +21,10 @@
 
 #include "distro/users.h"
 #include "layers/unpack.h"
+#include "image/config.h"
 #include "support/fs.h"
 #include "support/process.h"
+#include "support/text.h"
 #include "transports/docker_archive.h"
 
 namespace trainpack::localrun {
@@ -59,8 +61,9 @@ std::string engine_title(const std::string& cli) {
   return base;
 }
 
-// Reads `rel` (e.g. "etc/passwd") inside `rootfs`, symlinks resolved as if rootfs were "/". "" when missing.
-std::string read_in_root(const fs::path& rootfs, const std::string& rel) {
+// Opens `rel` (e.g. "etc/passwd") inside `rootfs` for reading, symlinks resolved as if rootfs were "/"; -1 when
+// missing.
+int open_in_root(const fs::path& rootfs, const std::string& rel) {
   int root = ::open(rootfs.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (root < 0) return {};
   struct open_how how {};
@@ -82,6 +85,12 @@ std::string read_in_root(const fs::path& rootfs, const std::string& rel) {
     if (ok) fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   }
   ::close(root);
+  return fd;
+}
+
+// Reads `rel` inside `rootfs` (open_in_root). "" when missing.
+std::string read_in_root(const fs::path& rootfs, const std::string& rel) {
+  int fd = open_in_root(rootfs, rel);
   if (fd < 0) return {};
   std::string out;
   char buf[8192];
@@ -285,7 +294,31 @@ namespace {
 struct Ran {
   int code;
   std::vector<std::string> argv;
+  std::string missing_program;  // daemonless: the process's program, when the rootfs's PATH has none
 };
+
+// The program of the runtime spec's process when exec cannot find it in `rootfs` (runc's exec.LookPath through the
+// process's PATH; a name with a '/' as it is); "" when it is there.
+std::string missing_program(const json& spec, const fs::path& rootfs) {
+  const json& process = spec.at("process");
+  const std::string program = process.at("args").at(0).get<std::string>();
+  std::string path;
+  for (const std::string& entry : string_list(process.value("env", json())))
+    if (entry.starts_with("PATH=")) path = entry.substr(5);
+  std::vector<std::string> candidates;
+  if (program.find('/') != std::string::npos) candidates.push_back(program);
+  else
+    for (std::string_view dir : split_nonempty(path, ":")) candidates.push_back(std::string(dir) + "/" + program);
+  for (const std::string& candidate : candidates) {
+    if (candidate.front() != '/') continue;
+    int fd = open_in_root(rootfs, candidate.substr(1));
+    struct stat st {};
+    bool executable = fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+    if (fd >= 0) ::close(fd);
+    if (executable) return {};
+  }
+  return program;
+}
 
 Ran run_with_engine_impl(const std::string& cli, const image::Image& image, const RunOptions& options,
                          const fs::path& work_dir, const std::function<void()>& before_run) {
@@ -310,7 +343,7 @@ Ran run_with_engine_impl(const std::string& cli, const image::Image& image, cons
   written.reset();
   if (before_run) before_run();
   std::vector<std::string> argv = docker_run_argv(cli, ref, options);
-  return {run_attached(argv, ChildOutput::kMergedToStdout), argv};
+  return {run_attached(argv, ChildOutput::kMergedToStdout), argv, {}};
 }
 
 Ran run_daemonless_impl(const image::Image& image, const RunOptions& options, const fs::path& work_dir,
@@ -339,7 +372,32 @@ Ran run_daemonless_impl(const image::Image& image, const RunOptions& options, co
   int rc = run_attached(argv, ChildOutput::kMergedToStdout);
   // `runc run` removes the container when it exits; make sure of it before the bundle goes.
   run_attached({runc, "--root", state.string(), "delete", "--force", id}, ChildOutput::kDiscard, std::chrono::seconds(30));
-  return {rc, argv};
+  return {rc, argv, rc == 0 ? std::string() : missing_program(spec, rootfs)};
+}
+
+// gcloud's line for a container that did not exit 0, and what that means: the trainer's status, or an entrypoint
+// program exec could not find (the rootfs runc ran shows it; docker's status for it is 127, which the build's check
+// of the image's PATH confirms when it made one).
+RunError run_failure(const std::string& engine, const Ran& ran, const image::Image& image, const RunOptions& options) {
+  std::string what = engine_title(engine) + " failed with error code " + std::to_string(ran.code) +
+                     ". Command: " + join(ran.argv);
+  const auto& config = image.config();
+  std::vector<std::string> argv = config.entrypoint();
+  if (argv.empty()) argv = options.args.empty() ? config.cmd() : options.args;
+  std::string program = ran.missing_program;
+  bool engine_127 = engine != "runc" && ran.code == 127 && !argv.empty();
+  if (engine_127 && options.entrypoint_found == false) program = argv[0];
+  std::string path = config.env().has("PATH") ? config.env().value("PATH") : "the default";
+  if (!program.empty())
+    return RunError(what, "the image's entrypoint program " + program + " was not found in the image's PATH (" +
+                              path + "), so the trainer never started: use a base that has " + program +
+                              " on its PATH (e.g. Debian's python-is-python3 package)", ran.code);
+  if (engine_127 && !options.entrypoint_found.has_value())
+    return RunError(what, "status 127 is " + engine + "'s when the image's entrypoint program " + argv[0] +
+                              " is not in the image's PATH (" + path + "), unless the trainer exited with it; the "
+                              "output is above", ran.code);
+  return RunError(what, "the trainer exited with status " + std::to_string(ran.code) + "; its output is above",
+                  ran.code);
 }
 
 }  // namespace
@@ -382,11 +440,7 @@ int run_image(const image::Image& image, const RunOptions& options_in, const fs:
   auto starting = [] { std::cerr << "Starting to run ..." << std::endl; };
   Ran ran = engine == "runc" ? run_daemonless_impl(image, options, work_dir, starting)
                              : run_with_engine_impl(engine, image, options, work_dir, starting);
-  if (ran.code != 0)
-    throw RunError(engine_title(engine) + " failed with error code " + std::to_string(ran.code) +
-                       ". Command: " + join(ran.argv),
-                   "the trainer exited with status " + std::to_string(ran.code) + "; its output is above",
-                   ran.code);
+  if (ran.code != 0) throw run_failure(engine, ran, image, options);
   std::string name = options.image_name.empty() ? image.describe() : options.image_name;
   std::cout << "A local run is finished successfully using custom image: " << name << "." << std::endl;
   return 0;

@@ -83,6 +83,26 @@ bool is_root_user(std::string_view user) {
   return name.empty() || name == "root" || name == "0";
 }
 
+// The absolute directories of a PATH value, in order (a relative entry names no place in the image).
+std::vector<std::string> path_dirs(std::string_view path_var) {
+  std::vector<std::string> dirs;
+  for (const std::string& d : split_nonempty(path_var, ":"))
+    if (d.front() == '/') dirs.push_back(abs_path(d));
+  return dirs;
+}
+
+// The first dirs[i]/name that is an executable file (symlinks resolved in the image), as exec's PATH search finds it.
+std::string first_executable(const ImageRoot& root, const std::vector<std::string>& dirs, std::string_view name) {
+  for (const std::string& d : dirs) {
+    std::string candidate = join(d, name);
+    const PathInfo* info = root.info(candidate);
+    if (info && (info->type == PathInfo::Type::kRegular || info->type == PathInfo::Type::kHardlink) &&
+        (info->mode & 0111))
+      return candidate;
+  }
+  return {};
+}
+
 // Reads the facts one at a time, each from what the earlier ones found (the order of read_python_facts).
 class FactsReader {
  public:
@@ -144,22 +164,12 @@ void FactsReader::read_env() {
   f_.user = cfg_.user;
 }
 
-std::string FactsReader::which(std::string_view name) const {
-  for (const std::string& d : f_.path) {
-    std::string candidate = join(d, name);
-    const PathInfo* info = root_.info(candidate);
-    if (info && (info->type == PathInfo::Type::kRegular || info->type == PathInfo::Type::kHardlink) &&
-        (info->mode & 0111))
-      return candidate;
-  }
-  return {};
-}
+std::string FactsReader::which(std::string_view name) const { return first_executable(root_, f_.path, name); }
 
 // PATH lookup of pip and python (gcloud's Vertex images name them pip3 and python3).
 void FactsReader::find_commands(bool use_python3_names) {
   path_var_ = env_or(env_, "PATH", kDefaultPath);
-  for (const std::string& d : split_nonempty(path_var_, ":"))
-    if (d.front() == '/') f_.path.push_back(abs_path(d));
+  f_.path = path_dirs(path_var_);
   f_.pip_command = use_python3_names ? "pip3" : "pip";
   f_.python_command = use_python3_names ? "python3" : "python";
   f_.pip_path = which(f_.pip_command);
@@ -703,6 +713,16 @@ PythonFacts python_facts_from_json(const nlohmann::json& j) {
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("cached Python facts are malformed: ") + e.what(), "delete the cache entry");
   }
+}
+
+std::string find_command(const ImageFilesystem& fs, const std::vector<std::string>& env, std::string_view command) {
+  if (command.find('/') != std::string_view::npos) {
+    if (command.front() != '/') return std::string(command);  // relative to the working directory: not looked up
+    return first_executable(ImageRoot{fs}, {"/"}, command);
+  }
+  std::map<std::string, std::string> vars;
+  for (const auto& [key, value] : image::EnvList(env).pairs()) vars[key] = value;
+  return first_executable(ImageRoot{fs}, path_dirs(env_or(vars, "PATH", kDefaultPath)), command);
 }
 
 }  // namespace trainpack::python

@@ -107,6 +107,12 @@ struct PythonFacts {
 // that cannot write the install directories (pip would fall back to --user, which trainpack does not reproduce).
 PythonFacts read_python_facts(const layers::ImageFilesystem& fs, const ImageConfigFacts& cfg, bool use_python3_names);
 
+// Where a container's exec finds `command` (its entrypoint's program) in the image: the first executable file of
+// that name in the directories of env's PATH (Docker's default PATH when env sets none), symlinks resolved in the
+// image; an absolute name as it is. "" when there is none. A relative name with a '/' is returned unchecked.
+std::string find_command(const layers::ImageFilesystem& fs, const std::vector<std::string>& env,
+                         std::string_view command);
+
 // JSON form for the builder's per-base-digest cache; from_json(to_json(f)) == f. from_json throws on a malformed cache.
 nlohmann::json to_json(const PythonFacts& facts);
 PythonFacts python_facts_from_json(const nlohmann::json& j);

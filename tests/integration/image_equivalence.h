@@ -146,8 +146,8 @@ inline void expect_sbom_describes(const std::filesystem::path& work, const std::
 
 // Builds `flags` both ways and compares the results. `docker_base` is a docker-archive holding the executor
 // image under its --executor-image-uri name (loaded into the test dockerd), or empty when dockerd has it already;
-// `trainpack_base` is where trainpack reads the same image.
-inline void expect_same_image(const std::filesystem::path& work, const std::vector<std::string>& flags,
+// `trainpack_base` is where trainpack reads the same image. Returns what `trainpack build` wrote to stderr.
+inline std::string expect_same_image(const std::filesystem::path& work, const std::vector<std::string>& flags,
                               const std::filesystem::path& docker_base, const std::string& trainpack_base,
                               const EquivalenceOptions& options = {}) {
   namespace fs = std::filesystem;
@@ -177,7 +177,8 @@ inline void expect_same_image(const std::filesystem::path& work, const std::vect
                                      "--cache-dir=" + (work / "cache").string()};
   build_cmd.insert(build_cmd.end(), flags.begin(), flags.end());
   build_cmd.insert(build_cmd.end(), options.trainpack_flags.begin(), options.trainpack_flags.end());
-  run_ok(build_cmd);
+  CommandResult built = run_command(build_cmd);
+  EXPECT_EQ(built.exit_code, 0) << describe(build_cmd, built);
   run_ok({"umoci", "unpack", "--image", (work / "tp-oci").string() + ":x", (work / "bt").string()});
 
   auto docker_tree = tree(work / "bd" / "rootfs");
@@ -209,6 +210,7 @@ inline void expect_same_image(const std::filesystem::path& work, const std::vect
     std::string printed = run_entrypoint(work, "oci:" + (work / "tp-oci").string() + ":x");
     EXPECT_NE(printed.find(options.entrypoint_prints), std::string::npos) << printed;
   }
+  return built.err;
 }
 
 }  // namespace trainpack::testing

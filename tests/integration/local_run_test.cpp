@@ -127,6 +127,31 @@ TEST_F(LocalRunTest, FailingTrainerGivesItsExitCodeAndOneLine) {
   EXPECT_EQ(r.out.find("finished successfully"), std::string::npos) << r.out;
 }
 
+// A base without `python` on its PATH (Debian's python3 only): gcloud's ENTRYPOINT ["python", ...] cannot start.
+// runc's rootfs shows it; docker exits 127 (which a trainer may do too: the build read no base listing here).
+TEST_F(LocalRunTest, ABaseWithoutPythonSaysTheEntrypointProgramIsMissing) {
+  fs::path layout = dir_->path() / "nopython";
+  fs::copy(base_oci_dir(), layout, fs::copy_options::recursive);
+  auto whiteout = run_command({"umoci", "insert", "--image", layout.string() + ":3.11", "--whiteout", "/usr/bin/python"});
+  ASSERT_EQ(whiteout.exit_code, 0) << whiteout.err;
+  const std::string base = "--base-source=oci:" + layout.string() + ":3.11";
+
+  auto r = local_run("runc", {base});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("hint: the image's entrypoint program python was not found in the image's PATH "
+                       "(/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin), so the trainer never started"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("the trainer exited"), std::string::npos) << r.err;
+
+  r = local_run("docker", {base});
+  EXPECT_EQ(r.exit_code, 127) << r.err;
+  EXPECT_NE(r.err.find("hint: status 127 is docker's when the image's entrypoint program python is not in the "
+                       "image's PATH"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(LocalRunTest, WithoutScriptRunsTheExecutorImageAsIs) {
   std::vector<std::string> argv{"env", "PATH=/usr/bin:/usr/sbin:/bin:/sbin:/usr/local/bin", trainpack_bin(),
                                 "local-run", "--engine=runc", "--executor-image-uri=trainpack-test/python:3.11",

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/error.h"
+
 using namespace trainpack::builder;
 
 namespace {
@@ -90,4 +92,27 @@ TEST(BuildPlan, NonAsciiPathsAreEscapedLikeJsonDumps) {
   in.entrypoint = {"python", "d\xc3\xa4t\xc3\xa4/t.py"};
   auto steps = plan_steps(in);
   EXPECT_EQ(steps[steps.size() - 2].instruction, "COPY [\"d\\u00e4t\\u00e4\", \"d\\u00e4t\\u00e4\"]");
+}
+
+// Docker's build runs gcloud's first RUN as the base's User: only root (any spelling) gets past it.
+TEST(BuildPlan, ABaseThatDoesNotRunAsRootIsRefusedNamingTheUserAndTheStep) {
+  PlanInput in;
+  in.main_dir = "trainer";
+  in.entrypoint = {"python", "trainer/task.py"};
+  auto steps = plan_steps(in);
+  for (const char* root : {"", "root", "0", "0:0", "root:root", "root:0"})
+    EXPECT_NO_THROW(check_runs_as_root(root, steps));
+  for (const char* user : {"1000", "jovyan", "1000:0", "jovyan:users"}) {
+    try {
+      check_runs_as_root(user, steps);
+      ADD_FAILURE() << user << " was not refused";
+    } catch (const trainpack::Error& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("the base image runs as user ") + user +
+                                           " (its config's User), so gcloud's `RUN mkdir -m 777 -p /usr/app /home` "
+                                           "fails in docker's build (Permission denied)");
+      EXPECT_EQ(e.hint(), "build on a base that runs as root, or derive one from it with `USER root`");
+    }
+  }
+  EXPECT_THROW(check_runs_as_root("0:1000", steps), trainpack::Error);
+  EXPECT_NO_THROW(check_runs_as_root("1000", {}));  // nothing runs
 }

@@ -638,3 +638,22 @@ TEST(PythonBaseFacts, ElfMachineAndConfigVariant) {
     EXPECT_EQ(f.libc, "glibc");
   }
 }
+
+// What exec finds for an entrypoint's program: the first executable file of PATH's directories (symlinks resolved
+// in the image, through merged /bin too), Docker's default PATH without one; an absolute name as it is.
+TEST(PythonBaseFacts, FindCommandSearchesTheImagesPath) {
+  MemoryFilesystem fs;
+  fs.add_file("usr/bin/python3.11", "ELF", 0755);
+  fs.add_symlink("usr/bin/python3", "python3.11");
+  fs.add_symlink("bin", "usr/bin");
+  fs.add_file("opt/tools/python", "not executable", 0644);
+  fs.add_file("opt/venv/bin/python", "ELF", 0755);
+  EXPECT_EQ(find_command(fs, {}, "python3"), "/usr/bin/python3");
+  EXPECT_EQ(find_command(fs, {}, "python"), "");
+  EXPECT_EQ(find_command(fs, {"LANG=C", "PATH=/bin"}, "python3"), "/bin/python3");
+  EXPECT_EQ(find_command(fs, {"PATH=/opt/tools:/usr/bin"}, "python"), "");
+  EXPECT_EQ(find_command(fs, {"PATH=relative:/opt/tools:/opt/venv/bin"}, "python"), "/opt/venv/bin/python");
+  EXPECT_EQ(find_command(fs, {"PATH="}, "python3"), "");
+  EXPECT_EQ(find_command(fs, {}, "/usr/bin/python3"), "/usr/bin/python3");
+  EXPECT_EQ(find_command(fs, {}, "/usr/bin/python"), "");
+}
