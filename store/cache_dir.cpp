@@ -27,8 +27,8 @@ constexpr std::string_view kUsersDir = "users";
 constexpr std::string_view kMarkFile = "CACHEDIR.TAG";
 constexpr std::string_view kTagSignature = "Signature: 8a477f597d28d172789f06886806bc55\n";
 constexpr std::string_view kMarkedBy = "# This file is a cache directory tag created by trainpack";
-constexpr std::string_view kMarkRest = " (cache format 1).\n"
-                                       "# For information about cache directory tags see https://bford.info/cachedir/\n";
+constexpr std::string_view kMarkRest =
+    " (cache format 1).\n# For information about cache directory tags see https://bford.info/cachedir/\n";
 
 const std::vector<KindLayout>& cache_layout() {
   // The names as the code keeping each kind makes them (BlobStore::path_of, LayerCache, PipStepCache,

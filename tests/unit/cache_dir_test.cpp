@@ -26,15 +26,7 @@ using trainpack::store::CacheKind;
 using trainpack::test_support::age;
 using trainpack::test_support::key_of;
 using trainpack::test_support::error_of;
-
-// Every path below `dir`, with its size for files: what a refused open must leave as it was.
-std::set<std::string> tree_of(const fs::path& dir) {
-  std::set<std::string> tree;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    tree.insert(e.path().lexically_relative(dir).string() +
-                (e.is_regular_file() ? " " + std::to_string(e.file_size()) : ""));
-  return tree;
-}
+using trainpack::test_support::tree_of;
 
 time_t mtime(const fs::path& path) {
   struct stat st {};

@@ -182,10 +182,14 @@ TEST(CachePrune, OnlyNamesTrainpackMakesArePrunedAndEverythingElseIsLeftAlone) {
   trainpack::store::StoredBlob blob = cache.blobs().put("blob");
   age(cache.blobs().path_of(blob.digest), 1000);
   const fs::path root = cache.root();
-  const std::vector<fs::path> strays{root / "sboms" / "notes.txt",          root / "blobs" / "sha256" / "notes.txt",
-                                     root / "layers" / "notes.txt",         root / "layers" / "mine" / "x.json",
-                                     root / "pip-steps" / (step_name("b") + "~"), root / "scans" / "notes.txt",
-                                     root / "blobs" / "notes.txt",          root / "checked-layers" / key_of("c").substr(1)};
+  const std::vector<fs::path> strays{root / "sboms" / "notes.txt",
+                                     root / "blobs" / "sha256" / "notes.txt",
+                                     root / "layers" / "notes.txt",
+                                     root / "layers" / "mine" / "x.json",
+                                     root / "pip-steps" / (step_name("b") + "~"),
+                                     root / "scans" / "notes.txt",
+                                     root / "blobs" / "notes.txt",
+                                     root / "checked-layers" / key_of("c").substr(1)};
   for (const fs::path& s : strays) {
     fs::create_directories(s.parent_path());
     trainpack::write_file_atomic(s, "mine");

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <string>
 
 #include "image/digest.h"
@@ -36,6 +37,15 @@ inline std::string error_of(const std::function<void()>& f) {
     return e.what();
   }
   return "(no error)";
+}
+
+// Every path below `dir`, with its size for files: what a refused open must leave as it was.
+inline std::set<std::string> tree_of(const std::filesystem::path& dir) {
+  std::set<std::string> tree;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    tree.insert(e.path().lexically_relative(dir).string() +
+                (e.is_regular_file() ? " " + std::to_string(e.file_size()) : ""));
+  return tree;
 }
 
 // A key shaped as trainpack names entries (a digest's hex), made from `seed`.

@@ -49,8 +49,8 @@ TEST_F(FullFilesystemTest, TheCacheSaysItsFilesystemIsFull) {
   });
   EXPECT_NE(writer_err.find("No space left on device"), std::string::npos) << writer_err;
   fs::create_directories(cache.area(CacheKind::kSboms).dir());
-  std::string entry_err = error_of(
-      [&] { trainpack::write_file_atomic(cache.area(CacheKind::kSboms).path_of("x.json"), std::string(1 << 20, 'x')); });
+  const fs::path entry = cache.area(CacheKind::kSboms).path_of("x.json");
+  std::string entry_err = error_of([&] { trainpack::write_file_atomic(entry, std::string(1 << 20, 'x')); });
   EXPECT_NE(entry_err.find("No space left on device"), std::string::npos) << entry_err;
 }
 
