@@ -919,6 +919,7 @@ void Build::keep_cache_under_cap() {
     log("warning: the cache was not pruned: " + std::string(e.what()));
     return;
   }
+  for (const std::string& passed : pruned.warnings) log("warning: " + passed);
   if (pruned.removed_entries == 0) return;
   log("cache over " + human_bytes(*limits.max_bytes) + ": removed " +
       counted(pruned.removed_entries, "entry", "entries") + " used least recently (" +

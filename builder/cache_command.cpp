@@ -42,15 +42,45 @@ std::string cap_text(std::uint64_t cap) {
   return cap == std::numeric_limits<std::uint64_t>::max() ? "none" : human_bytes(cap);
 }
 
-void print_usage(const store::CacheDir& cache, const std::string& format) {
-  store::CacheUsage usage = store::measure_cache(cache);
-  std::uint64_t cap = effective_cap(cache.root());
+// The cache the command names, open to read and prune; null when there is none yet (nothing in it to measure or
+// prune, and nothing is made). Throws Error when the directory is not a cache.
+std::unique_ptr<store::CacheDir> open_cache(const CacheFlags& f) {
+  fs::path root = cache_root(f);
+  if (store::is_missing_or_empty(root)) return nullptr;
+  return std::make_unique<store::CacheDir>(root, store::CacheAccess::kInspect);
+}
+
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) std::cerr << "trainpack: warning: " << w << "\n";
+}
+
+// At most this many strays are named in the text output (the JSON lists them all).
+constexpr std::size_t kStraysShown = 5;
+
+std::string strays_text(const std::vector<fs::path>& strays) {
+  std::string text;
+  for (std::size_t i = 0; i < strays.size() && i < kStraysShown; ++i) text += (i ? ", " : "") + strays[i].string();
+  if (strays.size() > kStraysShown) text += " and " + std::to_string(strays.size() - kStraysShown) + " more";
+  return text;
+}
+
+void print_usage(const fs::path& root, const store::CacheDir* cache, const std::string& format) {
+  store::CacheUsage usage;
+  if (cache) {
+    usage = store::measure_cache(*cache);
+  } else {
+    for (const store::KindLayout& k : store::cache_layout()) usage.kinds.push_back({k.kind});
+  }
+  print_warnings(usage.warnings);
+  std::uint64_t cap = effective_cap(root);
   if (format == "json") {
     json kinds = json::object();
     for (const store::KindUsage& k : usage.kinds)
       kinds[std::string(store::layout_of(k.kind).dir)] = {{"entries", k.entries}, {"bytes", k.bytes}};
-    json j{{"cache_dir", cache.root().string()}, {"kinds", kinds}, {"other_bytes", usage.other_bytes},
-           {"total_bytes", usage.total()}};
+    json strays = json::array();
+    for (const fs::path& s : usage.strays) strays.push_back(s.string());
+    json j{{"cache_dir", root.string()}, {"kinds", kinds}, {"other_bytes", usage.other_bytes},
+           {"total_bytes", usage.total()}, {"strays", strays}};
     if (cap != std::numeric_limits<std::uint64_t>::max()) j["cap_bytes"] = cap;
     std::cout << j.dump(2) << "\n";
     return;
@@ -63,13 +93,14 @@ void print_usage(const store::CacheDir& cache, const std::string& format) {
     padded.insert(0, 11 - std::min<std::size_t>(11, padded.size()), ' ');
     std::cout << line << entries << padded << "\n";
   };
-  std::cout << cache.root().string() << "\n";
+  std::cout << root.string() << "\n";
   row("KIND", "ENTRIES", "SIZE");
   for (const store::KindUsage& k : usage.kinds)
     row(store::layout_of(k.kind).dir, std::to_string(k.entries), human_bytes(k.bytes));
   row("other", "", human_bytes(usage.other_bytes));
   row("total", "", human_bytes(usage.total()));
   std::cout << "cap " << cap_text(cap) << " (--cache-max-size, TRAINPACK_CACHE_MAX_SIZE): builds prune to it\n";
+  if (!usage.strays.empty()) std::cout << "not made by trainpack, never pruned: " << strays_text(usage.strays) << "\n";
 }
 
 store::PruneLimits prune_limits(const CacheFlags& f, const fs::path& root) {
@@ -89,8 +120,10 @@ store::PruneLimits prune_limits(const CacheFlags& f, const fs::path& root) {
 }
 
 void prune(const CacheFlags& f) {
-  store::CacheDir cache(cache_root(f));
-  store::PruneReport report = store::prune_cache(cache, prune_limits(f, cache.root()));
+  store::PruneLimits limits = prune_limits(f, cache_root(f));
+  std::unique_ptr<store::CacheDir> cache = open_cache(f);
+  store::PruneReport report = cache ? store::prune_cache(*cache, limits) : store::PruneReport{};
+  print_warnings(report.warnings);
   if (f.format == "json") {
     std::cout << json{{"removed_entries", report.removed_entries}, {"freed_bytes", report.freed_bytes},
                       {"remaining_bytes", report.remaining_bytes}, {"held_entries", report.held_entries}}
@@ -143,7 +176,8 @@ void add_cache_command(CLI::App& app) {
     if (!flags->max_size.empty() || !flags->older_than.empty() || flags->all)
       throw Error("--max-size, --older-than and --all are flags of trainpack cache prune",
                   "trainpack cache du only measures the cache");
-    print_usage(store::CacheDir(cache_root(*flags)), flags->format);
+    std::unique_ptr<store::CacheDir> cache = open_cache(*flags);
+    print_usage(cache_root(*flags), cache.get(), flags->format);
   });
 }
 

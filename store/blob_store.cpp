@@ -131,15 +131,12 @@ void link_or_copy(const fs::path& src, const fs::path& dst) {
   fs::create_hard_link(src, dst, ec);
   if (!ec) return;
   fs::path tmp = staging_path_for(dst);
-  fs::copy_file(src, tmp, fs::copy_options::overwrite_existing, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw Error("cannot copy " + src.string() + " to " + dst.string() + ": " + ec.message());
-  }
+  copy_to_new_file(src, tmp);  // fs::copy_file says "Input/output error" for a full disk
   fs::rename(tmp, dst, ec);
   if (ec) {
-    fs::remove(tmp, ec);
-    throw Error("cannot move " + tmp.string() + " to " + dst.string() + ": " + ec.message());
+    std::string cause = ec.message();  // the clean-up below must not replace the cause
+    remove_file_quietly(tmp);
+    throw Error("cannot move " + tmp.string() + " to " + dst.string() + ": " + cause);
   }
 }
 

@@ -5,12 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/text.h"
 
 namespace trainpack::store {
 namespace fs = std::filesystem;
@@ -20,14 +22,30 @@ constexpr std::string_view kTempDir = "tmp";
 constexpr std::string_view kRunDir = "run";
 constexpr std::string_view kUsersDir = "users";
 
+// The mark (CacheAccess): the Cache Directory Tagging Specification's signature, which backup tools know to skip, and
+// the line that says the cache is trainpack's and of which format.
+constexpr std::string_view kMarkFile = "CACHEDIR.TAG";
+constexpr std::string_view kTagSignature = "Signature: 8a477f597d28d172789f06886806bc55\n";
+constexpr std::string_view kMarkedBy = "# This file is a cache directory tag created by trainpack";
+constexpr std::string_view kMarkRest =
+    " (cache format 1).\n# For information about cache directory tags see https://bford.info/cachedir/\n";
+
 const std::vector<KindLayout>& cache_layout() {
+  // The names as the code keeping each kind makes them (BlobStore::path_of, LayerCache, PipStepCache,
+  // ScannedImage::scan_key, entry_safety, image_interpreter, source_builds, BlobLocations::key_of, IndexPageCache,
+  // Build::sbom_text).
   static const std::vector<KindLayout> layout{
-      {CacheKind::kBlobs, "blobs", 2},           {CacheKind::kLayers, "layers", 1},
-      {CacheKind::kPipSteps, "pip-steps", 1},    {CacheKind::kScans, "scans", 2},
-      {CacheKind::kCheckedLayers, "checked-layers", 1}, {CacheKind::kInterpreters, "interpreters", 1},
-      {CacheKind::kSitePackages, "site-packages", 1},   {CacheKind::kBuiltWheels, "built-wheels", 1},
-      {CacheKind::kBlobLocations, "blob-locations", 1}, {CacheKind::kIndexPages, "index-pages", 1},
-      {CacheKind::kSboms, "sboms", 1},
+      {CacheKind::kBlobs, "blobs", 2, "sha256|sha512", "<digest>"},
+      {CacheKind::kLayers, "layers", 1, "", "<digest>.json"},
+      {CacheKind::kPipSteps, "pip-steps", 1, "", "<digest>.entries"},
+      {CacheKind::kScans, "scans", 2, "<word>", "<digest>-<digest>"},
+      {CacheKind::kCheckedLayers, "checked-layers", 1, "", "<digest>"},
+      {CacheKind::kInterpreters, "interpreters", 1, "", "<hex32>"},
+      {CacheKind::kSitePackages, "site-packages", 1, "", "<hex32>"},
+      {CacheKind::kBuiltWheels, "built-wheels", 1, "", "<digest>"},
+      {CacheKind::kBlobLocations, "blob-locations", 1, "", "sha256-<digest>|sha512-<digest>"},
+      {CacheKind::kIndexPages, "index-pages", 1, "", "<digest>.json|body-<digest>"},
+      {CacheKind::kSboms, "sboms", 1, "", "<digest>.json"},
   };
   return layout;
 }
@@ -38,6 +56,53 @@ const KindLayout& layout_of(CacheKind kind) {
   throw Error("internal: a cache kind without a directory");
 }
 
+namespace {
+
+// How many of `name`'s first characters are lowercase hex digits, or (for <word>) word characters.
+std::size_t run_of(std::string_view name, std::string_view token) {
+  std::size_t n = 0;
+  auto in_token = [token](char c) {
+    bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    if (token != "word") return hex;
+    return hex || std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  };
+  while (n < name.size() && in_token(name[n])) ++n;
+  return n;
+}
+
+// Whether `name` has `shape`, one alternative of KindLayout::names. A token takes all the characters it can: the
+// text after it never begins with one of them.
+bool has_shape(std::string_view name, std::string_view shape) {
+  while (!shape.empty()) {
+    if (shape.front() != '<') {
+      if (name.empty() || name.front() != shape.front()) return false;
+      name.remove_prefix(1);
+      shape.remove_prefix(1);
+      continue;
+    }
+    std::size_t close = shape.find('>');
+    std::string_view token = shape.substr(1, close - 1);
+    shape.remove_prefix(close + 1);
+    std::size_t run = run_of(name, token);
+    if (token == "digest" ? run != 64 && run != 128 : token == "hex32" ? run != 32 : run == 0) return false;
+    name.remove_prefix(run);
+  }
+  return name.empty();
+}
+
+bool has_one_of(std::string_view name, std::string_view shapes) {
+  if (shapes.empty() || name.starts_with('.')) return false;
+  for (std::string_view shape : split_at(shapes, '|'))
+    if (has_shape(name, shape)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool is_entry_name(const KindLayout& kind, std::string_view name) { return has_one_of(name, kind.names); }
+
+bool is_group_name(const KindLayout& kind, std::string_view name) { return has_one_of(name, kind.group); }
+
 fs::path kind_dir(const fs::path& root, CacheKind kind) { return root / layout_of(kind).dir; }
 
 fs::path temp_dir_of(const fs::path& root) { return root / kTempDir; }
@@ -47,11 +112,73 @@ CacheArea::CacheArea(fs::path dir, std::shared_ptr<const UseLock> lock)
 
 bool CacheArea::use(std::string_view key) const { return lock_->touch(path_of(key)); }
 
-CacheDir::CacheDir(fs::path root)
+bool is_missing_or_empty(const fs::path& dir) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec), end;
+  if (ec) return ec == std::errc::no_such_file_or_directory;
+  for (; !ec && it != end; it.increment(ec))
+    if (!has_owner_tag(it->path().filename().string())) return false;  // another process's mark being written
+  return true;
+}
+
+namespace {
+
+bool is_marked(const fs::path& root) {
+  struct stat st {};
+  if (::lstat((root / kMarkFile).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  try {
+    std::string text = read_file(root / kMarkFile, 4096, "a cache directory tag");
+    return text.starts_with(kTagSignature) && text.find(kMarkedBy) != std::string::npos;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// What every trainpack made in a cache (BlobStore and UseLock's constructors) before caches were marked.
+bool has_earlier_layout(const fs::path& root) {
+  struct stat lock {}, blobs {}, temp {};
+  return ::lstat(lock_file_in(root).c_str(), &lock) == 0 && S_ISREG(lock.st_mode) &&
+         ::lstat((kind_dir(root, CacheKind::kBlobs) / "sha256").c_str(), &blobs) == 0 && S_ISDIR(blobs.st_mode) &&
+         ::lstat(temp_dir_of(root).c_str(), &temp) == 0 && S_ISDIR(temp.st_mode);
+}
+
+void write_mark(const fs::path& root) {
+  write_file_atomic(root / kMarkFile, std::string(kTagSignature) + std::string(kMarkedBy) + std::string(kMarkRest));
+}
+
+// Checks that `root` is a cache, or (kUse) makes a missing or empty one a cache, and that none of its directories is
+// a file. Throws Error.
+void open_root(const fs::path& root, CacheAccess access) {
+  if (access == CacheAccess::kUse && is_missing_or_empty(root)) {
+    make_directories(root);
+    write_mark(root);
+  } else {
+    check_directory_if_present(root);
+    bool marked = is_marked(root);
+    if (!marked && !has_earlier_layout(root))
+      throw Error(root.string() + " is not a trainpack cache",
+                  "it has no CACHEDIR.TAG made by trainpack: pass --cache-dir the cache's own directory, or a new or "
+                  "empty one for a build to make a cache in");
+    if (!marked && access == CacheAccess::kUse) {
+      try {
+        write_mark(root);
+      } catch (const Error&) {
+        // A cache this process cannot write is used as it is; a build that can write it marks it.
+      }
+    }
+  }
+  for (const KindLayout& k : cache_layout()) check_directory_if_present(root / k.dir);
+  for (std::string_view dir : {kUsersDir, kRunDir}) check_directory_if_present(root / dir);
+  make_directories(kind_dir(root, CacheKind::kBlobs) / "sha256");
+  make_directories(temp_dir_of(root));
+}
+
+}  // namespace
+
+CacheDir::CacheDir(fs::path root, CacheAccess access)
     : root_(std::move(root)),
-      lock_([this] {
-        std::error_code ec;
-        fs::create_directories(root_, ec);
+      lock_([this, access] {
+        open_root(root_, access);
         return std::make_shared<const UseLock>(lock_file_in(root_));
       }()),
       blobs_(root_, lock_) {
@@ -114,6 +241,8 @@ int CacheDir::sweep_leftovers() const {
   int removed = sweep_orphaned_temps(temp_dir()) + sweep_orphaned_temps(users_dir());
   for (const KindLayout& k : cache_layout()) {
     fs::path dir = root_ / k.dir;
+    std::error_code link_ec;
+    if (fs::is_symlink(dir, link_ec)) continue;  // what it leads to is not the cache's
     removed += sweep_orphaned_temps(dir);
     std::error_code ec;
     if (k.depth == 2)  // staging beside an entry one level down (scans/SELECTION/.KEY.tmp-…)

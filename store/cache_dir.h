@@ -16,6 +16,10 @@
 //   tmp/, run/             staging, work directories and local-run bundles: never pruned, leftovers swept
 //   users/                 one locked file per process that has the cache open
 //   lock                   taken shared to use an entry, exclusively by prune to remove one
+//   CACHEDIR.TAG           the mark: this directory is trainpack's cache (CacheAccess)
+//
+// Each kind's entries have names of the shapes trainpack gives them (KindLayout::names): anything else in the cache is
+// not trainpack's and is never pruned, and nothing is reached through a symbolic link inside the cache.
 //
 // An entry's last use is its modification time: using an entry touches it while holding `lock` shared, and prune
 // checks and removes an entry while holding it exclusively, so no entry goes between a use's check and the use.
@@ -40,18 +44,38 @@ enum class CacheKind {
 
 struct KindLayout {
   CacheKind kind;
-  std::string_view dir;  // under the cache root
-  int depth;             // directory levels from `dir` to an entry
+  std::string_view dir;    // under the cache root
+  int depth;               // directory levels from `dir` to an entry
+  std::string_view group;  // with depth 2, the names of the level between (blobs/ALGORITHM, scans/SELECTION)
+  // The names trainpack gives entries: text with <digest> (64 or 128 lowercase hex digits, a digest's hex), <hex32>
+  // and <word> (letters, digits, '.', '_', '-'); alternatives split by '|'.
+  std::string_view names;
 };
 
 // Every kind, in the order `trainpack cache du` lists them.
 const std::vector<KindLayout>& cache_layout();
 const KindLayout& layout_of(CacheKind kind);
 
+// Whether `name` is one trainpack gives an entry of `kind`, or (depth 2) a directory between.
+bool is_entry_name(const KindLayout& kind, std::string_view name);
+bool is_group_name(const KindLayout& kind, std::string_view name);
+
 // Where the cache at `root` keeps `kind`'s entries, and its work directories: for code that looks into a cache
 // without opening it (tests).
 std::filesystem::path kind_dir(const std::filesystem::path& root, CacheKind kind);
 std::filesystem::path temp_dir_of(const std::filesystem::path& root);
+
+// How a CacheDir opens its directory. A cache is marked when it is made (CACHEDIR.TAG, the Cache Directory Tagging
+// Specification's file, https://bford.info/cachedir/, saying trainpack made it), so a --cache-dir naming another
+// directory (a typo, $HOME) is refused before anything in it is read, made or removed. A cache of an earlier trainpack
+// has no mark but its layout (`lock`, blobs/sha256/, tmp/): it is taken for one, and a build marks it.
+enum class CacheAccess {
+  kUse,      // a build, local-run, sbom: a missing or empty directory is made a cache
+  kInspect,  // cache du and prune: the directory must be a cache; nothing is made but this process's registration
+};
+
+// Whether `dir` is missing or empty (temporary names aside): no cache yet, and nothing else either.
+bool is_missing_or_empty(const std::filesystem::path& dir);
 
 // One kind's directory of entries.
 class CacheArea {
@@ -68,10 +92,11 @@ class CacheArea {
   std::shared_ptr<const UseLock> lock_;
 };
 
-// The cache at `root`, open: creating it registers this process in users/ until destruction.
+// The cache at `root`, open: creating it registers this process in users/ until destruction. Throws Error when `root`
+// is no cache (CacheAccess) or one of its directories is a file.
 class CacheDir {
  public:
-  explicit CacheDir(std::filesystem::path root);
+  explicit CacheDir(std::filesystem::path root, CacheAccess access = CacheAccess::kUse);
   // Ends the registration: what this process used may be pruned from then on.
   ~CacheDir();
   CacheDir(const CacheDir&) = delete;

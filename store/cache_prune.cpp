@@ -1,5 +1,6 @@
 #include "store/cache_prune.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -8,6 +9,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <set>
 #include <string>
@@ -22,89 +25,192 @@ namespace {
 
 using Inodes = std::set<std::pair<dev_t, ino_t>>;
 
+// A descriptor closed with its holder.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    std::swap(fd_, other.fd_);
+    return *this;
+  }
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  bool ok() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+// The directory `name` in `parent`, never through a symbolic link (O_NOFOLLOW): what a cache directory holds is
+// walked, renamed and measured where it is, so a link cannot lead prune to another directory's files.
+Fd open_dir_at(int parent, const std::string& name) {
+  return Fd(::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+}
+
+// The names in the directory `dir` ("." and ".." aside).
+std::vector<std::string> names_in(int dir) {
+  std::vector<std::string> names;
+  int own = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);  // closedir closes it, not `dir`
+  DIR* d = own >= 0 ? ::fdopendir(own) : nullptr;
+  if (!d) {
+    if (own >= 0) ::close(own);
+    return names;
+  }
+  while (const dirent* e = ::readdir(d)) {
+    std::string_view name = e->d_name;
+    if (name != "." && name != "..") names.emplace_back(name);
+  }
+  ::closedir(d);
+  return names;
+}
+
 struct Entry {
-  fs::path path;
-  std::size_t kind;  // index in cache_layout()
+  std::vector<std::string> parts;  // from the root: the kind's directory, for scans its selection, the entry
+  std::size_t kind;                // index in cache_layout()
   std::uint64_t bytes;
   timespec used;
+};
+
+// What a walk of the kinds' directories found.
+struct Listing {
+  std::vector<Entry> entries;
+  std::vector<fs::path> strays;       // relative to the root
+  std::vector<std::string> warnings;  // symbolic links passed by
 };
 
 bool before(const timespec& a, const timespec& b) {
   return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
 }
 
-// Bytes allocated to `path`, a file or a tree, counting each inode once across one measurement.
-std::uint64_t allocated(const fs::path& path, Inodes& seen) {
+// Bytes allocated to `name` in `dir`, a file or a tree, counting each inode once across one measurement.
+std::uint64_t allocated(int dir, const std::string& name, Inodes& seen) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return 0;
+  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
   std::uint64_t bytes = seen.insert({st.st_dev, st.st_ino}).second ? std::uint64_t(st.st_blocks) * 512 : 0;
   if (!S_ISDIR(st.st_mode)) return bytes;
-  std::error_code ec;
-  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
-    bytes += allocated(it->path(), seen);
+  Fd sub = open_dir_at(dir, name);
+  if (!sub.ok()) return bytes;
+  for (const std::string& child : names_in(sub.get())) bytes += allocated(sub.get(), child, seen);
   return bytes;
 }
 
-// The entries `depth` levels below `dir`, skipping temporary names (support/fs.h's owner tags) and staging files.
-void collect(const fs::path& dir, int depth, std::size_t kind, Inodes& seen, std::vector<Entry>& out) {
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (name.starts_with('.') || has_owner_tag(name)) continue;
-    if (depth > 1) {
-      std::error_code type_ec;
-      if (it->is_directory(type_ec)) collect(it->path(), depth - 1, kind, seen, out);
-      continue;
-    }
+std::string link_passed_by(const fs::path& link) {
+  return link.string() + " is a symbolic link: not followed, nothing in it pruned";
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  fs::path p;
+  for (const std::string& part : parts) p /= part;
+  return p.string();
+}
+
+// Walks the directory `parts` names (opened as `dir`) `depth` levels down to the entries of `kind`: a name of the
+// kind's shape is an entry (or a selection), a temporary name is skipped, anything else is a stray.
+void collect(const fs::path& root, int dir, std::vector<std::string>& parts, int depth, std::size_t kind,
+             Inodes& seen, Listing& out) {
+  const KindLayout& layout = cache_layout()[kind];
+  for (const std::string& name : names_in(dir)) {
+    if (name.starts_with('.') || has_owner_tag(name)) continue;  // staging and temporaries: swept, never pruned
+    parts.push_back(name);
     struct stat st {};
-    if (::lstat(it->path().c_str(), &st) != 0) continue;
-    out.push_back({it->path(), kind, allocated(it->path(), seen), st.st_mtim});
+    bool there = ::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+    bool made = depth > 1 ? is_group_name(layout, name) && S_ISDIR(st.st_mode)
+                          : is_entry_name(layout, name) && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
+    if (there && depth > 1 && S_ISLNK(st.st_mode) && is_group_name(layout, name)) {
+      out.warnings.push_back(link_passed_by(root / joined(parts)));
+    } else if (there && !made) {
+      out.strays.push_back(joined(parts));
+    } else if (there && depth > 1) {
+      Fd sub = open_dir_at(dir, name);
+      if (sub.ok()) collect(root, sub.get(), parts, depth - 1, kind, seen, out);
+    } else if (there) {
+      out.entries.push_back({parts, kind, allocated(dir, name, seen), st.st_mtim});
+    }
+    parts.pop_back();
   }
 }
 
-std::vector<Entry> cache_entries(const CacheDir& cache, Inodes& seen) {
-  std::vector<Entry> entries;
+Listing list_cache(const CacheDir& cache, Inodes& seen) {
+  Listing listing;
+  Fd root(::open(cache.root().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!root.ok()) return listing;
   const std::vector<KindLayout>& layout = cache_layout();
-  for (std::size_t k = 0; k < layout.size(); ++k)
-    collect(cache.root() / layout[k].dir, layout[k].depth, k, seen, entries);
-  return entries;
+  for (std::size_t k = 0; k < layout.size(); ++k) {
+    std::vector<std::string> parts{std::string(layout[k].dir)};
+    Fd dir = open_dir_at(root.get(), parts[0]);
+    struct stat st {};
+    if (dir.ok()) {
+      collect(cache.root(), dir.get(), parts, layout[k].depth, k, seen, listing);
+    } else if (::fstatat(root.get(), parts[0].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+      listing.warnings.push_back(link_passed_by(cache.root() / parts[0]));
+    }
+  }
+  return listing;
+}
+
+// Bytes allocated to the cache that no entry counted: directories, tmp/, run/, users/, the lock, strays.
+std::uint64_t other_bytes(const CacheDir& cache, Inodes& seen) {
+  Fd root(::open(cache.root().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  struct stat st {};
+  if (!root.ok() || ::fstat(root.get(), &st) != 0) return 0;
+  std::uint64_t bytes = seen.insert({st.st_dev, st.st_ino}).second ? std::uint64_t(st.st_blocks) * 512 : 0;
+  for (const std::string& name : names_in(root.get())) bytes += allocated(root.get(), name, seen);
+  return bytes;
 }
 
 // When the oldest process that has the cache open started: the modification time of the oldest registration whose
-// lock is held. Registrations nobody holds (their process is gone) are removed.
-timespec oldest_user_start(const CacheDir& cache) {
+// lock is held; nullopt when users/ is a symbolic link (what it holds is not known to be registrations). Registrations
+// nobody holds (their process is gone) are removed.
+std::optional<timespec> oldest_user_start(const CacheDir& cache) {
   timespec oldest{};
   ::clock_gettime(CLOCK_REALTIME_COARSE, &oldest);
+  Fd users(::open(cache.users_dir().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   std::error_code ec;
-  for (fs::directory_iterator it(cache.users_dir(), ec), end; !ec && it != end; it.increment(ec)) {
-    int fd = ::open(it->path().c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
+  if (!users.ok()) return fs::is_symlink(cache.users_dir(), ec) ? std::nullopt : std::optional(oldest);
+  for (const std::string& name : names_in(users.get())) {
+    Fd user(::openat(users.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     struct stat st {};
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-      ::unlink(it->path().c_str());
-    } else if (::fstat(fd, &st) == 0 && before(st.st_mtim, oldest)) {
+    if (!user.ok()) continue;
+    if (::flock(user.get(), LOCK_EX | LOCK_NB) == 0) {
+      ::unlinkat(users.get(), name.c_str(), 0);
+    } else if (::fstat(user.get(), &st) == 0 && before(st.st_mtim, oldest)) {
       oldest = st.st_mtim;
     }
-    ::close(fd);
   }
   return oldest;
 }
 
 enum class Removal { kRemoved, kHeld, kGone };
 
+// The directory holding `entry`, opened from the root without following a link on the way.
+Fd parent_of(const CacheDir& cache, const Entry& entry) {
+  Fd dir(::open(cache.root().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  for (std::size_t i = 0; i + 1 < entry.parts.size() && dir.ok(); ++i) dir = open_dir_at(dir.get(), entry.parts[i]);
+  return dir;
+}
+
 // Renames the entry into tmp/ unless a use since `horizon` holds it, then deletes it there.
 Removal remove_entry(const CacheDir& cache, const Entry& entry, const timespec& horizon) {
   static std::atomic<unsigned> counter{0};
-  fs::path trash = cache.temp_dir() / ("pruned-" + temp_owner_tag() + "-" + std::to_string(counter++));
+  const std::string trash = "pruned-" + temp_owner_tag() + "-" + std::to_string(counter++);
+  const std::string& name = entry.parts.back();
+  Fd parent = parent_of(cache, entry);
+  Fd temp(::open(cache.temp_dir().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!parent.ok() || !temp.ok()) return Removal::kGone;
   {
     ExclusiveUse hold(cache.lock_file());
     struct stat st {};
-    if (::lstat(entry.path.c_str(), &st) != 0) return Removal::kGone;
+    if (::fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return Removal::kGone;
     if (!before(st.st_mtim, horizon)) return Removal::kHeld;
-    if (::rename(entry.path.c_str(), trash.c_str()) != 0) return Removal::kGone;
+    if (::renameat(parent.get(), name.c_str(), temp.get(), trash.c_str()) != 0) return Removal::kGone;
   }
   std::error_code ec;
-  fs::remove_all(trash, ec);
+  fs::remove_all(cache.temp_dir() / trash, ec);
   return Removal::kRemoved;
 }
 
@@ -126,27 +232,38 @@ CacheUsage measure_cache(const CacheDir& cache) {
   Inodes seen;
   CacheUsage usage;
   for (const KindLayout& k : cache_layout()) usage.kinds.push_back({k.kind});
-  for (const Entry& e : cache_entries(cache, seen)) {
+  Listing listing = list_cache(cache, seen);
+  for (const Entry& e : listing.entries) {
     usage.kinds[e.kind].bytes += e.bytes;
     ++usage.kinds[e.kind].entries;
   }
-  usage.other_bytes = allocated(cache.root(), seen);  // what the entries did not count: directories, tmp/, run/
+  usage.other_bytes = other_bytes(cache, seen);
+  usage.strays = std::move(listing.strays);
+  std::sort(usage.strays.begin(), usage.strays.end());
+  usage.warnings = std::move(listing.warnings);
   return usage;
 }
 
 PruneReport prune_cache(const CacheDir& cache, const PruneLimits& limits) {
-  timespec horizon = oldest_user_start(cache);
+  std::optional<timespec> horizon = oldest_user_start(cache);
   timespec now{};
   ::clock_gettime(CLOCK_REALTIME, &now);
   Inodes seen;
-  std::vector<Entry> entries = cache_entries(cache, seen);
+  Listing listing = list_cache(cache, seen);
   PruneReport report;
-  report.remaining_bytes = allocated(cache.root(), seen);
-  for (const Entry& e : entries) report.remaining_bytes += e.bytes;
+  report.warnings = std::move(listing.warnings);
+  report.remaining_bytes = other_bytes(cache, seen);
+  for (const Entry& e : listing.entries) report.remaining_bytes += e.bytes;
+  if (!horizon) {
+    report.warnings.push_back(cache.users_dir().string() + " is a symbolic link: which builds use the cache is "
+                              "unknown, nothing pruned");
+    return report;
+  }
+  std::vector<Entry>& entries = listing.entries;
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return before(a.used, b.used); });
   for (const Entry& e : entries) {
     if (!wanted(e, limits, report.remaining_bytes, now)) continue;
-    switch (remove_entry(cache, e, horizon)) {
+    switch (remove_entry(cache, e, *horizon)) {
       case Removal::kRemoved:
         ++report.removed_entries;
         report.freed_bytes += e.bytes;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "store/cache_dir.h"
@@ -20,7 +21,9 @@ struct KindUsage {
 
 struct CacheUsage {
   std::vector<KindUsage> kinds;  // in cache_layout()'s order
-  std::uint64_t other_bytes = 0;  // tmp/, run/, users/ and the lock
+  std::uint64_t other_bytes = 0;  // tmp/, run/, users/, the lock, the mark and what trainpack did not make
+  std::vector<std::filesystem::path> strays;  // what trainpack did not make, relative to the root: never pruned
+  std::vector<std::string> warnings;          // directories passed by: symbolic links out of the cache
   std::uint64_t total() const;
 };
 
@@ -37,6 +40,7 @@ struct PruneReport {
   std::uint64_t freed_bytes = 0;
   std::uint64_t remaining_bytes = 0;
   std::uint64_t held_entries = 0;  // entries the limits would remove that a running process used: kept
+  std::vector<std::string> warnings;  // directories passed by: symbolic links out of the cache
 };
 
 // Removes entries by the limits, least recently used first, never one used since the oldest running user of the

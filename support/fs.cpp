@@ -133,7 +133,33 @@ std::string file_kind(mode_t mode) {
   return "not a regular file";
 }
 
+Error not_a_directory(const fs::path& path, mode_t mode) {
+  return Error(path.string() + " is " + (S_ISREG(mode) ? std::string("a file") : file_kind(mode)) +
+                   ", not a directory",
+               "move it away: trainpack keeps a directory there");
+}
+
 }  // namespace
+
+void check_directory_if_present(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) throw not_a_directory(path, st.st_mode);
+}
+
+void make_directories(const fs::path& dir) {
+  fs::path at;
+  for (const fs::path& part : dir) {
+    if (part.empty()) continue;
+    at /= part;
+    if (::mkdir(at.c_str(), 0777) == 0) continue;
+    int err = errno;  // the stat below must not replace the cause
+    struct stat st {};
+    if (::stat(at.c_str(), &st) != 0)
+      throw Error("cannot create the directory " + at.string() + ": " + std::strerror(err),
+                  err == EACCES ? "check its permissions and those of its directories" : "");
+    if (!S_ISDIR(st.st_mode)) throw not_a_directory(at, st.st_mode);
+  }
+}
 
 namespace {
 
@@ -359,6 +385,32 @@ void stream_file(const fs::path& path, const std::function<void(const char* data
   std::size_t n;
   while ((n = std::fread(buf.data(), 1, buf.size(), in.get())) > 0) sink(buf.data(), n);
   if (std::ferror(in.get())) throw Error("cannot read " + path.string());
+}
+
+void copy_to_new_file(const fs::path& from, const fs::path& to) {
+  int fd = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    int err = errno;
+    throw Error("cannot create " + to.string() + ": " + std::strerror(err));
+  }
+  ScopedFile partial(to);
+  auto cannot_write = [&to](int err) { return Error("cannot write " + to.string() + ": " + std::strerror(err)); };
+  try {
+    stream_file(from, [&](const char* data, std::size_t size) {
+      while (size > 0) {
+        ssize_t n = ::write(fd, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw cannot_write(errno);
+        data += n;
+        size -= static_cast<std::size_t>(n);
+      }
+    });
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) throw cannot_write(errno);
+  partial.release();
 }
 
 void remove_tree_quietly(const fs::path& path) noexcept {

@@ -54,6 +54,16 @@ std::filesystem::path follow_output_links(const std::filesystem::path& path);
 // Writes `bytes` to a user-named output with OutputFile's rules.
 void write_output_file(const std::filesystem::path& path, std::string_view bytes);
 
+// Makes the directory `dir` and those above it that are missing. Throws Error naming the first of them that is there
+// but is no directory ("X is a file, not a directory"), else with the cause mkdir(2) gave.
+void make_directories(const std::filesystem::path& dir);
+// Throws make_directories' Error when `path` is there (its links followed) but is no directory.
+void check_directory_if_present(const std::filesystem::path& path);
+
+// Copies the file `from` into a new file `to` (0644). Throws Error with the cause of a failure, taken right after the
+// failing call ("No space left on device"); a partial `to` is removed.
+void copy_to_new_file(const std::filesystem::path& from, const std::filesystem::path& to);
+
 // Streams a file of any size to `sink`, a chunk at a time; throws Error naming the path when it cannot be read.
 void stream_file(const std::filesystem::path& path,
                  const std::function<void(const char* data, std::size_t size)>& sink);

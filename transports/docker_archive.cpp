@@ -121,8 +121,11 @@ class TarWriter {
 
  private:
   [[noreturn]] void fail(const std::string& what) {
-    const char* why = archive_error_string(a_);
-    throw Error(what + (why ? std::string(": ") + why : std::string()));
+    std::string why = archive_error_string(a_) ? archive_error_string(a_) : "";
+    // libarchive says "Write error" for any failed write(2): the errno it kept says which.
+    if (int err = archive_errno(a_); err > 0 && why.find(std::strerror(err)) == std::string::npos)
+      why += (why.empty() ? "" : ": ") + std::string(std::strerror(err));
+    throw Error(what + (why.empty() ? std::string() : ": " + why));
   }
 
   void header(const std::string& name, unsigned type, int perm, std::uint64_t size) {

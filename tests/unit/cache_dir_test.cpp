@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "image/digest.h"
+#include "support/error.h"
 #include "support/fs.h"
 #include "tests/unit/cache_test_support.h"
 
@@ -22,6 +24,9 @@ using trainpack::store::CacheDir;
 using trainpack::store::CacheKind;
 
 using trainpack::test_support::age;
+using trainpack::test_support::key_of;
+using trainpack::test_support::error_of;
+using trainpack::test_support::tree_of;
 
 time_t mtime(const fs::path& path) {
   struct stat st {};
@@ -130,6 +135,58 @@ TEST(CacheDir, WhatAKilledProcessLeftIsSweptAndALiveOnesIsNot) {
   EXPECT_TRUE(fs::exists(cache.temp_dir() / ("pip-" + mine + "-x")));
   EXPECT_EQ(files_in(selection), 0u);
   EXPECT_EQ(files_in(cache.users_dir()), 1u) << "this process's own registration stays";
+}
+
+// A cache is marked when it is made (a CACHEDIR.TAG, https://bford.info/cachedir/, naming trainpack), so that a
+// --cache-dir naming another directory (a typo, $HOME) is told apart: refused in one line before anything in it is
+// read, made or removed, even when it holds directories called as the cache's are.
+TEST(CacheDir, ANewCacheIsMarkedAndADirectoryThatIsNotOneIsRefusedAsItIs) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-dir-"));
+  {
+    CacheDir cache(dir.path() / "new");
+    EXPECT_TRUE(trainpack::read_file(cache.root() / "CACHEDIR.TAG").starts_with(
+        "Signature: 8a477f597d28d172789f06886806bc55\n"));
+  }
+  EXPECT_EQ(error_of([&] { CacheDir again(dir.path() / "new"); }), "(no error)");
+
+  const fs::path project = dir.path() / "project";
+  for (const fs::path& f : {project / "layers" / (key_of("mine") + ".json"), project / "users" / "alice",
+                            project / "notes.txt"})
+    trainpack::test_support::write_aged(f, "mine", 1000);
+  // Another program's cache is tagged too, but not as trainpack's.
+  trainpack::write_file_atomic(project / "CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n");
+  const std::set<std::string> before = tree_of(project);
+  std::string err = error_of([&] { CacheDir cache(project); });
+  EXPECT_EQ(err, project.string() + " is not a trainpack cache");
+  EXPECT_EQ(tree_of(project), before);
+}
+
+// A cache an earlier trainpack made has no mark: its lock and blob store say what it is, and a build marks it.
+TEST(CacheDir, AnUnmarkedCacheWithTheLayoutOfOneIsAdopted) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-dir-"));
+  const fs::path root = dir.path() / "cache";
+  fs::create_directories(root / "blobs" / "sha256");
+  fs::create_directories(root / "tmp");
+  trainpack::write_file_atomic(root / "lock", "");
+  trainpack::test_support::write_aged(root / "layers" / (key_of("l") + ".json"), "{}", 1000);
+  CacheDir cache(root);
+  EXPECT_TRUE(fs::exists(root / "CACHEDIR.TAG"));
+  EXPECT_TRUE(fs::exists(root / "layers" / (key_of("l") + ".json")));
+}
+
+// A directory of the cache that is a file is named as such, not reported as "File exists" about the cache.
+TEST(CacheDir, ADirectoryOfTheCacheThatIsAFileIsNamed) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-dir-"));
+  for (const char* sub : {"blobs", "tmp", "layers", "users"}) {
+    const fs::path root = dir.path() / sub;
+    { CacheDir made(root); }
+    fs::remove_all(root / sub);
+    trainpack::write_file_atomic(root / sub, "");
+    EXPECT_EQ(error_of([&] { CacheDir cache(root); }), (root / sub).string() + " is a file, not a directory");
+  }
+  trainpack::write_file_atomic(dir.path() / "file", "");
+  EXPECT_EQ(error_of([&] { CacheDir cache(dir.path() / "file"); }),
+            (dir.path() / "file").string() + " is a file, not a directory");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -23,14 +24,18 @@ using trainpack::store::CacheKind;
 using trainpack::store::PruneLimits;
 using trainpack::store::PruneReport;
 using trainpack::test_support::age;
+using trainpack::test_support::key_of;
+
+// The name of the pip-step entry for `seed`: a key as trainpack makes one.
+std::string step_name(const std::string& seed) { return key_of(seed) + ".entries"; }
 
 // A pip-step entry of `kib` KiB, last used `seconds` ago.
-fs::path step_entry(const CacheDir& cache, const std::string& key, int kib, int seconds) {
+fs::path step_entry(const CacheDir& cache, const std::string& seed, int kib, int seconds) {
   CacheArea steps = cache.area(CacheKind::kPipSteps);
   fs::create_directories(steps.dir());
-  trainpack::write_file_atomic(steps.path_of(key), std::string(kib * 1024, 'x'));
-  age(steps.path_of(key), seconds);
-  return steps.path_of(key);
+  trainpack::write_file_atomic(steps.path_of(step_name(seed)), std::string(kib * 1024, 'x'));
+  age(steps.path_of(step_name(seed)), seconds);
+  return steps.path_of(step_name(seed));
 }
 
 // The registration of the only other open CacheDir, made to look `seconds` old: a build running that long.
@@ -117,7 +122,7 @@ TEST(CachePrune, WhatARunningBuildUsedSinceItStartedStaysAndAGoneBuildHoldsNothi
 TEST(CachePrune, ADirectoryEntryGoesWholeAndNothingIsLeftBehind) {
   trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-prune-"));
   CacheDir cache(dir.path());
-  fs::path entry = cache.area(CacheKind::kScans).path_of("python/layer");
+  fs::path entry = cache.area(CacheKind::kScans).path_of("python/" + key_of("layer") + "-" + key_of("diff"));
   fs::create_directories(entry / "files" / "usr" / "lib");
   trainpack::write_file_atomic(entry / "listing.json", "[]");
   trainpack::write_file_atomic(entry / "files" / "usr" / "lib" / "os.py", "import sys\n");
@@ -134,7 +139,7 @@ TEST(CachePrune, AFileWithTwoNamesIsCountedOnce) {
   CacheDir cache(dir.path());
   trainpack::store::StoredBlob blob = cache.blobs().put(std::string(64 * 1024, 'z'));
   std::uint64_t once = usage_of(trainpack::store::measure_cache(cache), CacheKind::kBlobs).bytes;
-  fs::path copy = cache.area(CacheKind::kBuiltWheels).path_of("k");
+  fs::path copy = cache.area(CacheKind::kBuiltWheels).path_of(key_of("k"));
   fs::create_directories(copy);
   fs::create_hard_link(cache.blobs().path_of(blob.digest), copy / "x.whl");
   trainpack::store::CacheUsage usage = trainpack::store::measure_cache(cache);
@@ -153,19 +158,94 @@ TEST(CachePrune, AnEntryWhoseUseSucceededIsNeverRemovedAfterIt) {
   CacheArea steps = running.area(CacheKind::kPipSteps);
   std::vector<char> used(kEntries, 0);
   std::thread user([&] {
-    for (int i = 0; i < kEntries; i += 2) used[i] = steps.use("k" + std::to_string(i));
+    for (int i = 0; i < kEntries; i += 2) used[i] = steps.use(step_name("k" + std::to_string(i)));
   });
   CacheDir pruner(dir.path());
   trainpack::store::prune_cache(pruner, all());
   user.join();
   for (int i = 0; i < kEntries; ++i) {
-    bool there = fs::exists(steps.path_of("k" + std::to_string(i)));
+    bool there = fs::exists(steps.path_of(step_name("k" + std::to_string(i))));
     if (used[i]) {
       EXPECT_TRUE(there) << "k" << i << " was removed after a use found it";
     } else if (i % 2 == 1) {
       EXPECT_FALSE(there) << "k" << i << " was never used";
     }
   }
+}
+
+// A file trainpack did not make (a note, an editor's backup, someone's directory) is no entry, whatever it is called
+// and wherever it lies: prune leaves it, and measuring lists it apart.
+TEST(CachePrune, OnlyNamesTrainpackMakesArePrunedAndEverythingElseIsLeftAlone) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-prune-"));
+  CacheDir cache(dir.path());
+  fs::path step = step_entry(cache, "a", 1, 1000);
+  trainpack::store::StoredBlob blob = cache.blobs().put("blob");
+  age(cache.blobs().path_of(blob.digest), 1000);
+  const fs::path root = cache.root();
+  const std::vector<fs::path> strays{root / "sboms" / "notes.txt",
+                                     root / "blobs" / "sha256" / "notes.txt",
+                                     root / "layers" / "notes.txt",
+                                     root / "layers" / "mine" / "x.json",
+                                     root / "pip-steps" / (step_name("b") + "~"),
+                                     root / "scans" / "notes.txt",
+                                     root / "blobs" / "notes.txt",
+                                     root / "checked-layers" / key_of("c").substr(1)};
+  for (const fs::path& s : strays) {
+    fs::create_directories(s.parent_path());
+    trainpack::write_file_atomic(s, "mine");
+    age(s, 1000);
+  }
+  PruneReport report = trainpack::store::prune_cache(cache, all());
+  EXPECT_EQ(report.removed_entries, 2u);
+  EXPECT_FALSE(fs::exists(step));
+  EXPECT_FALSE(fs::exists(cache.blobs().path_of(blob.digest)));
+  for (const fs::path& s : strays) EXPECT_TRUE(fs::exists(s)) << s;
+
+  trainpack::store::CacheUsage usage = trainpack::store::measure_cache(cache);
+  EXPECT_EQ(usage_of(usage, CacheKind::kLayers).entries, 0u);
+  std::vector<fs::path> listed = usage.strays;
+  std::sort(listed.begin(), listed.end());
+  EXPECT_EQ(listed, (std::vector<fs::path>{"blobs/notes.txt", "blobs/sha256/notes.txt",
+                                           "checked-layers/" + key_of("c").substr(1), "layers/mine",
+                                           "layers/notes.txt", "pip-steps/" + step_name("b") + "~", "sboms/notes.txt",
+                                           "scans/notes.txt"}));
+}
+
+// A kind's directory, a directory inside one or an entry that is a symbolic link leads out of the cache: prune never
+// follows one, so what it points at stays whole, and says which it passed by.
+TEST(CachePrune, ASymbolicLinkInTheCacheIsNeverFollowed) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-prune-"));
+  CacheDir cache(dir.path() / "cache");
+  const fs::path outside = dir.path() / "outside";
+  fs::create_directories(outside);
+  const std::vector<fs::path> held{outside / (key_of("layer") + ".json"), outside / key_of("blob"),
+                                   outside / (key_of("layer") + "-" + key_of("diff")), outside / step_name("s")};
+  for (const fs::path& f : held) {
+    trainpack::write_file_atomic(f, "not the cache's");
+    age(f, 1000);
+  }
+  const fs::path root = cache.root();
+  fs::remove_all(root / "layers");
+  fs::create_directory_symlink(outside, root / "layers");
+  fs::remove_all(root / "blobs" / "sha256");
+  fs::create_directory_symlink(outside, root / "blobs" / "sha256");
+  fs::create_directories(root / "scans");
+  fs::create_directory_symlink(outside, root / "scans" / "python");
+  fs::create_directories(root / "pip-steps");
+  fs::create_symlink(outside / step_name("s"), root / "pip-steps" / step_name("s"));
+
+  PruneReport report = trainpack::store::prune_cache(cache, all());
+  EXPECT_EQ(report.removed_entries, 0u);
+  for (const fs::path& f : held) EXPECT_TRUE(fs::exists(f)) << f;
+  for (const char* link : {"layers", "blobs/sha256", "scans/python", "pip-steps"})
+    EXPECT_TRUE(fs::exists(root / link)) << link;
+  std::string said;
+  for (const std::string& w : report.warnings) said += w + "\n";
+  for (const char* link : {"layers", "blobs/sha256", "scans/python"})
+    EXPECT_NE(said.find((root / link).string() + " is a symbolic link"), std::string::npos) << said;
+  trainpack::store::CacheUsage usage = trainpack::store::measure_cache(cache);
+  EXPECT_EQ(usage_of(usage, CacheKind::kLayers).entries, 0u);
+  EXPECT_EQ(usage_of(usage, CacheKind::kBlobs).entries, 0u);
 }
 
 }  // namespace
