@@ -160,9 +160,11 @@ void add_image_metadata_flags(CLI::App& cmd, BuildFlags& bf) {
 // The image's tags, labels and annotations from the flags, checked before any work.
 void apply_image_metadata(BuildRequest& req, const BuildFlags& bf) {
   check_tags(bf.tags);
-  for (const transports::ImageLocation& out : req.outputs)
+  for (const transports::ImageLocation& out : req.outputs) {
     if (out.transport == "oci")
       for (const std::string& tag : bf.tags) transports::check_oci_layout_tag(tag);
+    if (out.is_registry()) refuse_referrers_tag(registry::Reference::parse(out.ref).tag, out.str());
+  }
   req.extra_tags = bf.tags;
   req.labels = parse_key_values(bf.labels, "--label");
   std::map<std::string, std::string> explicit_annotations = parse_key_values(bf.annotations, "--annotation");
@@ -761,6 +763,10 @@ int run_cli(int argc, char** argv) {
     std::cerr << "trainpack: error: " << mask_userinfo(e.what()) << "\n";
     if (!e.hint().empty()) std::cerr << "hint: " << mask_userinfo(e.hint()) << "\n";
     return e.exit_code() > 0 && e.exit_code() < 256 ? e.exit_code() : 1;  // an exit status is one byte
+  } catch (const UsageError& e) {
+    std::cerr << "trainpack: error: " << mask_userinfo(e.what()) << "\n";
+    if (!e.hint().empty()) std::cerr << "hint: " << mask_userinfo(e.hint()) << "\n";
+    return kExitUsage;
   } catch (const Error& e) {
     std::cout << std::flush;
     // Every message passes here: a password in a reference or URL it quotes is masked.
