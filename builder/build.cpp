@@ -352,6 +352,7 @@ class Build {
   void write_output(const transports::ImageLocation& out);
   void record_push(const registry::PushResult& pushed);
   void record_attached(const transports::ImageLocation& out);
+  void record_not_attached(const transports::ImageLocation& out);
   bool has_pip_steps() const;
   bool outputs_take_attachments() const;
   const layers::ScannedImage& base_python_filesystem();
@@ -1003,6 +1004,7 @@ void Build::write_output(const transports::ImageLocation& out) {
     record_push(*report.push);
   }
   if (report.referrers_attached > 0) record_attached(out);
+  else record_not_attached(out);
   result_.outputs.push_back(out.str());
   if (!report.push) log("wrote " + out.str());
 }
@@ -1016,6 +1018,18 @@ void Build::record_attached(const transports::ImageLocation& out) {
     what += std::string(what.empty() ? "" : " and ") + (type == kInTotoType ? "provenance" : "SBOM");
   }
   log("attached " + what + " to " + out.str() + " as referrers of " + short_digest(result_.manifest_digest));
+}
+
+// An output that gets neither the SBOM nor the provenance asked for says so, with why: a warning line, and the
+// result's list.
+void Build::record_not_attached(const transports::ImageLocation& out) {
+  if (req_.sbom == SbomFormat::kNone && !req_.provenance) return;
+  std::string reason = !transports::transport_of(out).holds_referrers
+                           ? "a docker-archive has no place for them"
+                           : "the OCI layout was named without a tag, so it keeps one manifest (name one: oci:DIR:TAG)";
+  std::string what = req_.sbom == SbomFormat::kNone ? "provenance" : req_.provenance ? "SBOM and provenance" : "SBOM";
+  result_.not_attached.push_back({out.str(), reason});
+  progress_.warning(what + " not attached to " + out.str() + ": " + reason);
 }
 
 void Build::record_push(const registry::PushResult& pushed) {

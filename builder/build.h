@@ -114,6 +114,11 @@ struct BuildResult {
     image::Digest digest;       // the artifact manifest's
   };
   std::vector<Attached> attached;  // SBOM and provenance, referrers of the image in the outputs that hold them
+  struct NotAttached {
+    std::string output;  // ImageLocation::str()
+    std::string reason;  // "a docker-archive has no place for them", ...
+  };
+  std::vector<NotAttached> not_attached;  // outputs that got neither the SBOM nor the provenance asked for
   std::shared_ptr<const image::Image> image;  // the built image (not set by a dry run), e.g. for local-run
   // Whether the image's PATH finds its entrypoint's program; nullopt when the build read no base listing.
   std::optional<bool> entrypoint_found;

@@ -160,9 +160,11 @@ void add_image_metadata_flags(CLI::App& cmd, BuildFlags& bf) {
 // The image's tags, labels and annotations from the flags, checked before any work.
 void apply_image_metadata(BuildRequest& req, const BuildFlags& bf) {
   check_tags(bf.tags);
-  for (const transports::ImageLocation& out : req.outputs)
+  for (const transports::ImageLocation& out : req.outputs) {
     if (out.transport == "oci")
       for (const std::string& tag : bf.tags) transports::check_oci_layout_tag(tag);
+    if (out.is_registry()) refuse_referrers_tag(registry::Reference::parse(out.ref).tag, out.str());
+  }
   req.extra_tags = bf.tags;
   req.labels = parse_key_values(bf.labels, "--label");
   std::map<std::string, std::string> explicit_annotations = parse_key_values(bf.annotations, "--annotation");
@@ -464,6 +466,9 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
          {"timings", timings_json(result.timings)}};
   for (const BuildResult::Attached& a : result.attached)
     j["attached"].push_back({{"artifact_type", a.artifact_type}, {"digest", a.digest.str()}});
+  j["not_attached"] = json::array();
+  for (const BuildResult::NotAttached& n : result.not_attached)
+    j["not_attached"].push_back({{"output", n.output}, {"reason", n.reason}});
   for (const auto& l : result.layers) {
     json lj{{"digest", l.digest.str()}, {"size", l.size}, {"media_type", l.media_type}, {"origin", l.origin}};
     if (!l.diff_id.empty()) lj["diff_id"] = l.diff_id.str();
@@ -643,6 +648,7 @@ struct SbomFlags {
   std::string image;
   bool generate = false;
   bool provenance = false;
+  bool all = false;    // every attached one, not only the newest
   std::string format;  // "", spdx, cyclonedx
   BuildFlags network;  // --platform, --cache-dir and the registry flags
 };
@@ -658,6 +664,10 @@ CLI::App* add_sbom_command(CLI::App& app, SbomFlags& f) {
                 "Compute the SBOM from the image's layers (its OS package database and Python distributions; the "
                 "layers are downloaded and scanned once, then cached) instead of printing the attached one");
   cmd->add_flag("--provenance", f.provenance, "Print the attached SLSA provenance statement instead of the SBOM");
+  cmd->add_flag("--all", f.all,
+                "Print every attached one (each rebuild in another CI run attaches its own statement), newest "
+                "first, as a JSON array of {referrer, artifactType, time, document}; without it the newest is "
+                "printed as attached");
   cmd->add_option("--format", f.format,
                   "spdx or cyclonedx: which attached SBOM to print (default: whichever is attached), or what "
                   "--generate writes (default spdx)")
@@ -674,10 +684,25 @@ CLI::App* add_sbom_command(CLI::App& app, SbomFlags& f) {
   return cmd;
 }
 
+// `trainpack sbom --all`: every attachment asked for, newest first, as [{"referrer", "artifactType", "time",
+// "document"}]; "time" is null when the document gives none.
+json attachments_json(const std::vector<Attachment>& attached) {
+  json list = json::array();
+  for (const Attachment& a : attached)
+    list.push_back({{"referrer", a.referrer.str()},
+                    {"artifactType", a.type},
+                    {"time", a.time.empty() ? json() : json(a.time)},
+                    {"document", json::parse(a.content)}});
+  return list;
+}
+
 void run_sbom(const SbomFlags& f) {
   if (f.generate && f.provenance)
     throw Error("--generate computes an SBOM; a provenance statement can only be read from the image",
                 "leave out one of --generate and --provenance");
+  if (f.generate && f.all)
+    throw UsageError("--all lists the SBOMs attached to the image; --generate computes one",
+                     "leave out one of --generate and --all");
   transports::ImageLocation location = transports::parse_image_location_or_throw(f.image, "IMAGE", true);
   Network network = make_network(f.network);
   fs::path cache = fs::absolute(f.network.cache_dir.empty() ? default_cache_dir(&std::cerr)
@@ -698,13 +723,22 @@ void run_sbom(const SbomFlags& f) {
   else if (f.format == "spdx") types = {std::string(kSpdxType)};
   else types = {std::string(kSpdxType), std::string(kCycloneDxType)};
   transports::OpenContext context{platform, store, network.registries.get(), {}};
-  std::optional<std::string> attached = transports::read_attached(location, context, image->manifest_digest(), types);
-  if (!attached)
+  std::vector<Attachment> checked;
+  for (const image::AttachedDocument& found :
+       transports::read_attached(location, context, image->manifest_digest(), types))
+    if (std::optional<Attachment> a = checked_attachment(found, image->manifest_digest())) checked.push_back(*a);
+  std::vector<Attachment> shown = newest_first(std::move(checked), types, f.all);
+  if (shown.empty())
     throw Error(f.image + " has no " + (f.provenance ? "provenance statement" : f.format.empty() ? "SBOM" : f.format +
                 " SBOM") + " attached",
                 f.provenance ? "trainpack build attaches one unless --provenance=none"
                              : "trainpack sbom --generate " + f.image + " computes one from its layers");
-  std::cout << *attached << std::flush;
+  if (f.all) {
+    std::cout << attachments_json(shown).dump(2) << "\n" << std::flush;
+    return;
+  }
+  if (std::string note = choice_note(shown); !note.empty()) std::cerr << "trainpack: note: " << note << "\n";
+  std::cout << shown.front().content << std::flush;
 }
 
 int run_cli(int argc, char** argv) {
@@ -763,6 +797,10 @@ int run_cli(int argc, char** argv) {
     std::cerr << "trainpack: error: " << mask_userinfo(e.what()) << "\n";
     if (!e.hint().empty()) std::cerr << "hint: " << mask_userinfo(e.hint()) << "\n";
     return e.exit_code() > 0 && e.exit_code() < 256 ? e.exit_code() : 1;  // an exit status is one byte
+  } catch (const UsageError& e) {
+    std::cerr << "trainpack: error: " << mask_userinfo(e.what()) << "\n";
+    if (!e.hint().empty()) std::cerr << "hint: " << mask_userinfo(e.hint()) << "\n";
+    return kExitUsage;
   } catch (const Error& e) {
     std::cout << std::flush;
     // Every message passes here: a password in a reference or URL it quotes is masked.

@@ -1,11 +1,13 @@
 #include "builder/image_attestations.h"
 
+#include <algorithm>
 #include <map>
 
 #include "builder/python_steps.h"
 #include "builder/version.h"
 #include "image/artifact_image.h"
 #include "layers/scanned_image.h"
+#include "net/encoding.h"
 #include "python/base_facts.h"
 #include "python/installed_dists.h"
 #include "python/names.h"
@@ -143,6 +145,120 @@ std::vector<std::shared_ptr<const image::Image>> attestation_referrers(
                                        "the provenance of the image"));
   }
   return out;
+}
+
+namespace {
+
+// The member `key` of `object`; null when `object` is not an object or has none (a malformed document never throws).
+const nlohmann::json& member(const nlohmann::json& object, const char* key) {
+  static const nlohmann::json none;
+  if (!object.is_object()) return none;
+  auto it = object.find(key);
+  return it == object.end() ? none : *it;
+}
+
+// A one-line refusal of the referrer `found`, and what to do about it.
+Error refused(const image::AttachedDocument& found, const std::string& why) {
+  return Error("the referrer " + found.referrer.str() + " " + why,
+               "it was not attached by trainpack build, or was altered since; `oras discover IMAGE` lists what "
+               "refers to the image");
+}
+
+// The artifact's type as image-spec manifest.md has it: artifactType, else the config's media type.
+std::string manifest_artifact_type(const nlohmann::json& manifest) {
+  std::string type = image::string_member(manifest, "artifactType");
+  return type.empty() ? image::string_member(member(manifest, "config"), "mediaType") : type;
+}
+
+// Checks the artifact manifest of `found` says what its listing does: the image as subject, the listed
+// artifactType, one blob of that media type.
+void check_referrer_manifest(const image::AttachedDocument& found, const image::Digest& subject) {
+  nlohmann::json manifest = nlohmann::json::parse(found.manifest, nullptr, false);
+  if (!manifest.is_object()) throw refused(found, "is not an image manifest");
+  std::string named = image::string_member(member(manifest, "subject"), "digest");
+  if (named != subject.str())
+    throw refused(found, "names " + (named.empty() ? std::string("no subject") : named) + ", not the image " +
+                             subject.str());
+  std::string type = manifest_artifact_type(manifest);
+  if (type != found.listed_type)
+    throw refused(found, "is listed as " + found.listed_type + " but its manifest says " + type);
+  const nlohmann::json& layers = member(manifest, "layers");
+  if (!layers.is_array() || layers.size() != 1)
+    throw refused(found, "has " + std::to_string(layers.is_array() ? layers.size() : 0) + " blobs, not one");
+  std::string media_type = image::string_member(layers[0], "mediaType");
+  if (media_type != found.listed_type)
+    throw refused(found, "holds a blob of " + media_type + ", not " + found.listed_type);
+}
+
+// Whether `document` is what `type` says: SPDX 2.x, a CycloneDX BOM, an in-toto Statement v1; the reason if not.
+std::string format_mismatch(const nlohmann::json& document, std::string_view type, const image::Digest& subject) {
+  if (!document.is_object()) return "is not a JSON object";
+  if (type == kSpdxType)
+    return image::string_member(document, "spdxVersion").starts_with("SPDX-2.") ? "" : "has no spdxVersion SPDX-2.x";
+  if (type == kCycloneDxType)
+    return image::string_member(document, "bomFormat") == "CycloneDX" ? "" : "has no bomFormat CycloneDX";
+  if (image::string_member(document, "_type") != "https://in-toto.io/Statement/v1")
+    return "is not an in-toto Statement v1";
+  const nlohmann::json& named = member(document, "subject");
+  for (const nlohmann::json& one : named.is_array() ? named : nlohmann::json::array())
+    if (image::string_member(member(one, "digest"), "sha256") == subject.hex()) return "";
+  return "has a subject that is not the image";
+}
+
+}  // namespace
+
+std::string attachment_time(const nlohmann::json& document, std::string_view type) {
+  auto rfc3339 = [](const nlohmann::json& object, const char* key) {
+    std::string text = image::string_member(object, key);
+    return net::parse_rfc3339(text) ? text : std::string();
+  };
+  if (type == kSpdxType) return rfc3339(member(document, "creationInfo"), "created");
+  if (type == kCycloneDxType) return rfc3339(member(document, "metadata"), "timestamp");
+  const nlohmann::json& metadata = member(member(member(document, "predicate"), "runDetails"), "metadata");
+  std::string finished = rfc3339(metadata, "finishedOn");
+  return finished.empty() ? rfc3339(metadata, "startedOn") : finished;
+}
+
+std::optional<Attachment> checked_attachment(const image::AttachedDocument& found, const image::Digest& subject) {
+  check_referrer_manifest(found, subject);
+  nlohmann::json document = nlohmann::json::parse(found.content, nullptr, false);
+  if (document.is_discarded()) throw refused(found, "holds a document that is not JSON");
+  if (found.listed_type == kInTotoType &&
+      image::string_member(document, "predicateType") != "https://slsa.dev/provenance/v1" && document.is_object() &&
+      image::string_member(document, "_type") == "https://in-toto.io/Statement/v1")
+    return std::nullopt;  // an attestation of another kind (a scan, a signature's claims): not provenance
+  if (std::string why = format_mismatch(document, found.listed_type, subject); !why.empty())
+    throw refused(found, "is listed as " + found.listed_type + " but its document " + why);
+  return Attachment{found.referrer, found.listed_type, found.content, attachment_time(document, found.listed_type)};
+}
+
+std::vector<Attachment> newest_first(std::vector<Attachment> attached, const std::vector<std::string>& types,
+                                     bool every_type) {
+  if (!every_type) {
+    auto first = std::find_if(types.begin(), types.end(), [&](const std::string& type) {
+      return std::any_of(attached.begin(), attached.end(), [&](const Attachment& a) { return a.type == type; });
+    });
+    std::erase_if(attached, [&](const Attachment& a) { return first == types.end() || a.type != *first; });
+  }
+  bool timed = std::all_of(attached.begin(), attached.end(), [](const Attachment& a) { return !a.time.empty(); });
+  std::reverse(attached.begin(), attached.end());  // the later listed first, among equals too
+  if (timed)
+    std::stable_sort(attached.begin(), attached.end(), [](const Attachment& a, const Attachment& b) {
+      return *net::parse_rfc3339(a.time) > *net::parse_rfc3339(b.time);
+    });
+  return attached;
+}
+
+std::string choice_note(const std::vector<Attachment>& shown) {
+  if (shown.size() < 2) return "";
+  bool timed = std::all_of(shown.begin(), shown.end(), [](const Attachment& a) { return !a.time.empty(); });
+  std::string kind = std::all_of(shown.begin(), shown.end(), [](const Attachment& a) { return a.type == kInTotoType; })
+                         ? "provenance statements"
+                         : "SBOMs";
+  return std::to_string(shown.size()) + " " + kind + " are attached; showing " +
+         (timed ? "the newest (" + shown[0].referrer.str() + ", " + shown[0].time + ")"
+                : "the last listed (" + shown[0].referrer.str() + ")") +
+         "; --all lists them";
 }
 
 }  // namespace trainpack::builder

@@ -5,12 +5,14 @@
 // image or its digest.
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "builder/installed_artifact.h"
+#include "image/artifact_image.h"
 #include "image/blob_keeper.h"
 #include "image/image.h"
 #include "layers/file_entry.h"
@@ -63,5 +65,34 @@ std::string sbom_json(const sbom::Document& document, SbomFormat format);
 std::vector<std::shared_ptr<const image::Image>> attestation_referrers(
     std::shared_ptr<const image::BlobKeeper> blobs, const image::Image& image, SbomFormat format,
     const std::optional<std::string>& sbom, const std::optional<std::string>& statement, const std::string& created);
+
+// An attached document of the kind asked for, checked to be what its referrer says (checked_attachment).
+struct Attachment {
+  image::Digest referrer;  // the artifact manifest's digest
+  std::string type;        // kSpdxType, kCycloneDxType or kInTotoType
+  std::string content;     // the document's bytes as attached
+  // When the document says it was made (attachment_time): a statement's finishedOn, else startedOn; an SPDX
+  // document's creationInfo.created; a CycloneDX BOM's metadata.timestamp. Empty when it says nothing (RFC 3339).
+  std::string time;
+};
+
+// `found` (image/artifact_image.h) as an attachment of the image `subject`, checked: its manifest's subject is the
+// image, its artifactType is the type its listing gave, its one blob has that media type and parses as that format
+// (SPDX 2.x JSON, CycloneDX JSON, an in-toto Statement v1 whose subject is the image). nullopt for an in-toto
+// statement whose predicate is not SLSA provenance (another kind of attestation); otherwise throws a one-line Error
+// naming the referrer.
+std::optional<Attachment> checked_attachment(const image::AttachedDocument& found, const image::Digest& subject);
+
+// The time `document` of `type` says it was made (see Attachment::time); "" when it says none in RFC 3339.
+std::string attachment_time(const nlohmann::json& document, std::string_view type);
+
+// `attached` newest first: by their own time when every one has one (the same time: the later listed first), else
+// the later listed first. Without `every_type`, only those of the first of `types` (earlier preferred) any has.
+std::vector<Attachment> newest_first(std::vector<Attachment> attached, const std::vector<std::string>& types,
+                                     bool every_type);
+
+// The line that says which of several attachments (`shown`, newest_first's) is shown: "3 provenance statements are
+// attached; showing the newest (sha256:…, 2026-…); --all lists them". "" for one.
+std::string choice_note(const std::vector<Attachment>& shown);
 
 }  // namespace trainpack::builder

@@ -2,8 +2,10 @@
 
 #include <cstdlib>
 
+#include "builder/cli_help.h"
 #include "image/appended_image.h"
 #include "net/encoding.h"
+#include "net/url.h"
 #include "registry/reference.h"
 #include "support/error.h"
 
@@ -28,12 +30,24 @@ std::map<std::string, std::string> parse_key_values(const std::vector<std::strin
   return out;
 }
 
+void refuse_referrers_tag(std::string_view tag, const std::string& named) {
+  constexpr std::string_view prefix = "sha256-";
+  if (tag.size() != prefix.size() + 64 || !tag.starts_with(prefix) ||
+      tag.substr(prefix.size()).find_first_not_of("0123456789abcdef") != std::string_view::npos)
+    return;
+  throw UsageError(named + " has the shape of a referrers tag (sha256-<digest hex>)",
+                   "registries without the referrers API list an image's SBOM and provenance under that tag; "
+                   "choose another tag");
+}
+
 void check_tags(const std::vector<std::string>& tags) {
-  for (const std::string& tag : tags)
+  for (const std::string& tag : tags) {
+    refuse_referrers_tag(tag, "--tag=" + tag);
     if (!registry::is_valid_tag(tag))
       throw Error("--tag=" + tag + " is not a valid tag",
                   "a tag is 1-128 letters, digits, '_', '.' and '-', not starting with '.' or '-' (the tag alone, "
                   "without the repository: --tag=v1.2)");
+  }
 }
 
 EnvLookup process_environment() {
@@ -55,21 +69,24 @@ constexpr const char* kCreated = "org.opencontainers.image.created";
 provenance::CiRun ci_run(const EnvLookup& env) {
   provenance::CiRun run;
   auto value = [&env](const char* name) { return env(name).value_or(""); };
+  // A URL a CI gives may carry a token (userinfo, "?token="): kept as index URLs are shown, without either.
+  auto url = [&env](const char* name) { return net::url_for_display(env(name).value_or("")); };
   if (env("GITHUB_ACTIONS") == "true") {
     run.platform = "GitHub Actions";
-    auto server = env("GITHUB_SERVER_URL"), repo = env("GITHUB_REPOSITORY");
-    if (server && repo) run.repository = *server + "/" + *repo;
+    std::string server = url("GITHUB_SERVER_URL");
+    auto repo = env("GITHUB_REPOSITORY");
+    if (!server.empty() && repo) run.repository = server + "/" + *repo;
     if (auto id = env("GITHUB_RUN_ID"); id && !run.repository.empty())
       run.invocation = run.repository + "/actions/runs/" + *id + "/attempts/" + env("GITHUB_RUN_ATTEMPT").value_or("1");
     run.revision = value("GITHUB_SHA");
   } else if (env("GITLAB_CI") == "true") {
     run.platform = "GitLab CI";
-    run.repository = value("CI_PROJECT_URL");
+    run.repository = url("CI_PROJECT_URL");
     run.revision = value("CI_COMMIT_SHA");
-    run.invocation = value("CI_JOB_URL");
+    run.invocation = url("CI_JOB_URL");
   } else if (env("BUILD_ID") && env("PROJECT_ID")) {
     run.platform = "Cloud Build";
-    run.repository = value("_HEAD_REPO_URL");
+    run.repository = url("_HEAD_REPO_URL");
     run.revision = value("COMMIT_SHA");
     run.invocation = "https://console.cloud.google.com/cloud-build/builds/" + value("BUILD_ID") + "?project=" +
                      value("PROJECT_ID");

@@ -52,4 +52,14 @@ Descriptor manifest_descriptor(const Image& image);
 // A referrer's artifactType; "" for an image manifest that has none.
 std::string artifact_type_of(const Image& image);
 
+// An artifact found attached to an image where it was written (a registry's referrer, an OCI layout's artifact
+// entry), as read back: what its listing says it is, its manifest, and its one blob. Each byte is checked against
+// its digest; what they say (subject, types, format) is for the reader to check.
+struct AttachedDocument {
+  std::string listed_type;  // the artifactType its listing (referrers index, index.json entry) gives
+  Digest referrer;          // the artifact manifest's digest
+  std::string manifest;     // its bytes
+  std::string content;      // its blob when the manifest names exactly one layer, else ""
+};
+
 }  // namespace trainpack::image

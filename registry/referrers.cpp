@@ -1,5 +1,6 @@
 #include "registry/referrers.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -74,6 +75,21 @@ void put_fallback_index(RegistryClient& client, const std::string& repository, c
                 " of " + client.registry() + "/" + repository + ": " + describe_registry_error(r));
 }
 
+// A referrer's document: at most 64 MiB, checked against its digest.
+std::string read_small_blob(RegistryClient& client, const std::string& repository, const Digest& blob) {
+  net::HttpRequest get;
+  get.url = "/v2/" + repository + "/blobs/" + blob.str();
+  get.max_response_bytes = 64u << 20;
+  net::HttpResponse r = client.send(get, {pull_scope(repository)});
+  if (r.status != 200)
+    throw Error("cannot read " + blob.str() + " of " + client.registry() + "/" + repository + ": " +
+                describe_registry_error(r));
+  if (image::sha256_of(r.body) != blob)
+    throw Error(client.registry() + "/" + repository + ": the blob " + blob.str() + " does not match its digest",
+                "the registry or a proxy altered it");
+  return std::move(r.body);
+}
+
 }  // namespace
 
 std::string referrers_tag(const Digest& subject) { return subject.algorithm() + "-" + subject.hex(); }
@@ -107,31 +123,19 @@ std::vector<Descriptor> list_referrers(RegistryClient& client, const std::string
   return out;
 }
 
-std::optional<std::string> read_attached(RegistryClient& client, const std::string& repository,
-                                         const Digest& subject, const std::vector<std::string>& types) {
-  std::vector<Descriptor> referrers = list_referrers(client, repository, subject);
-  for (const std::string& type : types) {
-    for (const Descriptor& d : referrers) {
-      if (image::string_member(d.extra, "artifactType") != type) continue;
-      image::Manifest manifest = image::Manifest::parse(fetch_manifest(client, repository, d.digest.str()).body,
-                                                        "the referrer " + d.digest.str());
-      if (manifest.layers.size() != 1) continue;
-      const Descriptor& blob = manifest.layers.front();
-      net::HttpRequest get;
-      get.url = "/v2/" + repository + "/blobs/" + blob.digest.str();
-      get.max_response_bytes = 64u << 20;
-      net::HttpResponse r = client.send(get, {pull_scope(repository)});
-      if (r.status != 200)
-        throw Error("cannot read " + blob.digest.str() + " of " + client.registry() + "/" + repository + ": " +
-                    describe_registry_error(r));
-      if (image::sha256_of(r.body) != blob.digest)
-        throw Error(client.registry() + "/" + repository + ": the blob " + blob.digest.str() +
-                        " does not match its digest",
-                    "the registry or a proxy altered it");
-      return std::move(r.body);
-    }
+std::vector<image::AttachedDocument> read_attached(RegistryClient& client, const std::string& repository,
+                                                   const Digest& subject, const std::vector<std::string>& types) {
+  std::vector<image::AttachedDocument> found;
+  for (const Descriptor& d : list_referrers(client, repository, subject)) {
+    std::string type = image::string_member(d.extra, "artifactType");
+    if (std::find(types.begin(), types.end(), type) == types.end()) continue;
+    FetchedManifest fetched = fetch_manifest(client, repository, d.digest.str());
+    image::Manifest manifest = image::Manifest::parse(fetched.body, "the referrer " + d.digest.str());
+    std::string content;
+    if (manifest.layers.size() == 1) content = read_small_blob(client, repository, manifest.layers.front().digest);
+    found.push_back({type, d.digest, std::move(fetched.body), std::move(content)});
   }
-  return std::nullopt;
+  return found;
 }
 
 }  // namespace trainpack::registry

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "image/artifact_image.h"
 #include "image/digest.h"
 #include "image/image.h"
 #include "registry/pusher.h"
@@ -34,9 +35,11 @@ std::size_t push_referrers(RegistryClient& client, const std::string& repository
 std::vector<image::Descriptor> list_referrers(RegistryClient& client, const std::string& repository,
                                               const image::Digest& subject);
 
-// The one blob (at most 64 MiB, checked against its digest) of the first referrer of `subject` whose artifactType
-// is in `types`, earlier types preferred; nullopt when none refers to it.
-std::optional<std::string> read_attached(RegistryClient& client, const std::string& repository,
-                                         const image::Digest& subject, const std::vector<std::string>& types);
+// The referrers of `subject` whose listed artifactType is in `types`, in the listing's order: each manifest, and its
+// one blob (at most 64 MiB), checked against their digests. What they say is the caller's to check: a fallback
+// index is anyone's tag.
+std::vector<image::AttachedDocument> read_attached(RegistryClient& client, const std::string& repository,
+                                                   const image::Digest& subject,
+                                                   const std::vector<std::string>& types);
 
 }  // namespace trainpack::registry

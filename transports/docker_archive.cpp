@@ -617,9 +617,9 @@ WriteReport write_location(const Image& image, const ImageLocation& location, co
 }
 
 // `docker save`'s format has no place for artifacts.
-std::optional<std::string> read_nothing_attached(const ImageLocation&, const OpenContext&, const image::Digest&,
-                                                 const std::vector<std::string>&) {
-  return std::nullopt;
+std::vector<image::AttachedDocument> read_nothing_attached(const ImageLocation&, const OpenContext&,
+                                                          const image::Digest&, const std::vector<std::string>&) {
+  return {};
 }
 
 }  // namespace

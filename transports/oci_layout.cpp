@@ -547,25 +547,29 @@ WriteReport write_location(const Image& image, const ImageLocation& location, co
 namespace {
 
 // The layout's artifact entries (image-index.md: artifactType on the descriptor) whose manifest's subject is
-// `subject`, by preference of type.
-std::optional<std::string> read_attached_in_layout(const ImageLocation& location, const OpenContext&,
-                                                   const Digest& subject, const std::vector<std::string>& types) {
+// `subject`: the layout's listing of the image's referrers, in index.json's order.
+std::vector<image::AttachedDocument> read_attached_in_layout(const ImageLocation& location, const OpenContext&,
+                                                             const Digest& subject,
+                                                             const std::vector<std::string>& types) {
   const std::string what = layout_what(location.path);
   json index = json::parse(read_layout_file(location.path, "index.json", what), nullptr, false);
-  if (!index.is_object() || !index.contains("manifests") || !index["manifests"].is_array()) return std::nullopt;
-  for (const std::string& type : types) {
-    for (const json& entry : index["manifests"]) {
-      if (string_member(entry, "artifactType") != type) continue;
-      json manifest = json::parse(read_layout_blob(location.path, what, Descriptor::from_json(entry, what)), nullptr,
-                                  false);
-      if (!manifest.is_object() || string_member(manifest.value("subject", json()), "digest") != subject.str())
-        continue;
-      const json& blobs = manifest.value("layers", json::array());
-      if (blobs.is_array() && blobs.size() == 1)
-        return read_layout_blob(location.path, what, Descriptor::from_json(blobs[0], what));
-    }
+  std::vector<image::AttachedDocument> found;
+  if (!index.is_object() || !index.contains("manifests") || !index["manifests"].is_array()) return found;
+  for (const json& entry : index["manifests"]) {
+    std::string type = string_member(entry, "artifactType");
+    if (std::find(types.begin(), types.end(), type) == types.end()) continue;
+    Descriptor d = Descriptor::from_json(entry, what);
+    std::string raw = read_layout_blob(location.path, what, d);
+    json manifest = json::parse(raw, nullptr, false);
+    if (!manifest.is_object() || string_member(manifest.value("subject", json()), "digest") != subject.str())
+      continue;
+    const json& blobs = manifest.value("layers", json::array());
+    std::string content;
+    if (blobs.is_array() && blobs.size() == 1)
+      content = read_layout_blob(location.path, what, Descriptor::from_json(blobs[0], what));
+    found.push_back({type, d.digest, std::move(raw), std::move(content)});
   }
-  return std::nullopt;
+  return found;
 }
 
 }  // namespace

@@ -59,8 +59,9 @@ WriteReport write_location(const image::Image& image, const ImageLocation& locat
   return report;
 }
 
-std::optional<std::string> read_attached_location(const ImageLocation& location, const OpenContext& context,
-                                                  const image::Digest& subject, const std::vector<std::string>& types) {
+std::vector<image::AttachedDocument> read_attached_location(const ImageLocation& location, const OpenContext& context,
+                                                           const image::Digest& subject,
+                                                           const std::vector<std::string>& types) {
   registry::Reference ref = registry::Reference::parse(location.ref);
   registry::RegistryClient& client = need_registries(context.registries).client(ref.registry);
   return registry::read_attached(client, ref.repository, subject, types);

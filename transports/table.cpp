@@ -29,8 +29,8 @@ WriteReport write_image(const image::Image& image, const ImageLocation& location
   return transport_of(location).write(image, location, context);
 }
 
-std::optional<std::string> read_attached(const ImageLocation& location, const OpenContext& context,
-                                         const image::Digest& subject, const std::vector<std::string>& types) {
+std::vector<image::AttachedDocument> read_attached(const ImageLocation& location, const OpenContext& context,
+                                                  const image::Digest& subject, const std::vector<std::string>& types) {
   return transport_of(location).read_attached(location, context, subject, types);
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "image/artifact_image.h"
 #include "image/image.h"
 #include "registry/pusher.h"
 #include "registry/remote_image.h"
@@ -59,11 +60,12 @@ struct Transport {
   // Throws the Error writing would raise for a destination that cannot be written, before any work is done.
   void (*check_destination)(const ImageLocation& location);
   WriteReport (*write)(const image::Image& image, const ImageLocation& location, const WriteContext& context);
-  // The one blob of the first artifact attached to the image `subject` at the location (a registry's referrer, an
-  // OCI layout's artifact entry naming it) whose artifactType is in `types`, earlier types preferred; nullopt when
-  // there is none. Each byte read is checked against its digest.
-  std::optional<std::string> (*read_attached)(const ImageLocation& location, const OpenContext& context,
-                                              const image::Digest& subject, const std::vector<std::string>& types);
+  // The artifacts attached to the image `subject` at the location (a registry's referrers, an OCI layout's artifact
+  // entries naming it) whose listed artifactType is in `types`, in the listing's order; none when there is none.
+  // Each byte read is checked against its digest.
+  std::vector<image::AttachedDocument> (*read_attached)(const ImageLocation& location, const OpenContext& context,
+                                                        const image::Digest& subject,
+                                                        const std::vector<std::string>& types);
   bool holds_referrers = true;  // false: write() ignores WriteContext::referrers (no place for them)
 };
 
@@ -76,7 +78,7 @@ const Transport& transport_of(const ImageLocation& location);
 std::shared_ptr<const image::Image> open_image(const ImageLocation& location, const OpenContext& context);
 void check_destination(const ImageLocation& location);
 WriteReport write_image(const image::Image& image, const ImageLocation& location, const WriteContext& context);
-std::optional<std::string> read_attached(const ImageLocation& location, const OpenContext& context,
-                                         const image::Digest& subject, const std::vector<std::string>& types);
+std::vector<image::AttachedDocument> read_attached(const ImageLocation& location, const OpenContext& context,
+                                                  const image::Digest& subject, const std::vector<std::string>& types);
 
 }  // namespace trainpack::transports

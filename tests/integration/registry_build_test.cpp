@@ -422,6 +422,82 @@ TEST_F(RegistryBuildTest, SbomAndProvenanceAreAttachedAsReferrersAndLeaveTheImag
   EXPECT_EQ(count(registry_->requests(), "PUT", "/manifests/sha256"), 0);
 }
 
+// A rebuild of the same image in another CI job (other CI variables) attaches its own statement beside the first: the
+// fallback index lists both, `trainpack sbom --provenance` shows the newest and says there are two, --all lists both.
+// The CI's URLs carry a token and a password: neither reaches the annotation, a statement or the SBOM. An index that
+// lists another image's referrers (a confused or forged sha256-HEX tag) is refused, naming the referrer.
+TEST_F(RegistryBuildTest, ARebuildInAnotherCiRunAddsAStatementAndTheNewestIsShown) {
+  const std::string repo = registry_->host() + "/trainer/ci";
+  auto in_job = [&](const std::string& job, const std::string& tag) {
+    std::vector<std::string> env{
+        "env", "GITLAB_CI=true", "CI_COMMIT_SHA=feed",
+        "CI_PROJECT_URL=https://gitlab-ci-token:s3cret-pass@gitlab.example.com/g/p?token=t0ken",
+        "CI_JOB_URL=https://gitlab.example.com/g/p/-/jobs/" + job + "?token=t0ken"};
+    std::vector<std::string> args{trainpack_bin(), "build", "--executor-image-uri=" + base_ref_,
+                                  "--local-package-path=" + pkg_.string(), "--script=trainer/task.py",
+                                  "--extra-dirs=config", "--output-image-uri=" + repo + ":" + tag,
+                                  "--cache-dir=" + (dir_->path() / "cache").string(), "--format=json",
+                                  "--annotations-from-ci"};
+    env.insert(env.end(), args.begin(), args.end());
+    return run_command(env);
+  };
+  auto first = in_job("1", "v1");
+  ASSERT_EQ(first.exit_code, 0) << describe({"trainpack build"}, first);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // the second job's statement ends a second later
+  auto second = in_job("2", "v1");
+  ASSERT_EQ(second.exit_code, 0) << describe({"trainpack build"}, second);
+  const std::string digest = json::parse(second.out).at("manifest_digest");
+  EXPECT_EQ(json::parse(first.out).at("manifest_digest"), digest) << "the CI changed the image";
+
+  auto provenance = run_command({trainpack_bin(), "sbom", "--provenance", repo + ":v1"});
+  ASSERT_EQ(provenance.exit_code, 0) << describe({"trainpack sbom --provenance"}, provenance);
+  json statement = json::parse(provenance.out);
+  EXPECT_EQ(statement.at("predicate").at("runDetails").at("metadata").at("invocationId"),
+            "https://gitlab.example.com/g/p/-/jobs/2");
+  EXPECT_NE(provenance.err.find("2 provenance statements are attached; showing the newest"), std::string::npos)
+      << provenance.err;
+  auto all = run_command({trainpack_bin(), "sbom", "--provenance", "--all", repo + ":v1"});
+  ASSERT_EQ(all.exit_code, 0) << describe({"trainpack sbom --provenance --all"}, all);
+  json listed = json::parse(all.out);
+  ASSERT_EQ(listed.size(), 2u) << all.out;
+  EXPECT_EQ(listed[0].at("document"), statement);
+  EXPECT_EQ(listed[1].at("document").at("predicate").at("runDetails").at("metadata").at("invocationId"),
+            "https://gitlab.example.com/g/p/-/jobs/1");
+  auto sbom = run_command({trainpack_bin(), "sbom", repo + ":v1"});
+  ASSERT_EQ(sbom.exit_code, 0) << describe({"trainpack sbom"}, sbom);
+  EXPECT_TRUE(sbom.err.empty()) << "one SBOM, the same bytes both times: " << sbom.err;
+  auto manifest = run_command({"skopeo", "inspect", "--raw", "--tls-verify=false", "docker://" + repo + ":v1"});
+  ASSERT_EQ(manifest.exit_code, 0) << describe({"skopeo inspect --raw"}, manifest);
+  EXPECT_EQ(json::parse(manifest.out).at("annotations").at("org.opencontainers.image.source"),
+            "https://gitlab.example.com/g/p");
+  for (const std::string& text : {first.out, first.err, second.err, manifest.out, all.out, sbom.out}) {
+    EXPECT_EQ(text.find("s3cret-pass"), std::string::npos) << text;
+    EXPECT_EQ(text.find("t0ken"), std::string::npos) << text;
+  }
+
+  // Another image (other code) in the same repository whose referrers tag lists the first image's referrers.
+  write_file(pkg_ / "trainer" / "task.py", read_file(pkg_ / "trainer" / "task.py") + "\n# other\n");
+  auto other = build(repo + ":v2");
+  ASSERT_EQ(other.exit_code, 0) << describe({"trainpack build"}, other);
+  const std::string other_digest = json::parse(other.out).at("manifest_digest");
+  auto index = run_command({"skopeo", "inspect", "--raw", "--tls-verify=false",
+                            "docker://" + repo + ":sha256-" + hex_of(digest)});
+  ASSERT_EQ(index.exit_code, 0) << describe({"skopeo inspect --raw"}, index);
+  const fs::path index_file = dir_->path() / "index.json";
+  write_file(index_file, index.out);
+  auto put = run_command({"curl", "-sf", "-X", "PUT", "-H", "Content-Type: application/vnd.oci.image.index.v1+json",
+                          "--data-binary", "@" + index_file.string(),
+                          "http://" + repo.substr(0, repo.find('/')) + "/v2/trainer/ci/manifests/sha256-" +
+                              hex_of(other_digest)});
+  ASSERT_EQ(put.exit_code, 0) << describe({"curl -X PUT"}, put);
+  auto refused = run_command({trainpack_bin(), "sbom", repo + ":v2"});
+  EXPECT_EQ(refused.exit_code, 1) << describe({"trainpack sbom"}, refused);
+  EXPECT_TRUE(refused.out.empty()) << refused.out;
+  EXPECT_NE(refused.err.find("trainpack: error: the referrer sha256:"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("names " + digest + ", not the image " + other_digest), std::string::npos)
+      << refused.err;
+}
+
 // An OCI layout holds them as untagged entries with their artifactType beside the tagged image: skopeo and umoci still
 // find the image by its tag, trainpack sbom finds the SBOM. A docker-archive has no place for them.
 TEST_F(RegistryBuildTest, AnOciLayoutHoldsTheAttachmentsBesideItsImage) {

@@ -730,6 +730,22 @@ TEST_F(ImageMetadataCliTest, BadMetadataFlagsAreOneLineErrorsBeforeAnyWork) {
   }
 }
 
+// A --tag of the referrers tag schema's shape (sha256-<hex>) is a usage error, before any output is written.
+TEST_F(ImageMetadataCliTest, ATagShapedLikeTheReferrersTagIsAUsageError) {
+  const fs::path out = root_.path() / "out";
+  CliResult r = build("oci:" + out.string() + ":v1", {"--tag=sha256-" + std::string(64, 'e')});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(r.err.starts_with("trainpack: error: --tag=sha256-")) << r.err;
+  EXPECT_NE(r.err.find("\nhint: "), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_FALSE(fs::exists(out));
+  // A pushed output's own tag of that shape too, before anything is sent.
+  r = build("docker://registry.invalid/trainer:sha256-" + std::string(64, 'e'), {});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("has the shape of a referrers tag"), std::string::npos) << r.err;
+}
+
 TEST_F(ImageMetadataCliTest, DryRunTellsLayersToBuildFromCachedOnesAndListsTheirFiles) {
   const std::string out = "oci:" + (root_.path() / "out").string() + ":v1";
   CliResult plan = build(out, {"--dry-run"});

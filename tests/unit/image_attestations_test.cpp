@@ -6,11 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "image/media_types.h"
 #include "image/artifact_image.h"
 #include "layers/memory_filesystem.h"
+#include "support/error.h"
 #include "support/fs.h"
 
 using namespace trainpack::builder;
@@ -153,4 +155,149 @@ TEST(ImageAttestations, ReferrersAreArtifactsWhoseSubjectIsTheImage) {
                                      "2026-12-05T00:00:00Z");
   ASSERT_EQ(again.size(), 1u);
   EXPECT_EQ(again[0]->manifest_digest(), referrers[0]->manifest_digest());
+}
+
+namespace {
+
+const trainpack::image::Descriptor kSubject{std::string(trainpack::image::media::kOciManifest),
+                                            trainpack::image::sha256_of("the image"), 9, {}, {}, {}};
+
+std::string statement(const std::string& finished, const std::string& subject_hex = kSubject.digest.hex(),
+                      const std::string& predicate_type = "https://slsa.dev/provenance/v1") {
+  json metadata = json::object();
+  if (!finished.empty()) metadata = {{"startedOn", "2026-01-01T00:00:00Z"}, {"finishedOn", finished}};
+  return json{{"_type", "https://in-toto.io/Statement/v1"},
+              {"subject", json::array({{{"name", "r/a"}, {"digest", {{"sha256", subject_hex}}}}})},
+              {"predicateType", predicate_type},
+              {"predicate", {{"runDetails", {{"metadata", metadata}}}}}}.dump();
+}
+
+// An attached document as a transport reads it back: the listing's type, the manifest, its blob.
+struct Found {
+  trainpack::ScopedDir dir{trainpack::make_temp_dir({}, "attached-")};
+  std::shared_ptr<trainpack::store::BlobStore> store{std::make_shared<trainpack::store::BlobStore>(dir.path())};
+
+  trainpack::image::AttachedDocument of(const std::string& type, const std::string& content,
+                                        const std::function<void(json&)>& edit = {}) {
+    auto referrer = trainpack::image::make_referrer(store, kSubject, type, type, content, {}, "a referrer");
+    json manifest = json::parse(referrer->raw_manifest());
+    if (edit) edit(manifest);
+    std::string raw = manifest.dump();
+    return {type, trainpack::image::sha256_of(raw), raw, content};
+  }
+};
+
+std::string error_of(const trainpack::image::AttachedDocument& found) {
+  try {
+    checked_attachment(found, kSubject.digest);
+  } catch (const trainpack::Error& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(found.referrer.str()), std::string::npos) << e.what();
+    return e.what();
+  }
+  return "accepted";
+}
+
+}  // namespace
+
+// What trainpack build attaches passes, with the time each document gives.
+TEST(ImageAttestations, AnAttachmentIsWhatItsReferrerSays) {
+  Found f;
+  std::optional<Attachment> a = checked_attachment(
+      f.of(std::string(kInTotoType), statement("2026-02-03T04:05:06Z")), kSubject.digest);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->type, kInTotoType);
+  EXPECT_EQ(a->time, "2026-02-03T04:05:06Z");
+  std::string spdx = json{{"spdxVersion", "SPDX-2.3"}, {"SPDXID", "SPDXRef-DOCUMENT"},
+                          {"creationInfo", {{"created", "1970-01-01T00:00:00Z"}}}}.dump();
+  a = checked_attachment(f.of(std::string(kSpdxType), spdx), kSubject.digest);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->content, spdx);
+  EXPECT_EQ(a->time, "1970-01-01T00:00:00Z");
+  std::string bom = json{{"bomFormat", "CycloneDX"}, {"specVersion", "1.6"},
+                         {"metadata", {{"timestamp", "2026-01-01T00:00:00Z"}}}}.dump();
+  a = checked_attachment(f.of(std::string(kCycloneDxType), bom), kSubject.digest);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->time, "2026-01-01T00:00:00Z");
+  // Outside CI a statement gives no time.
+  EXPECT_EQ(checked_attachment(f.of(std::string(kInTotoType), statement("")), kSubject.digest)->time, "");
+  // Another kind of in-toto attestation is not a provenance statement: passed over, not refused.
+  const std::string scan = statement("", kSubject.digest.hex(), "https://cosign.sigstore.dev/attestation/vuln/v1");
+  EXPECT_FALSE(checked_attachment(f.of(std::string(kInTotoType), scan), kSubject.digest));
+}
+
+// Anything a referrer says that is not so is refused with one line naming the referrer.
+TEST(ImageAttestations, AnAttachmentThatIsNotWhatItsReferrerSaysIsRefused) {
+  Found f;
+  const std::string good = statement("");
+  const std::string other = trainpack::image::sha256_of("another image").str();
+  EXPECT_NE(error_of(f.of(std::string(kInTotoType), good, [&](json& m) { m["subject"]["digest"] = other; }))
+                .find(other),
+            std::string::npos);
+  EXPECT_NE(error_of(f.of(std::string(kInTotoType), good, [](json& m) { m.erase("subject"); })), "accepted");
+  EXPECT_NE(error_of(f.of(std::string(kInTotoType), good, [](json& m) { m["artifactType"] = "text/plain"; }))
+                .find("text/plain"),
+            std::string::npos);
+  EXPECT_NE(error_of(f.of(std::string(kInTotoType), good,
+                          [](json& m) { m["layers"][0]["mediaType"] = "application/octet-stream"; }))
+                .find("application/octet-stream"),
+            std::string::npos);
+  EXPECT_NE(error_of(f.of(std::string(kInTotoType), good, [](json& m) { m["layers"].push_back(m["layers"][0]); })),
+            "accepted");
+  auto not_a_manifest = f.of(std::string(kInTotoType), good);
+  not_a_manifest.manifest = "[]";
+  EXPECT_NE(error_of(not_a_manifest), "accepted");
+  // Documents that do not parse as the format claimed.
+  EXPECT_NE(error_of(f.of(std::string(kInTotoType), "#!/bin/sh\nrm -rf /\n")), "accepted");
+  EXPECT_NE(error_of(f.of(std::string(kInTotoType), "{\"_type\":\"https://in-toto.io/Statement/v0.1\"}")),
+            "accepted");
+  EXPECT_NE(error_of(f.of(std::string(kInTotoType), statement("", std::string(64, 'f')))).find("subject"),
+            std::string::npos)
+      << "a statement about another image";
+  EXPECT_NE(error_of(f.of(std::string(kSpdxType), "{\"bomFormat\":\"CycloneDX\",\"specVersion\":\"1.6\"}")),
+            "accepted");
+  EXPECT_NE(error_of(f.of(std::string(kCycloneDxType), "{\"spdxVersion\":\"SPDX-2.3\"}")), "accepted");
+  EXPECT_NE(error_of(f.of(std::string(kSpdxType), "")), "accepted");
+}
+
+// A rebuild in another CI run attaches a second statement beside the first: the newest by its own time is shown,
+// the later listed when times are equal or missing; an SPDX SBOM is preferred to a CycloneDX one unless all are asked.
+TEST(ImageAttestations, TheNewestAttachmentComesFirst) {
+  auto at = [](const std::string& name, const std::string& time, const std::string& type = std::string(kInTotoType)) {
+    return Attachment{trainpack::image::sha256_of(name), type, name, time};
+  };
+  const std::vector<std::string> provenance{std::string(kInTotoType)};
+  auto order = [](const std::vector<Attachment>& list) {
+    std::vector<std::string> names;
+    for (const Attachment& a : list) names.push_back(a.content);
+    return names;
+  };
+  EXPECT_EQ(order(newest_first({at("b", "2026-03-01T00:00:00Z"), at("a", "2026-01-01T10:00:00+02:00"),
+                                at("c", "2026-02-01T00:00:00Z")},
+                               provenance, false)),
+            (std::vector<std::string>{"b", "c", "a"}));
+  EXPECT_EQ(order(newest_first({at("a", "2026-01-01T00:00:00Z"), at("b", "2026-01-01T00:00:00Z")}, provenance,
+                               false)),
+            (std::vector<std::string>{"b", "a"}));
+  EXPECT_EQ(order(newest_first({at("a", "2026-03-01T00:00:00Z"), at("b", "")}, provenance, false)),
+            (std::vector<std::string>{"b", "a"}));
+  const std::vector<std::string> sboms{std::string(kSpdxType), std::string(kCycloneDxType)};
+  std::vector<Attachment> mixed{at("c1", "", std::string(kCycloneDxType)), at("s1", "", std::string(kSpdxType)),
+                                at("c2", "", std::string(kCycloneDxType))};
+  EXPECT_EQ(order(newest_first(mixed, sboms, false)), (std::vector<std::string>{"s1"}));
+  EXPECT_EQ(order(newest_first(mixed, sboms, true)), (std::vector<std::string>{"c2", "s1", "c1"}));
+  EXPECT_EQ(order(newest_first({mixed[0], mixed[2]}, sboms, false)), (std::vector<std::string>{"c2", "c1"}));
+  EXPECT_TRUE(newest_first({}, sboms, false).empty());
+
+  std::vector<Attachment> three = newest_first(
+      {at("a", "2026-01-01T00:00:00Z"), at("b", "2026-03-01T00:00:00Z"), at("c", "2026-02-01T00:00:00Z")},
+      provenance, false);
+  std::string note = choice_note(three);
+  EXPECT_EQ(note, "3 provenance statements are attached; showing the newest (" + three[0].referrer.str() +
+                      ", 2026-03-01T00:00:00Z); --all lists them");
+  EXPECT_EQ(choice_note({at("a", "")}), "");
+  EXPECT_EQ(choice_note(newest_first({at("a", "", std::string(kSpdxType)), at("b", "", std::string(kSpdxType))},
+                                     sboms, false)),
+            "2 SBOMs are attached; showing the last listed (" + trainpack::image::sha256_of("b").str() +
+                "); --all lists them");
 }

@@ -5,7 +5,9 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
+#include "builder/cli_help.h"
 #include "support/error.h"
 
 namespace {
@@ -50,6 +52,22 @@ TEST(ImageMetadata, TagsFollowTheDistributionSpecGrammar) {
   for (const std::string& bad : {std::string("-x"), std::string(".x"), std::string("a:b"), std::string("r/a"),
                                  std::string(), std::string(129, 'a'), std::string("a b")})
     EXPECT_THROW(check_tags({"ok", bad}), Error) << bad;
+}
+
+// The referrers tag schema (distribution-spec "Referrers Tag Schema") keeps the image's referrers under the tag
+// sha256-<hex of its digest>: a --tag of that shape would overwrite the index with the image, or be overwritten.
+TEST(ImageMetadata, ATagOfTheReferrersTagShapeIsRefused) {
+  const std::string hex(64, 'a');
+  for (const std::string& bad : {"sha256-" + hex, "sha256-0123456789abcdef" + std::string(48, '0')}) {
+    try {
+      check_tags({"v1", bad});
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const trainpack::builder::UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+      EXPECT_NE(e.hint().find("referrers"), std::string::npos) << e.hint();
+    }
+  }
+  EXPECT_NO_THROW(check_tags({"sha256-abc", "sha256-" + std::string(63, 'a'), "sha256-" + std::string(64, 'g')}));
 }
 
 TEST(ImageMetadata, GitHubActionsGivesSourceAndRevision) {
@@ -119,6 +137,39 @@ TEST(ImageMetadata, EachCiNamesItsRunForProvenance) {
       trainpack::builder::ci_run(env_of({{"BUILD_ID", "b-1"}, {"PROJECT_ID", "proj"}}));
   EXPECT_EQ(cloud_build.invocation, "https://console.cloud.google.com/cloud-build/builds/b-1?project=proj");
   EXPECT_EQ(trainpack::builder::ci_run(env_of({{"GITHUB_RUN_ID", "1"}})).platform, "");
+}
+
+// A CI variable holding a URL may carry credentials (a runner's clone URL with a token, a mirror's "?token="): the
+// annotation and the provenance get the URL as index URLs are shown, without userinfo, query or fragment.
+TEST(ImageMetadata, CredentialsInCiUrlsReachNeitherTheAnnotationNorTheRun) {
+  const std::vector<std::map<std::string, std::string>> runs{
+      {{"GITHUB_ACTIONS", "true"},
+       {"GITHUB_SERVER_URL", "https://robot:s3cret-pass@github.example.com?token=t0ken-value"},
+       {"GITHUB_REPOSITORY", "acme/trainer"},
+       {"GITHUB_RUN_ID", "42"}},
+      {{"GITLAB_CI", "true"},
+       {"CI_PROJECT_URL", "https://gitlab-ci-token:s3cret-pass@gitlab.example.com/g/p?token=t0ken-value#x"},
+       {"CI_JOB_URL", "https://s3cret-pass@gitlab.example.com/g/p/-/jobs/7?token=t0ken-value"}},
+      {{"BUILD_ID", "b-1"},
+       {"PROJECT_ID", "proj"},
+       {"_HEAD_REPO_URL", "https://x-access-token:s3cret-pass@github.com/acme/trainer.git?token=t0ken-value"}}};
+  for (const auto& vars : runs) {
+    trainpack::provenance::CiRun run = trainpack::builder::ci_run(env_of(vars));
+    auto ci = annotations_from_ci(env_of(vars), std::nullopt);
+    const std::string source = ci.annotations.at("org.opencontainers.image.source");
+    for (const std::string& text : {source, run.repository, run.invocation}) {
+      EXPECT_EQ(text.find("s3cret-pass"), std::string::npos) << text;
+      EXPECT_EQ(text.find("t0ken-value"), std::string::npos) << text;
+      EXPECT_EQ(text.find('@'), std::string::npos) << text;
+    }
+    EXPECT_TRUE(source.starts_with("https://g")) << source;
+  }
+  trainpack::provenance::CiRun gitlab = trainpack::builder::ci_run(env_of(runs[1]));
+  EXPECT_EQ(gitlab.repository, "https://gitlab.example.com/g/p");
+  EXPECT_EQ(gitlab.invocation, "https://gitlab.example.com/g/p/-/jobs/7");
+  EXPECT_EQ(trainpack::builder::ci_run(env_of(runs[0])).invocation,
+            "https://github.example.com/acme/trainer/actions/runs/42/attempts/1");
+  EXPECT_EQ(trainpack::builder::ci_run(env_of(runs[2])).repository, "https://github.com/acme/trainer.git");
 }
 
 TEST(ImageMetadata, OutsideCiNothingIsRead) {

@@ -56,8 +56,20 @@ TEST(Referrers, WithoutTheApiTheFallbackTagListsEachOnceAndAListedOneIsNotPushed
 
   std::vector<trainpack::image::Descriptor> listed = list_referrers(client, "r", r.subject.digest);
   ASSERT_EQ(listed.size(), 2u);
-  EXPECT_EQ(read_attached(client, "r", r.subject.digest, {"application/vnd.in-toto+json"}), "{\"p\":1}");
-  EXPECT_EQ(read_attached(client, "r", r.subject.digest, {"application/vnd.cyclonedx+json"}), std::nullopt);
+  std::vector<trainpack::image::AttachedDocument> provenance =
+      read_attached(client, "r", r.subject.digest, {"application/vnd.in-toto+json"});
+  ASSERT_EQ(provenance.size(), 1u);
+  EXPECT_EQ(provenance[0].content, "{\"p\":1}");
+  EXPECT_EQ(provenance[0].listed_type, "application/vnd.in-toto+json");
+  EXPECT_EQ(provenance[0].referrer, r.referrers[1]->manifest_digest());
+  EXPECT_EQ(provenance[0].manifest, r.referrers[1]->raw_manifest());
+  EXPECT_TRUE(read_attached(client, "r", r.subject.digest, {"application/vnd.cyclonedx+json"}).empty());
+  // Both kinds asked: each, in the listing's order.
+  std::vector<trainpack::image::AttachedDocument> both =
+      read_attached(client, "r", r.subject.digest, {"application/vnd.in-toto+json", "application/spdx+json"});
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0].content, "{\"s\":1}");
+  EXPECT_EQ(both[1].content, "{\"p\":1}");
 }
 
 TEST(Referrers, ARegistryWithTheApiListsThemItselfAndGetsNoFallbackTag) {
@@ -70,7 +82,10 @@ TEST(Referrers, ARegistryWithTheApiListsThemItselfAndGetsNoFallbackTag) {
   EXPECT_FALSE(fake.repositories["r"].manifests.count("sha256-" + r.subject.digest.hex()));
   EXPECT_EQ(fake.count("GET /v2/r/manifests/sha256-" + r.subject.digest.hex()), 0);
   EXPECT_EQ(list_referrers(client, "r", r.subject.digest).size(), 2u);
-  EXPECT_EQ(read_attached(client, "r", r.subject.digest, {"application/spdx+json"}), "{\"s\":1}");
+  std::vector<trainpack::image::AttachedDocument> sbom =
+      read_attached(client, "r", r.subject.digest, {"application/spdx+json"});
+  ASSERT_EQ(sbom.size(), 1u);
+  EXPECT_EQ(sbom[0].content, "{\"s\":1}");
   fake.requests.clear();
   EXPECT_EQ(push_referrers(client, "r", r.referrers, r.subject.digest, {}), 0u);
   EXPECT_EQ(fake.requests, std::vector<std::string>{"GET /v2/r/referrers/" + r.subject.digest.str()});
