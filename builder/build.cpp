@@ -458,7 +458,7 @@ void Build::check_context_secrets() {
     const auto* copy = std::get_if<CopyStep>(&step.action);
     if (!copy) continue;
     FileEntries entries = context::collect_copy(req_.package_dir, copy->src, image_path(copy->dest), *ignore_);
-    for (secrets::Finding& f : secrets::find_credentials(entries, req_.package_dir))
+    for (secrets::Finding& f : secrets::find_credentials(entries, req_.package_dir, image_path(".")))
       found.try_emplace(f.context_path, std::move(f));
   }
   std::string listed;

@@ -38,6 +38,8 @@
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/redact.h"
+#include "support/suggest.h"
+#include "support/text.h"
 #include "builder/dockerfile.h"
 
 namespace trainpack::builder {
@@ -357,20 +359,17 @@ json timings_json(const PhaseTimes& times) {
 
 void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpecOptions job,
                        const std::string& job_spec_out) {
+  check_choice("--compression", bf.compression, {"gzip", "zstd"});
+  check_choice("--format", bf.format, {"text", "json"});
   LocalRunSpec spec = validate_local_run(flags);
   if (!spec.builds_image())
     throw Error("nothing to build: neither --script nor --python-module was given",
                 "pass --script=PATH or --python-module=NAME");
-  if (bf.compression != "gzip" && bf.compression != "zstd")
-    throw Error("--compression must be gzip or zstd, not \"" + bf.compression + "\"",
-                "gzip (the default) is read by every client; zstd needs docker 23+, containerd 1.5+ or podman");
   int max_level = bf.compression == "zstd" ? 19 : 9;
   if (bf.compression_level && (*bf.compression_level < 1 || *bf.compression_level > max_level))
     throw Error("--compression-level must be between 1 and " + std::to_string(max_level) + " for " + bf.compression +
                     ", not " + std::to_string(*bf.compression_level),
                 "leave it out for the fast default");
-  if (bf.format != "text" && bf.format != "json")
-    throw Error("--format must be text or json, not \"" + bf.format + "\"");
 
   BuildRequest req = request_for(spec, bf);
 
@@ -514,11 +513,13 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
 // gcloud ai custom-jobs local-run: build (when --script or --python-module is given), then run the image with the
 // arguments after --, through docker or podman when one answers, else daemonless with runc.
 void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const localrun::RunFlags& rf) {
+  localrun::check_run_flags(rf, flags.gpu);
   LocalRunSpec spec = validate_local_run(flags);
   std::cerr << "Package is set to " << spec.package_dir.string() << ".\n";
   BuildRequest req = request_for(spec, bf);
   Network network = network_for(req, bf);
   localrun::RunOptions run = localrun::run_options(rf, spec.service_account_key_file, spec.gpu);
+  run.engine = localrun::settle_engine(rf, spec.gpu);  // an engine that cannot run it is found before the build
 
   std::shared_ptr<const image::Image> image;
   // Open until the container ends: what the image reads from the cache is not pruned meanwhile.
@@ -741,6 +742,22 @@ void run_sbom(const SbomFlags& f) {
   std::cout << shown.front().content << std::flush;
 }
 
+namespace {
+
+// A message as it is printed: every password it quotes masked, and on one line, whatever names it quotes (a hint may
+// have several lines of its own).
+std::string shown(std::string_view text) { return visible_text(mask_userinfo(text)); }
+std::string shown_lines(std::string_view text) { return visible_lines(mask_userinfo(text)); }
+
+int report_error(const Error& e, int exit_code) {
+  std::cout << std::flush;
+  std::cerr << "trainpack: error: " << shown(e.what()) << "\n";
+  if (!e.hint().empty()) std::cerr << "hint: " << shown_lines(e.hint()) << "\n";
+  return exit_code;
+}
+
+}  // namespace
+
 int run_cli(int argc, char** argv) {
   CLI::App app{"trainpack: build Vertex AI trainer images without a Docker daemon", "trainpack"};
   app.set_version_flag("--version", version_text());
@@ -782,33 +799,24 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const UnknownArgument& e) {
-    std::cerr << "trainpack: error: " << mask_userinfo(e.what()) << "\n"
-              << "hint: " << mask_userinfo(e.hint()) << "\n";
+    std::cerr << "trainpack: error: " << shown(e.what()) << "\n"
+              << "hint: " << shown_lines(e.hint()) << "\n";
     return kExitUsage;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "trainpack: error: " << mask_userinfo(e.what()) << "\n"
+    std::cerr << "trainpack: error: " << shown(e.what()) << "\n"
               << "hint: see trainpack --help, or trainpack COMMAND --help\n";
     return kExitUsage;
+  } catch (const UsageError& e) {
+    return report_error(e, kExitUsage);
   } catch (const localrun::RunError& e) {
     // gcloud's local-run exits with the status of its `docker run` (googlecloudsdk/command_lib/ai/docker/run.py
     // RunContainer raises DockerError(exit_code=return_code), calliope/exceptions.py _Exit does
     // sys.exit(exc.exit_code)): the trainer's own status, which a script running local-run may act on.
-    std::cout << std::flush;
-    std::cerr << "trainpack: error: " << mask_userinfo(e.what()) << "\n";
-    if (!e.hint().empty()) std::cerr << "hint: " << mask_userinfo(e.hint()) << "\n";
-    return e.exit_code() > 0 && e.exit_code() < 256 ? e.exit_code() : 1;  // an exit status is one byte
-  } catch (const UsageError& e) {
-    std::cerr << "trainpack: error: " << mask_userinfo(e.what()) << "\n";
-    if (!e.hint().empty()) std::cerr << "hint: " << mask_userinfo(e.hint()) << "\n";
-    return kExitUsage;
+    return report_error(e, e.exit_code() > 0 && e.exit_code() < 256 ? e.exit_code() : 1);  // a status is one byte
   } catch (const Error& e) {
-    std::cout << std::flush;
-    // Every message passes here: a password in a reference or URL it quotes is masked.
-    std::cerr << "trainpack: error: " << mask_userinfo(e.what()) << "\n";
-    if (!e.hint().empty()) std::cerr << "hint: " << mask_userinfo(e.hint()) << "\n";
-    return 1;
+    return report_error(e, 1);
   } catch (const std::exception& e) {
-    std::cerr << "trainpack: internal error: " << mask_userinfo(e.what()) << "\n";
+    std::cerr << "trainpack: internal error: " << shown(e.what()) << "\n";
     return kExitInternal;
   }
   return 0;

@@ -292,7 +292,8 @@ const std::vector<std::pair<std::string, std::string>>& exit_codes() {
       {"0", "success"},
       {"1", "the build or the command failed (the message says why, its hint what to do)"},
       {std::to_string(kExitUsage), "usage error: an unknown command or flag, a missing required flag, a flag "
-                                   "without its value, a tag of the referrers tag's shape (sha256-HEX)"},
+                                   "without its value, a value that is not one of its choices or not UTF-8, flags "
+                                   "that exclude each other, a tag of the referrers tag's shape (sha256-HEX)"},
       {std::to_string(kExitInternal), "internal error: a bug in trainpack"},
       {"other", "local-run: the trainer's own exit status when it fails, as gcloud ai custom-jobs local-run exits "
                 "with docker run's"},

@@ -21,12 +21,6 @@ inline constexpr int kExitUsage = 2;     // an unknown command or flag, a missin
 inline constexpr int kExitInternal = 70;  // sysexits.h EX_SOFTWARE: a bug in trainpack
 const std::vector<std::pair<std::string, std::string>>& exit_codes();
 
-// An Error in how the command was called (a flag's value it cannot take): it exits kExitUsage, as an unknown flag.
-class UsageError : public Error {
- public:
-  using Error::Error;
-};
-
 // An example of a command: what it does, and the command line.
 struct Example {
   std::string what;

@@ -6,6 +6,7 @@
 
 #include "support/error.h"
 #include "support/suggest.h"
+#include "support/utf8.h"
 
 namespace trainpack::builder {
 
@@ -158,6 +159,25 @@ void check_known(const CLI::App& cmd, const std::string& arg) {
   }
 }
 
+// Flag values and arguments are text that trainpack writes into JSON documents (the image config and manifest, the
+// provenance statement, a job spec, a container's runtime config), and JSON holds only UTF-8 (RFC 8259 section
+// 8.1): bytes that are not UTF-8 are refused before any work, naming where they were given.
+void check_utf8_value(const std::string& flag, const std::string& value) {
+  if (is_utf8(value)) return;
+  throw UsageError(flag + ": the value \"" + value + "\" is not UTF-8",
+                   "flag values end up in JSON (the image's config and manifest, its provenance, a job spec), which "
+                   "holds UTF-8 text only; write the value in UTF-8");
+}
+
+void check_utf8_argument(const std::string& arg, bool after_double_dash) {
+  if (is_utf8(arg)) return;
+  if (after_double_dash)
+    throw UsageError("the argument \"" + arg + "\" after -- is not UTF-8",
+                     "arguments reach the container (or the job spec) as JSON strings, which hold UTF-8 text only: "
+                     "docker, podman and runc would replace the other bytes; write the argument in UTF-8");
+  throw UsageError("the argument \"" + arg + "\" is not UTF-8", "write it in UTF-8");
+}
+
 }  // namespace
 
 UnknownArgument unknown_command(const CLI::App& app, const std::string& arg) {
@@ -178,6 +198,7 @@ void parse_like_argparse(CLI::App& app, int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--") {
+      for (int k = i + 1; k < argc; ++k) check_utf8_argument(argv[k], true);
       args.insert(args.end(), argv + i, argv + argc);
       break;
     }
@@ -191,6 +212,7 @@ void parse_like_argparse(CLI::App& app, int argc, const char* const* argv) {
     const CLI::Option* opt = value_option(*cmd, arg);
     if (opt == nullptr) {
       check_known(*cmd, arg);
+      check_utf8_argument(arg, false);
       args.push_back(arg);
       continue;
     }
@@ -205,6 +227,7 @@ void parse_like_argparse(CLI::App& app, int argc, const char* const* argv) {
     }
     // argparse's _get_values drops every "--" among a flag's arguments, so "--flag=--" has no value, as "--flag=".
     if (value == "--") value.clear();
+    check_utf8_value(flag, value);
     if (value.empty()) {
       args.push_back(flag);
       args.emplace_back();

@@ -63,7 +63,8 @@ UnknownArgument unknown_command(const CLI::App& app, const std::string& arg);
 // argument". Arguments after "--" are left alone. An unknown command or flag, or an argument where a command takes
 // none, is reported as UnknownArgument before a missing required flag or command; a flag followed by another where
 // its value is due stays argparse's error ("--args --lr=0.1": the value was meant, written as gcloud cannot read it).
-// Otherwise throws what CLI::App::parse throws.
+// A value or argument (those after "--" too) that is not UTF-8 is a UsageError naming its flag, before any
+// command's callback runs. Otherwise throws what CLI::App::parse throws.
 void parse_like_argparse(CLI::App& app, int argc, const char* const* argv);
 
 }  // namespace trainpack::builder

@@ -371,9 +371,9 @@ void set_output_image(LocalRunSpec& spec, const LocalRunFlags& flags) {
 }  // namespace
 
 LocalRunSpec validate_local_run(const LocalRunFlags& flags) {
-  // argparse's mutually exclusive group, checked while parsing, i.e. before anything else.
+  // argparse's mutually exclusive group, checked while parsing, i.e. before anything else (argparse exits 2).
   if (!flags.script.empty() && !flags.python_module.empty()) {
-    throw Error("argument --script: At most one of --python-module | --script can be specified.",
+    throw UsageError("argument --script: At most one of --python-module | --script can be specified.",
                 "--python-module a.b.c runs a/b/c.py as a module; give either it or --script");
   }
   if (flags.executor_image_uri.empty()) {

@@ -70,7 +70,7 @@ struct LocalRunSpec {
 // - the script (for --python-module a.b.c: a/b/c.py) must be a file, extra packages files, extra dirs directories,
 //   all under the package dir: absolute paths and paths that leave it ("../x", or through a symlink) are refused;
 // - --output-image-uri must pass validate_repository_and_tag.
-// Throws trainpack::Error with a one-line cause and a hint.
+// Throws trainpack::Error with a one-line cause and a hint (a UsageError for --script with --python-module).
 LocalRunSpec validate_local_run(const LocalRunFlags& flags);
 
 // gcloud's _SanitizeRepositoryName(name or "unnamed"):

@@ -8,6 +8,8 @@
 #include <iostream>
 #include <ostream>
 
+#include "support/text.h"
+
 namespace trainpack::builder {
 
 Progress::Mode Progress::detect(bool quiet) {
@@ -40,17 +42,18 @@ void Progress::warning(const std::string& text) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string line = "trainpack: warning: " + text;
   if (&out_ == &std::cerr) print_locked(line);
-  else std::cerr << line << "\n" << std::flush;  // a dry run's plan goes to stdout; warnings never do
+  else std::cerr << visible_text(line) << "\n" << std::flush;  // a dry run's plan goes to stdout; warnings never do
 }
 
+// Every line stays one line, whatever file names it quotes.
 void Progress::print_locked(const std::string& text) {
   if (mode_ == Mode::kLive && drawn_) {
-    out_ << "\x1b[" << drawn_ << "F\x1b[J" << text << "\n";
+    out_ << "\x1b[" << drawn_ << "F\x1b[J" << visible_text(text) << "\n";
     drawn_ = 0;
     redraw_locked();
     return;
   }
-  out_ << text << "\n" << std::flush;
+  out_ << visible_text(text) << "\n" << std::flush;
 }
 
 void Progress::detail(const std::string& text) {
@@ -65,7 +68,7 @@ void Progress::row(const std::string& key, const std::string& text, bool final) 
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (!rows_.count(key)) order_.push_back(key);
-  rows_[key] = text;
+  rows_[key] = visible_text(text);
   redraw_locked();
 }
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "support/error.h"
+#include "support/suggest.h"
 
 namespace trainpack::localrun {
 namespace fs = std::filesystem;
@@ -18,6 +19,21 @@ void add_run_flags(CLI::App& cmd, RunFlags& flags) {
                "mounted into the container, as Vertex AI sets them");
   cmd.add_option("--aip-dir", flags.aip_dir, "Where --aip-env's directories are made (default ./aip-output)");
   cmd.add_option("args", flags.args, "Arguments for the trainer, after --");
+}
+
+void check_run_flags(const RunFlags& flags, bool gpu) {
+  check_choice("--engine", flags.engine, {"auto", "docker", "podman", "runc"});
+  if (gpu && flags.engine == "runc")
+    throw UsageError("--gpu needs docker or podman: --engine=runc runs the container without GPU support",
+                     "use --engine=docker or --engine=podman (with the NVIDIA Container Toolkit), or drop --gpu");
+}
+
+std::string settle_engine(const RunFlags& flags, bool gpu) {
+  std::string engine = choose_engine(flags.engine);
+  if (gpu && engine == "runc")
+    throw Error("--gpu needs docker or podman, and neither answers here",
+                "start docker or podman (with the NVIDIA Container Toolkit), or drop --gpu");
+  return engine;
 }
 
 RunOptions run_options(const RunFlags& flags, const std::string& service_account_key_file, bool gpu) {

@@ -23,6 +23,14 @@ struct RunFlags {
 // (which must outlive parsing).
 void add_run_flags(CLI::App& cmd, RunFlags& flags);
 
+// The run flags checked before anything is built: --engine names an engine, and --gpu is not asked of runc, which
+// runs without GPU support. Throws UsageError.
+void check_run_flags(const RunFlags& flags, bool gpu);
+
+// The engine this run uses (choose_engine's pick for --engine), settled before anything is built: throws Error when
+// the one asked for does not answer, or when --gpu leaves auto with no engine that has GPU support.
+std::string settle_engine(const RunFlags& flags, bool gpu);
+
 // How gcloud's run goes for these flags: the arguments and engine; the key it is given (--service-account-key-file),
 // else the user's application default credentials when that file exists; with --aip-env, AIP_MODEL_DIR,
 // AIP_CHECKPOINT_DIR and AIP_TENSORBOARD_LOG_DIR set to directories made under --aip-dir and mounted. The image

@@ -849,10 +849,14 @@ std::string attempts_text(int attempts) { return std::to_string(attempts) + (att
 std::string seconds_text(std::chrono::milliseconds d) { return std::to_string((d.count() + 500) / 1000) + " s"; }
 
 // A failure no retry may mend (TLS, DNS, a request that must not be repeated): what libcurl says.
-Error network_error(const std::string& method, const std::string& url, const Origin& origin, const Attempt& last,
+Error network_error(const std::string& method, const HttpRequest& request, const Origin& origin, const Attempt& last,
                     int attempts) {
-  return Error(method + " " + redact(url) + " failed after " + attempts_text(attempts) + ": " + last.hop.curl_error,
-               network_failure_hint(last.hop.code, origin.authority));
+  std::string hint = last.hop.code == CURLE_SSL_CONNECT_ERROR && !request.tls_failure_hint.empty()
+                         ? request.tls_failure_hint
+                         : network_failure_hint(last.hop.code, origin.authority);
+  return Error(method + " " + redact(request.url) + " failed after " + attempts_text(attempts) + ": " +
+                   last.hop.curl_error,
+               hint);
 }
 
 // Retries ran out without an answer: at the deadline (`timeout` set), or after the last attempt (`took` so far).
@@ -1005,7 +1009,7 @@ HttpResponse finish_request(const HttpRequest& request, const std::string& metho
   if (!last.network_failure) return response_of(last);
   if (out_of_time) throw no_answer_error(method, request.url, last, attempts, deadline.timeout(), took);
   if (retryable(request, last)) throw no_answer_error(method, request.url, last, attempts, std::nullopt, took);
-  throw network_error(method, request.url, origin, last, attempts);
+  throw network_error(method, request, origin, last, attempts);
 }
 
 }  // namespace

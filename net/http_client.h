@@ -95,6 +95,9 @@ struct HttpRequest {
   // When this becomes true the request is abandoned (within about a second, between two reads or writes) and send()
   // throws Error, without a retry: a build that failed stops the uploads it began.
   const std::atomic<bool>* stop = nullptr;
+  // The hint when the TLS handshake fails, for a URL whose scheme the user wrote (a package index's): the default
+  // one names --insecure-registry, which makes registry URLs plain HTTP but cannot change a URL written https://.
+  std::string tls_failure_hint;
 };
 
 struct HttpResponse {

@@ -31,6 +31,7 @@ struct Endpoint {
   std::string url;
   std::string origin;  // "scheme://host:port", lower case, default port filled in
   std::string host;    // lower case, without port or brackets
+  std::string authority;  // host[:port] as written, without userinfo
   std::optional<std::pair<std::string, std::string>> userinfo;  // percent-decoded user, password
 };
 
@@ -51,6 +52,7 @@ Endpoint parse_endpoint(std::string_view url) {
     u.authority.erase(0, u.authority.rfind('@') + 1);
   }
   e.host = origin->host;
+  e.authority = origin->authority;
   e.origin = origin->str();
   u.scheme = origin->scheme;
   e.url = u.str();
@@ -220,10 +222,21 @@ IndexClient::IndexClient(net::HttpClient& http, const store::CacheDir& cache, In
 
 IndexClient::~IndexClient() = default;
 
+// When the TLS handshake with an index host fails: an index URL says its own scheme, so the fix is in the URL (pip
+// reads an http:// index as written), not --insecure-registry, which only makes registry URLs plain HTTP; a host
+// other than this machine then also needs plain HTTP allowed.
+std::string IndexClient::tls_failure_hint(const std::string& authority) const {
+  std::string hint = "if " + authority + " serves plain HTTP, write its URL with http://" + authority +
+                     "/ where it is given (--index-url, --extra-index-url, --find-links or a requirements file)";
+  if (http_.scheme_for(authority) != "http") hint += ", and allow plain HTTP to it with --insecure-registry=" + authority;
+  return hint;
+}
+
 net::HttpRequest IndexClient::request_for(const std::string& url) const {
   Endpoint e = parse_endpoint(url);
   net::HttpRequest request;
   request.url = e.url;
+  request.tls_failure_hint = tls_failure_hint(e.authority);
   if (auto basic = basic_credentials(e, url_credentials_, netrc_, options_)) request.headers.emplace_back("Authorization", "Basic " + net::base64_encode(*basic));
   request.max_attempts = options_.max_attempts;
   return request;

@@ -111,6 +111,7 @@ class IndexClient {
   std::optional<store::StoredBlob> already_stored(const IndexFile& file) const;
   // A GET of `url` (userinfo and fragment stripped) with its credentials.
   net::HttpRequest request_for(const std::string& url) const;
+  std::string tls_failure_hint(const std::string& authority) const;
   std::optional<IndexPage> fetch_page(const std::string& page_url, bool missing_ok);
   std::optional<CachedPage> fetch_page_over_http(const std::string& page_url, bool missing_ok);
   // download()'s transfer: into the store, checked against `expected` (algorithm, hex); counts `received`.

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "layers/rootfs_index.h"
 
 #include "support/error.h"
 #include "support/fs.h"
@@ -197,26 +201,67 @@ std::string credential_kind(std::string_view path, std::string_view bytes) {
   return "";
 }
 
-std::vector<Finding> find_credentials(const layers::FileEntries& entries, const std::filesystem::path& context_dir) {
-  std::vector<Finding> found;
-  for (const layers::FileEntry& e : entries) {
-    if (e.type != layers::FileEntry::Type::kRegular || !e.zip_member.empty() || e.size > kMaxRead ||
-        !may_hold_credentials(e.path))
-      continue;
-    std::string bytes;
+namespace {
+
+// A candidate's bytes: read from its host file, or inline; nullopt when it is not a regular file of at most kMaxRead
+// bytes one can read (copying it then fails with the reason).
+std::optional<std::string> candidate_bytes(const layers::FileEntry& e) {
+  if (e.type != layers::FileEntry::Type::kRegular || !e.zip_member.empty() || e.size > kMaxRead) return std::nullopt;
+  try {
+    return e.source.empty() ? e.data : read_file(e.source, kMaxRead, "a file of the build context");
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+// The entries' symlinks resolved in the image they make: the regular file a link leads to, or nullptr.
+class LinkTargets {
+ public:
+  explicit LinkTargets(const layers::FileEntries& entries) {
+    index_.apply(entries);
+    for (const layers::FileEntry& e : entries)
+      if (e.type == layers::FileEntry::Type::kRegular) regular_[e.path] = &e;
+  }
+  const layers::FileEntry* target_of(const layers::FileEntry& link) const {
+    std::string resolved;
     try {
-      bytes = e.source.empty() ? e.data : read_file(e.source, kMaxRead, "a file of the build context");
+      resolved = index_.resolve(link.path);
     } catch (const Error&) {
-      continue;  // copying it fails with the reason
+      return nullptr;  // a loop: the link leads nowhere
     }
-    std::string kind = credential_kind(e.path, bytes);
-    if (kind.empty()) continue;
+    auto it = regular_.find(resolved);
+    return it == regular_.end() ? nullptr : it->second;
+  }
+
+ private:
+  layers::RootfsIndex index_;
+  std::map<std::string, const layers::FileEntry*, std::less<>> regular_;
+};
+
+}  // namespace
+
+std::vector<Finding> find_credentials(const layers::FileEntries& entries, const std::filesystem::path& context_dir,
+                                      std::string_view context_in_image) {
+  std::vector<Finding> found;
+  std::optional<LinkTargets> links;  // made for the first link named like a candidate
+  for (const layers::FileEntry& e : entries) {
+    if (!may_hold_credentials(e.path)) continue;
+    const layers::FileEntry* file = &e;
     std::string context_path = e.path;
-    if (!e.source.empty()) {
+    if (e.type == layers::FileEntry::Type::kSymlink) {
+      if (!links) links.emplace(entries);
+      file = links->target_of(e);
+      if (!file) continue;
+      std::string relative = std::filesystem::path(e.path).lexically_relative(context_in_image).generic_string();
+      if (!relative.empty() && !relative.starts_with("..")) context_path = relative;
+    } else if (!e.source.empty()) {
       std::string relative = std::filesystem::path(e.source).lexically_relative(context_dir).generic_string();
       if (!relative.empty() && !relative.starts_with("..")) context_path = relative;
     }
-    found.push_back({context_path, e.path, kind});
+    std::optional<std::string> bytes = candidate_bytes(*file);
+    if (!bytes) continue;
+    std::string kind = credential_kind(e.path, *bytes);
+    if (!kind.empty()) found.push_back({context_path, e.path, kind});
   }
   return found;
 }

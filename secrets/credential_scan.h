@@ -42,9 +42,15 @@ bool may_hold_credentials(std::string_view path);
 // The kind of credential a candidate file's bytes likely are ("a Google service-account key"), or "" for none.
 std::string credential_kind(std::string_view path, std::string_view bytes);
 
-// The regular files among `entries` (one COPY's) that likely hold credentials, in entry order: candidates of at
-// most kMaxRead bytes are read (from layers::FileEntry::source, or its inline bytes); context paths are made
-// relative to `context_dir`.
-std::vector<Finding> find_credentials(const layers::FileEntries& entries, const std::filesystem::path& context_dir);
+// The files among `entries` (one COPY's) that likely hold credentials, in entry order: candidates of at most
+// kMaxRead bytes are read (from layers::FileEntry::source, or its inline bytes); context paths are made relative
+// to `context_dir`. COPY copies a symlink as a link, so a link named like a candidate is judged by the bytes of the
+// regular file it leads to among `entries` (resolved as the kernel would inside the image: absolute targets from the
+// image root, linked directories followed): the image holds those bytes under the link's name. A link whose target
+// the image does not hold is no finding. A link has no host path: its context path is its image path relative to
+// `context_in_image`, the image directory the context's root is copied to (gcloud's Dockerfile copies each source
+// to the same path under its WORKDIR, "usr/app").
+std::vector<Finding> find_credentials(const layers::FileEntries& entries, const std::filesystem::path& context_dir,
+                                      std::string_view context_in_image);
 
 }  // namespace trainpack::secrets

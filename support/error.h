@@ -22,4 +22,11 @@ class Error : public std::runtime_error {
   std::string hint_;
 };
 
+// A command line that cannot be run as written: a flag's value that is not one of its choices or not UTF-8, flags
+// that exclude each other. Refused before any work, with the usage exit status (2), as argparse refuses.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace trainpack

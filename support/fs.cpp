@@ -316,10 +316,18 @@ OutputFile::OutputFile(fs::path path) : named_(std::move(path)), target_(follow_
     if (fd_ < 0) throw Error("cannot write " + what + ": " + std::strerror(err));
     return;
   }
-  fs::path dir = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
+  check_output_parent(target_, what);
+}
+
+void check_output_parent(const fs::path& path, const std::string& what) {
+  fs::path target = path;
+  if (!target.has_filename() && target.has_parent_path()) target = target.parent_path();  // "out/" is "out"
+  target = follow_output_links(target);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    throw Error("cannot write " + what + ": the directory " + dir.string() + " does not exist", "create it first");
+    throw Error("cannot write " + what + ": the directory " + dir.string() + " does not exist",
+                "create it first, or choose another path");
   if (::access(dir.c_str(), W_OK) != 0) {
     int err = errno;
     throw Error("cannot write " + what + ": cannot write in " + dir.string() + ": " + std::strerror(err),

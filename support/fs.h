@@ -47,6 +47,11 @@ class OutputFile {
   bool in_place_ = false;  // written where it is (special file, /proc link), not renamed over
 };
 
+// Throws unless a new entry can be made beside `path` (after its links, follow_output_links): the directory that holds
+// it exists and is writable. `what` names the output in the message ("--digest-file=x", "oci:out/t:v1"). Outputs
+// check this before any work, since they are written (and staged beside) only at the end.
+void check_output_parent(const std::filesystem::path& path, const std::string& what);
+
 // Where a user-named output path leads: its symbolic links followed one at a time (a dangling one leads to where its
 // target would be), except a link in /proc, which is an open file. For outputs that are not one file (oci:DIR).
 std::filesystem::path follow_output_links(const std::filesystem::path& path);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "support/error.h"
+
 namespace trainpack {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -39,6 +41,17 @@ std::optional<std::string> closest_match(std::string_view typed, const std::vect
     if (!typed.empty() && candidate.starts_with(typed)) extending.push_back(candidate);
   if (extending.size() == 1) return extending.front();
   return std::nullopt;
+}
+
+void check_choice(std::string_view flag, std::string_view value, const std::vector<std::string>& choices) {
+  if (std::find(choices.begin(), choices.end(), value) != choices.end()) return;
+  std::string listed;
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    listed += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  std::optional<std::string> near = closest_match(value, choices);
+  throw UsageError(std::string(flag) + " must be " + listed + ", not \"" + std::string(value) + "\"",
+                   near ? "did you mean " + std::string(flag) + "=" + *near + "?"
+                        : "--help says what each means");
 }
 
 }  // namespace trainpack

@@ -15,4 +15,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 // (at least 1, at most 3), or `typed` is a prefix of exactly one candidate. The first of equally close ones.
 std::optional<std::string> closest_match(std::string_view typed, const std::vector<std::string>& candidates);
 
+// Throws UsageError unless `value` is one of `choices`: "--engine must be auto, docker, podman or runc, not \"rnc\"",
+// with the hint "did you mean --engine=runc?" when one is close.
+void check_choice(std::string_view flag, std::string_view value, const std::vector<std::string>& choices);
+
 }  // namespace trainpack

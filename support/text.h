@@ -7,23 +7,15 @@
 
 namespace trainpack {
 
-// `text` with its C0 control characters (tab kept) and DEL written as \xNN, as Python's repr() writes them: outside
-// text in a message stays whole (a C string ends at a NUL), on one line, and cannot drive the terminal.
-inline std::string visible_text(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) {
-    if ((c < 0x20 && c != '\t') || c == 0x7f) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
+// `text` as a message may quote it (a file name, a flag's value, another program's output): on one line, and
+// unable to drive the terminal. Escaped as Python's repr() escapes a str: \t, \n and \r, the other C0 controls and
+// DEL as \xNN, the C1 controls (U+0080-U+009F, which some terminals obey) as \u0080-\u009f; bytes that are not
+// UTF-8 as \xNN (as repr() of bytes). Backslashes stay as they are: a name holding a backslash and an "n" reads
+// like one holding a newline, which a message can afford. A NUL stays "\x00" too (a C string would end there).
+std::string visible_text(std::string_view text);
+
+// visible_text for a text of several lines (a hint with the end of a build's output): line breaks stay.
+std::string visible_lines(std::string_view text);
 
 inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 

@@ -1,5 +1,5 @@
 #pragma once
-// UTF-8 (RFC 3629): encoding one code point, and checking the lead and continuation bytes of a text.
+// UTF-8 (RFC 3629): encoding one code point, and checking that bytes are well-formed UTF-8.
 #include <string>
 #include <string_view>
 
@@ -24,17 +24,30 @@ inline void append_utf8(std::string& out, char32_t c) {
   }
 }
 
-// Whether every sequence has a lead byte of 1 to 4 bytes and that many continuation bytes (overlong forms and
-// surrogates are not looked for).
+// The length of the well-formed UTF-8 sequence at s[at] (1 to 4), or 0 when the bytes there are none: RFC 3629's
+// UTF8-char, which excludes overlong forms, surrogates and code points above U+10FFFF, as Python's and JSON parsers'
+// decoders do.
+inline std::size_t utf8_sequence_length(std::string_view s, std::size_t at) {
+  auto byte = [&s](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
+  unsigned c = byte(at);
+  std::size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (at >= s.size() || n == 0 || at + n > s.size()) return 0;
+  if (n == 1) return 1;
+  // The second byte's range narrows after E0 (no overlong), ED (no surrogate), F0 (no overlong) and F4 (<= U+10FFFF).
+  unsigned low = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+  unsigned high = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+  if (byte(at + 1) < low || byte(at + 1) > high) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if ((byte(at + k) & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+// Whether `s` is well-formed UTF-8 (utf8_sequence_length all the way).
 inline bool is_utf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : 99;
-    if (n == 99 || i + n >= s.size() + (n ? 0 : 1)) return false;
-    for (std::size_t k = 1; k <= n; ++k)
-      if ((static_cast<unsigned char>(s[k + i]) & 0xC0) != 0x80) return false;
-    i += n + 1;
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t n = utf8_sequence_length(s, i);
+    if (n == 0) return false;
+    i += n;
   }
   return true;
 }

@@ -601,11 +601,8 @@ std::shared_ptr<const Image> open_location(const ImageLocation& location, const 
 }
 
 void check_location(const ImageLocation& location) {
+  check_output_parent(location.path, location.str());
   std::error_code ec;
-  fs::path parent = fs::absolute(location.path, ec).parent_path();
-  if (!fs::is_directory(parent, ec))
-    throw Error("cannot write " + location.str() + ": directory " + parent.string() + " does not exist",
-                "create it first, or choose another path");
   if (fs::is_directory(location.path, ec))
     throw Error("cannot write " + location.str() + ": " + location.path.string() + " is a directory",
                 "a docker-archive is a single tar file");

@@ -425,7 +425,9 @@ json index_descriptors(const std::string& media_type, const Digest& digest, std:
 
 void check_oci_layout_destination(const fs::path& dir) {
   json index;
-  classify_destination(dir, layout_what(dir), index);
+  // A new layout is staged beside the directory and renamed into place: its parent must exist and be writable.
+  if (classify_destination(dir, layout_what(dir), index) != DestinationMode::kExisting)
+    check_output_parent(dir, layout_what(dir));
 }
 
 void write_oci_layout(const Image& image, const fs::path& dir_in, std::string_view tag,

@@ -43,7 +43,8 @@ void write_oci_layout(const image::Image& image, const std::filesystem::path& di
 void check_oci_layout_tag(std::string_view tag);
 
 // Throws the Error write_oci_layout would raise for `dir` as a destination (exists but is not a directory, a non-empty
-// directory that is no layout, a corrupt layout), so a build can refuse a bad output before doing any work.
+// directory that is no layout, a corrupt layout, a new one whose parent directory is missing or not writable), so a
+// build can refuse a bad output before doing any work.
 void check_oci_layout_destination(const std::filesystem::path& dir);
 
 namespace detail {

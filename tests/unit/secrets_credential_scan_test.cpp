@@ -125,10 +125,49 @@ TEST(CredentialScan, FindsCandidatesOnDiskByContextAndImagePath) {
   };
   FileEntries entries{FileEntry::directory("usr", 0755), entry(".gcp-creds.json"), entry("big.json"),
                       entry("task.py"), FileEntry::inline_file("usr/app/.env", "HF_TOKEN=hf_x\n")};
-  std::vector<trainpack::secrets::Finding> found = find_credentials(entries, context);
+  std::vector<trainpack::secrets::Finding> found = find_credentials(entries, context, "usr/app");
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].context_path, ".gcp-creds.json");
   EXPECT_EQ(found[0].image_path, "usr/app/.gcp-creds.json");
   EXPECT_EQ(found[0].kind, "a Google service-account key");
   EXPECT_EQ(found[1].context_path, "usr/app/.env") << "inline bytes have no context path but their image path";
+}
+
+// COPY copies a symlink as a link, so the image holds the key under the link's name when the target comes along: a
+// link named like a key is judged by the content of the file it leads to in the image (through linked directories
+// too), and named by its own path. A link whose target the image lacks, or that leads to no key, is no finding.
+TEST(CredentialScan, ALinkNamedLikeAKeyIsJudgedByItsTargetInTheImage) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "credential-scan-"));
+  fs::path context = dir.path() / "ctx";
+  fs::create_directories(context / "data");
+  trainpack::write_file_atomic(context / "data" / "blob.bin", kServiceAccountKey);
+  trainpack::write_file_atomic(context / "data" / "labels.bin", R"({"cat": 0})");
+  FileEntry target;
+  target.path = "usr/app/data/blob.bin";
+  target.source = (context / "data" / "blob.bin").string();
+  target.size = fs::file_size(target.source);
+  FileEntry harmless = target;
+  harmless.path = "usr/app/data/labels.bin";
+  harmless.source = (context / "data" / "labels.bin").string();
+  harmless.size = fs::file_size(harmless.source);
+  auto link = [](const std::string& path, const std::string& to) {
+    FileEntry e;
+    e.path = path;
+    e.type = FileEntry::Type::kSymlink;
+    e.link_target = to;
+    return e;
+  };
+  FileEntries entries{FileEntry::directory("usr/app", 0755), FileEntry::directory("usr/app/data", 0755), target,
+                      harmless, link("usr/app/key.json", "data/blob.bin"),
+                      link("usr/app/conf/sa.json", "/usr/app/d/blob.bin"), link("usr/app/d", "data"),
+                      link("usr/app/labels.json", "data/labels.bin"),
+                      link("usr/app/gone.json", "/home/me/.config/gcloud/key.json"),
+                      link("usr/app/loop.json", "loop.json"), link("usr/app/data.bin", "data/blob.bin")};
+  std::vector<trainpack::secrets::Finding> found = find_credentials(entries, context, "usr/app");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].context_path, "key.json");
+  EXPECT_EQ(found[0].image_path, "usr/app/key.json");
+  EXPECT_EQ(found[0].kind, "a Google service-account key");
+  EXPECT_EQ(found[1].context_path, "conf/sa.json") << "absolute targets and linked directories are followed";
+  EXPECT_EQ(found[1].kind, "a Google service-account key");
 }

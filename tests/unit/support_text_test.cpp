@@ -1,0 +1,67 @@
+// Text as messages quote it (support/text.h visible_text), UTF-8 as JSON takes it (support/utf8.h), and a flag's
+// value among its choices (support/suggest.h check_choice).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "support/error.h"
+#include "support/suggest.h"
+#include "support/text.h"
+#include "support/utf8.h"
+
+namespace {
+
+using trainpack::is_utf8;
+using trainpack::visible_lines;
+using trainpack::visible_text;
+
+TEST(VisibleText, ControlCharactersAreEscapedAsPythonsReprDoes) {
+  EXPECT_EQ(visible_text("key\n.json"), "key\\n.json");
+  EXPECT_EQ(visible_text("a\tb\rc"), "a\\tb\\rc");
+  EXPECT_EQ(visible_text(std::string("\x1b[2J\x00\x7f", 6)), "\\x1b[2J\\x00\\x7f");
+  EXPECT_EQ(visible_text("\xc2\x9b" "31m"), "\\u009b31m") << "a C1 control (CSI) in UTF-8";
+  EXPECT_EQ(visible_text("caf\xe9 \xff"), "caf\\xe9 \\xff") << "bytes that are not UTF-8";
+  EXPECT_EQ(visible_text("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80"), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80");
+  EXPECT_EQ(visible_text("C:\\new"), "C:\\new") << "backslashes stay";
+  EXPECT_EQ(visible_text(visible_text("a\nb\x1b")), visible_text("a\nb\x1b")) << "escaping twice changes nothing";
+}
+
+TEST(VisibleText, LinesKeepTheirBreaks) {
+  EXPECT_EQ(visible_lines("the end of its output:\n  \x1b[31merror\x1b[0m\ncheck"),
+            "the end of its output:\n  \\x1b[31merror\\x1b[0m\ncheck");
+}
+
+// RFC 3629's UTF8-char: what Python's and JSON libraries' decoders take.
+TEST(Utf8, OnlyWellFormedSequencesAreUtf8) {
+  EXPECT_TRUE(is_utf8(""));
+  EXPECT_TRUE(is_utf8("plain"));
+  EXPECT_TRUE(is_utf8("\xc3\xa9\xe2\x82\xac\xf0\x9f\x9a\x80\xf4\x8f\xbf\xbf"));
+  EXPECT_FALSE(is_utf8("\xe9"));                // Latin-1
+  EXPECT_FALSE(is_utf8("\xc0\xaf"));            // overlong '/'
+  EXPECT_FALSE(is_utf8("\xe0\x80\xaf"));        // overlong, three bytes
+  EXPECT_FALSE(is_utf8("\xed\xa0\x80"));        // a surrogate, U+D800
+  EXPECT_FALSE(is_utf8("\xf4\x90\x80\x80"));    // above U+10FFFF
+  EXPECT_FALSE(is_utf8("\xe2\x82"));            // cut short
+  EXPECT_FALSE(is_utf8("\x80"));                // a lone continuation byte
+  EXPECT_FALSE(is_utf8("a\xc3("));              // a lead byte without its continuation
+}
+
+TEST(CheckChoice, AnotherValueIsAUsageErrorWithTheClosestChoice) {
+  EXPECT_NO_THROW(trainpack::check_choice("--engine", "runc", {"auto", "docker", "podman", "runc"}));
+  try {
+    trainpack::check_choice("--engine", "rnc", {"auto", "docker", "podman", "runc"});
+    FAIL() << "no error";
+  } catch (const trainpack::UsageError& e) {
+    EXPECT_STREQ(e.what(), "--engine must be auto, docker, podman or runc, not \"rnc\"");
+    EXPECT_EQ(e.hint(), "did you mean --engine=runc?");
+  }
+  try {
+    trainpack::check_choice("--format", "yaml", {"text", "json"});
+    FAIL() << "no error";
+  } catch (const trainpack::UsageError& e) {
+    EXPECT_STREQ(e.what(), "--format must be text or json, not \"yaml\"");
+    EXPECT_EQ(e.hint(), "--help says what each means");
+  }
+}
+
+}  // namespace
