@@ -27,7 +27,7 @@ const std::vector<KindLayout>& cache_layout() {
       {CacheKind::kCheckedLayers, "checked-layers", 1}, {CacheKind::kInterpreters, "interpreters", 1},
       {CacheKind::kSitePackages, "site-packages", 1},   {CacheKind::kBuiltWheels, "built-wheels", 1},
       {CacheKind::kBlobLocations, "blob-locations", 1}, {CacheKind::kIndexPages, "index-pages", 1},
-      {CacheKind::kSboms, "sboms", 1},
+      {CacheKind::kSboms, "sboms", 1},             {CacheKind::kLayerTrees, "layer-trees", 1},
   };
   return layout;
 }
