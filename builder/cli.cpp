@@ -536,6 +536,8 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const local
     image = open_image(req.base_location, req.platform, cache.blobs(), req.registries, req.platform_required);
     run.image_name = spec.executor_image_uri;
   }
+  run.layer_trees = localrun::LayerTreeCache{cache.area(store::CacheKind::kLayerTrees), cache.temp_dir()};
+  run.progress = [&progress](const std::string& line) { progress.line(line); };
   localrun::run_image(*image, run, cache.run_dir());
 }
 

@@ -4,6 +4,8 @@
 #include <archive_entry.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +14,7 @@
 #include <string>
 #include <system_error>
 #include <unordered_set>
+#include <vector>
 
 #include "layers/layer_tar_reader.h"
 #include "support/error.h"
@@ -36,9 +39,16 @@ std::string clean_name(std::string_view p) {
 std::string base_name(std::string_view p) { return std::string(path_base(p)); }
 std::string dir_name(std::string_view p) { return std::string(path_dir(p)); }
 
+// What a whiteout does: remove the lower layers' files from the rootfs being built up, or stay in the layer's own
+// tree in overlayfs's form for a mount to apply (Documentation/filesystems/overlayfs.rst: a 0/0 character device
+// hides a lower name, the xattr trusted.overlay.opaque="y" hides a lower directory's content).
+enum class Whiteouts { kApply, kOverlayForm };
+
 class Unpacker {
  public:
-  Unpacker(const fs::path& rootfs, std::string_view what) : rootfs_(rootfs), what_(what) {
+  Unpacker(const fs::path& rootfs, std::string_view what, Whiteouts whiteouts = Whiteouts::kApply,
+           std::vector<fs::path> lowers = {})
+      : rootfs_(rootfs), what_(what), whiteouts_(whiteouts), lowers_(std::move(lowers)) {
     root_fd_ = ::open(rootfs.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (root_fd_ < 0) throw Error(what_ + ": cannot open " + rootfs.string() + ": " + std::strerror(errno));
     cwd_fd_ = ::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -163,6 +173,7 @@ class Unpacker {
 
     if (base.starts_with(kWhiteoutPrefix)) {
       check_parents(rel, raw);
+      if (whiteouts_ == Whiteouts::kOverlayForm) return overlay_whiteout(rel, dir, base, raw);
       if (base == kOpaque) {
         struct stat st;
         if (dir.empty() || (lstat_rel(dir, st) && S_ISDIR(st.st_mode))) remove_lower_children(dir);
@@ -204,6 +215,10 @@ class Unpacker {
       }
     }
 
+    if (whiteouts_ == Whiteouts::kOverlayForm) {
+      make_parents(rel);
+      drop_overlay_xattrs(e);
+    }
     archive_entry_set_pathname(e, rel.c_str());
     if (hardlink) archive_entry_set_hardlink(e, link_rel.c_str());
     int rc = archive_write_header(out, e);
@@ -232,8 +247,78 @@ class Unpacker {
       throw Error(what_ + ": cannot finish '" + std::string(raw) + "': " + err(out));
   }
 
+  // A whiteout of this layer kept in overlayfs's form in the layer's own tree. The opaque mark goes on a directory
+  // this layer makes (libarchive keeps the xattrs it does not set); one on the layer's root has no overlayfs form.
+  void overlay_whiteout(const std::string& rel, const std::string& dir, const std::string& base, const char* raw) {
+    if (base.starts_with(kWhiteoutMeta) && base != kOpaque) return;  // aufs metadata, never content
+    if (base == kOpaque) {
+      if (dir.empty()) throw Error(what_ + ": an opaque whiteout of the root has no overlayfs form");
+      make_parents(rel);
+      if (::setxattr((rootfs_ / dir).c_str(), "trusted.overlay.opaque", "y", 1, 0) != 0)
+        throw Error(what_ + ": cannot mark '/" + dir + "' opaque: " + std::strerror(errno));
+      return;
+    }
+    std::string target = dir.empty() ? base.substr(kWhiteoutPrefix.size())
+                                     : dir + "/" + base.substr(kWhiteoutPrefix.size());
+    if (target.empty() || base_name(target) == "." || base_name(target) == "..")
+      throw Error(what_ + ": whiteout '" + std::string(raw) + "' names no file", "the image is corrupt");
+    make_parents(target);
+    if (::mknodat(root_fd_, target.c_str(), S_IFCHR | 0, ::makedev(0, 0)) != 0 && errno != EEXIST)
+      throw Error(what_ + ": cannot write the whiteout of '/" + target + "': " + std::strerror(errno));
+  }
+
+  // overlayfs reads its own trusted.overlay.* xattrs in a lower tree (opaque, redirect, origin): a layer's entry
+  // never sets them, only this file's whiteouts do.
+  static void drop_overlay_xattrs(struct archive_entry* e) {
+    std::vector<std::pair<std::string, std::string>> kept;
+    const char* name;
+    const void* value;
+    size_t size;
+    bool dropped = false;
+    archive_entry_xattr_reset(e);
+    while (archive_entry_xattr_next(e, &name, &value, &size) == ARCHIVE_OK) {
+      if (std::string_view(name).starts_with("trusted.overlay.")) dropped = true;
+      else kept.emplace_back(name, std::string(static_cast<const char*>(value), size));
+    }
+    if (!dropped) return;
+    archive_entry_xattr_clear(e);
+    for (const auto& [n, v] : kept) archive_entry_xattr_add_entry(e, n.c_str(), v.data(), v.size());
+  }
+
+  // The directories above `rel` that this layer's tree lacks, made as the lower layers have them: in a stack of
+  // trees the upper directory's owner, mode and times are what the root shows, and a tar may leave parents out.
+  void make_parents(const std::string& rel) const {
+    for (std::size_t pos = rel.find('/'); pos != std::string::npos; pos = rel.find('/', pos + 1)) {
+      std::string dir = rel.substr(0, pos);
+      struct stat st;
+      if (lstat_rel(dir, st)) continue;
+      struct stat lower{};
+      bool found = lower_directory(dir, lower);
+      if (::mkdirat(root_fd_, dir.c_str(), found ? (lower.st_mode & 07777) : 0755) != 0)
+        throw Error(what_ + ": cannot make '/" + dir + "': " + std::strerror(errno));
+      if (!found) continue;
+      ::fchmodat(root_fd_, dir.c_str(), lower.st_mode & 07777, 0);  // past the umask
+      if (::fchownat(root_fd_, dir.c_str(), lower.st_uid, lower.st_gid, AT_SYMLINK_NOFOLLOW) != 0 && errno != EPERM)
+        throw Error(what_ + ": cannot set the owner of '/" + dir + "': " + std::strerror(errno));
+      const struct timespec times[2] = {lower.st_atim, lower.st_mtim};
+      ::utimensat(root_fd_, dir.c_str(), times, AT_SYMLINK_NOFOLLOW);
+    }
+  }
+
+  // The directory `rel` as the lower trees show it (the nearest first); false when the nearest tree naming it holds
+  // something else (a whiteout, a file) or none does.
+  bool lower_directory(const std::string& rel, struct stat& st) const {
+    for (const fs::path& lower : lowers_) {
+      if (::lstat((lower / rel).c_str(), &st) != 0) continue;
+      return S_ISDIR(st.st_mode);
+    }
+    return false;
+  }
+
   fs::path rootfs_;
   std::string what_;
+  Whiteouts whiteouts_;
+  std::vector<fs::path> lowers_;
   int root_fd_ = -1;
   int cwd_fd_ = -1;
   std::unordered_set<std::string> written_;
@@ -244,6 +329,15 @@ class Unpacker {
 void apply_layer(const fs::path& blob, const std::optional<image::Digest>& diff_id, const fs::path& rootfs,
                  std::string_view what) {
   Unpacker u(fs::absolute(rootfs), what);
+  u.apply(blob, diff_id);
+}
+
+void unpack_layer_tree(const fs::path& blob, const std::optional<image::Digest>& diff_id, const fs::path& dir,
+                       const std::vector<fs::path>& lowers, std::string_view what) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec) || !fs::is_empty(dir, ec))
+    throw Error("cannot unpack " + std::string(what) + " into " + dir.string() + ": not an empty directory");
+  Unpacker u(fs::absolute(dir), what, Whiteouts::kOverlayForm, lowers);
   u.apply(blob, diff_id);
 }
 

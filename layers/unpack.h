@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "image/image.h"
 
@@ -33,5 +34,16 @@ void unpack_image(const image::Image& image, const std::filesystem::path& rootfs
 // `diff_id` (the config's; nullopt: no check) as it goes. `what` names the layer in errors.
 void apply_layer(const std::filesystem::path& blob, const std::optional<image::Digest>& diff_id,
                  const std::filesystem::path& rootfs, std::string_view what);
+
+// Unpacks one layer blob alone into the empty directory `dir`, its whiteouts in overlayfs's form (a 0/0 character
+// device for ".wh.NAME", the xattr trusted.overlay.opaque="y" on the directory of ".wh..wh..opq"), so that the
+// trees of an image's layers, stacked as overlayfs lower directories (the first layer lowest), are its root
+// filesystem. `lowers` are the trees of the layers below, the nearest first: a directory the tar leaves out is made
+// with their owner, mode and times, since the upper tree's directory is the one the stack shows. A tree thus
+// depends on the layers below it (key it by ChainID). Needs root (mknod, trusted.* xattrs). Checks the tar against
+// `diff_id` as apply_layer does.
+void unpack_layer_tree(const std::filesystem::path& blob, const std::optional<image::Digest>& diff_id,
+                       const std::filesystem::path& dir, const std::vector<std::filesystem::path>& lowers,
+                       std::string_view what);
 
 }  // namespace trainpack::layers

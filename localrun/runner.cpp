@@ -23,6 +23,7 @@
 #include "layers/unpack.h"
 #include "image/config.h"
 #include "support/fs.h"
+#include "support/human.h"
 #include "support/process.h"
 #include "support/text.h"
 #include "transports/docker_archive.h"
@@ -346,33 +347,81 @@ Ran run_with_engine_impl(const std::string& cli, const image::Image& image, cons
   return {run_attached(argv, ChildOutput::kMergedToStdout), argv, {}};
 }
 
+std::string find_runc() {
+  std::string runc = find_program("runc");
+  if (runc.empty() && ::access("/usr/sbin/runc", X_OK) == 0) runc = "/usr/sbin/runc";
+  if (runc.empty()) throw Error("runc is not installed", "apt-get install runc, or install docker or podman");
+  return runc;
+}
+
+void tell(const RunOptions& options, const std::string& line) {
+  if (options.progress) options.progress(line);
+}
+
+// The root filesystem as the overlayfs stack of the image's layer trees, mounted for runc alone. nullopt when
+// overlayfs cannot be used here (then the image is unpacked whole instead).
+std::optional<Ran> run_on_layer_trees(const image::Image& image, const RunOptions& options, const fs::path& bundle,
+                                      const std::vector<std::string>& argv, const std::function<void()>& before_run) {
+  LayerTrees trees = layer_trees(image, *options.layer_trees, [&](std::size_t i, std::size_t count, std::int64_t size) {
+    tell(options, "Unpacking layer " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" +
+                      human_bytes(static_cast<std::uint64_t>(std::max<std::int64_t>(size, 0))) + ")");
+  });
+  const fs::path upper = bundle / "upper", work = bundle / "work", rootfs = bundle / "rootfs";
+  for (const fs::path& dir : {upper, work, rootfs}) fs::create_directories(dir);
+  const std::string data =
+      "lowerdir=" + overlay_lowerdir(trees) + ",upperdir=" + upper.string() + ",workdir=" + work.string();
+  PrivateMount mount{"overlay", "overlay", data, rootfs, trees.dir};
+  // overlayfs splits its options at ',' and its layers at ':'; mount(2) takes one page of them.
+  if (bundle.string().find_first_of(",:") != std::string::npos || mount.data.size() >= 4000) return std::nullopt;
+  std::string missing;
+  AttachedRun run = run_attached_with_mount(argv, ChildOutput::kMergedToStdout, mount, [&](const fs::path& seen) {
+    json spec = runtime_spec(image.config().document(), options, seen / rootfs.relative_path());
+    missing = missing_program(spec, seen / rootfs.relative_path());
+    spec["root"]["path"] = rootfs.string();
+    write_file_atomic(bundle / "config.json", spec.dump(2));
+    if (before_run) before_run();
+  });
+  if (run.mount_errno == 0) return Ran{run.status, argv, run.status == 0 ? std::string() : missing};
+  tell(options, std::string("overlayfs cannot be mounted here (") + std::strerror(run.mount_errno) +
+                    "): unpacking the image whole");
+  return std::nullopt;
+}
+
+Ran run_on_unpacked_image(const image::Image& image, const RunOptions& options, const fs::path& bundle,
+                          const std::vector<std::string>& argv, const std::function<void()>& before_run) {
+  const fs::path rootfs = bundle / "rootfs";
+  fs::remove_all(rootfs);
+  tell(options, "Unpacking " + std::to_string(image.manifest().layers.size()) + " layers");
+  layers::unpack_image(image, rootfs);
+  json spec = runtime_spec(image.config().document(), options, rootfs);
+  write_file_atomic(bundle / "config.json", spec.dump(2));
+  if (before_run) before_run();
+  int rc = run_attached(argv, ChildOutput::kMergedToStdout);
+  return {rc, argv, rc == 0 ? std::string() : missing_program(spec, rootfs)};
+}
+
 Ran run_daemonless_impl(const image::Image& image, const RunOptions& options, const fs::path& work_dir,
                         const std::function<void()>& before_run) {
   if (::geteuid() != 0)
     throw Error("running without docker or podman needs root (runc, rootful): run as root, or install docker",
                 "no container engine answered `info`; trainpack then runs the image with runc, which needs root");
   if (options.gpu) runtime_spec(json::object(), options, "/");  // throws the --gpu message before any work
-  std::string runc = find_program("runc");
-  if (runc.empty() && ::access("/usr/sbin/runc", X_OK) == 0) runc = "/usr/sbin/runc";
-  if (runc.empty()) throw Error("runc is not installed", "apt-get install runc, or install docker or podman");
+  const std::string runc = find_runc();
 
   fs::create_directories(work_dir);
   fs::path work = fs::absolute(work_dir);
   std::string id = random_id();
   ScopedDir bundle(work / id);
   fs::create_directories(bundle.path());
-  fs::path rootfs = bundle.path() / "rootfs";
-  layers::unpack_image(image, rootfs);
-  json spec = runtime_spec(image.config().document(), options, rootfs);
-  write_file_atomic(bundle.path() / "config.json", spec.dump(2));
   fs::path state = work / "runc-state";
   fs::create_directories(state);
   std::vector<std::string> argv{runc, "--root", state.string(), "run", "--bundle", bundle.path().string(), id};
-  if (before_run) before_run();
-  int rc = run_attached(argv, ChildOutput::kMergedToStdout);
+  std::optional<Ran> ran;
+  if (options.layer_trees) ran = run_on_layer_trees(image, options, bundle.path(), argv, before_run);
+  if (!ran) ran = run_on_unpacked_image(image, options, bundle.path(), argv, before_run);
   // `runc run` removes the container when it exits; make sure of it before the bundle goes.
   run_attached({runc, "--root", state.string(), "delete", "--force", id}, ChildOutput::kDiscard, std::chrono::seconds(30));
-  return {rc, argv, rc == 0 ? std::string() : missing_program(spec, rootfs)};
+  return *ran;
 }
 
 // gcloud's line for a container that did not exit 0, and what that means: the trainer's status, or an entrypoint

@@ -19,6 +19,7 @@
 // The credentials file is bind-mounted read-only at /tmp/keys/cred_key.json; it is never copied into the image or
 // the bundle's rootfs.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -28,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "image/image.h"
+#include "localrun/layer_trees.h"
 #include "support/error.h"
 
 namespace trainpack::localrun {
@@ -51,6 +53,11 @@ struct RunOptions {
   // Whether the image's PATH finds its entrypoint's program, when the build that made it knows: a container that
   // fails then is told apart from one that could not start.
   std::optional<bool> entrypoint_found;
+  // runc only: where the layers' trees are kept between runs (localrun/layer_trees.h), the root filesystem then
+  // being their overlayfs stack; without it, or where overlayfs cannot be mounted, the image is unpacked whole.
+  std::optional<LayerTreeCache> layer_trees;
+  // What the run tells the person watching (the unpacking of layers, the start), a line at a time; none when empty.
+  std::function<void(const std::string&)> progress;
 };
 
 // A container that exited non-zero (or could not be started). what() is gcloud's text on one line:

@@ -13,6 +13,7 @@
 //   blob-locations/KEY     repositories known to hold a blob (registry::BlobLocations)
 //   index-pages/KEY        package index pages with their validators (python::IndexPageCache)
 //   sboms/KEY              SBOMs generated for an image
+//   layer-trees/CHAINID    a layer unpacked for local-run's overlayfs root (localrun/layer_trees.h)
 //   tmp/, run/             staging, work directories and local-run bundles: never pruned, leftovers swept
 //   users/                 one locked file per process that has the cache open
 //   lock                   taken shared to use an entry, exclusively by prune to remove one
@@ -39,7 +40,7 @@ namespace trainpack::store {
 
 enum class CacheKind {
   kBlobs, kLayers, kPipSteps, kScans, kCheckedLayers, kInterpreters, kSitePackages, kBuiltWheels, kBlobLocations,
-  kIndexPages, kSboms
+  kIndexPages, kSboms, kLayerTrees
 };
 
 struct KindLayout {

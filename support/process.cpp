@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -373,6 +375,30 @@ class IgnoredTerminalSignals {
   ::_exit(127);
 }
 
+// In the child after fork(), before exec_attached: a mount namespace of its own with `m` mounted. The outcome goes
+// up `report` as an errno (0: mounted); then the child waits for a byte on `go` (none: the parent gave up).
+void mount_privately(const PrivateMount& m, int report, int go) {
+  auto tell = [report](int e) {
+    ssize_t ignored = ::write(report, &e, sizeof e);
+    (void)ignored;
+  };
+  auto fail = [&tell] {
+    tell(errno);
+    ::_exit(125);
+  };
+  if (::unshare(CLONE_NEWNS) != 0) fail();
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) fail();
+  if (::chdir(m.cwd.c_str()) != 0) fail();
+  if (::mount(m.source.c_str(), m.target.c_str(), m.type.c_str(), 0, m.data.c_str()) != 0) fail();
+  if (::chdir("/") != 0) fail();
+  tell(0);
+  char byte;
+  ssize_t n;
+  do n = ::read(go, &byte, 1);
+  while (n < 0 && errno == EINTR);
+  if (n != 1) ::_exit(125);
+}
+
 // Waits for `pid`; after `timeout` (> 0) kills it and returns -1.
 int wait_attached(pid_t pid, std::chrono::milliseconds timeout) {
   int status = 0;
@@ -397,32 +423,105 @@ int wait_attached(pid_t pid, std::chrono::milliseconds timeout) {
 
 }  // namespace
 
-int run_attached(const std::vector<std::string>& argv, ChildOutput output, std::chrono::milliseconds timeout) {
-  if (argv.empty()) throw Error("internal: run_attached without a program");
-  // Everything the child needs is made before fork(): only async-signal-safe calls may follow it.
-  std::string exe = find_program(argv[0]);
-  if (exe.empty()) exe = argv[0];  // execve fails, the child says so and exits 127
-  const std::string failure = "trainpack: cannot execute " + argv[0] + "\n";
-  std::vector<std::string> args_storage = argv;
-  std::vector<char*> args;
-  for (auto& a : args_storage) args.push_back(a.data());
-  args.push_back(nullptr);
-  // What we printed so far comes before the child's output.
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
-  int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (devnull < 0) throw Error(std::string("cannot open /dev/null: ") + std::strerror(errno));
+namespace {
 
+// What run_attached's child needs, made before fork(): only async-signal-safe calls may follow it.
+struct AttachedChild {
+  explicit AttachedChild(const std::vector<std::string>& argv)
+      : exe(find_program(argv.at(0))), failure("trainpack: cannot execute " + argv[0] + "\n"), storage(argv) {
+    if (exe.empty()) exe = argv[0];  // execve fails, the child says so and exits 127
+    for (auto& a : storage) args.push_back(a.data());
+    args.push_back(nullptr);
+    // What we printed so far comes before the child's output.
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (devnull < 0) throw Error(std::string("cannot open /dev/null: ") + std::strerror(errno));
+  }
+  ~AttachedChild() { ::close(devnull); }
+  AttachedChild(const AttachedChild&) = delete;
+  AttachedChild& operator=(const AttachedChild&) = delete;
+
+  std::string exe, failure;
+  std::vector<std::string> storage;
+  std::vector<char*> args;
+  int devnull = -1;
+};
+
+}  // namespace
+
+namespace {
+
+int read_errno(int fd) {
+  int e = 0;
+  ssize_t n;
+  do n = ::read(fd, &e, sizeof e);
+  while (n < 0 && errno == EINTR);
+  return n == static_cast<ssize_t>(sizeof e) ? e : EIO;
+}
+
+// Two pipes, both ends close-on-exec: the child's report up, the parent's go-ahead down.
+struct MountPipes {
+  MountPipes() {
+    if (::pipe2(report, O_CLOEXEC) != 0 || ::pipe2(go, O_CLOEXEC) != 0)
+      throw Error(std::string("cannot make a pipe: ") + std::strerror(errno));
+  }
+  ~MountPipes() {
+    for (int fd : {report[0], report[1], go[0], go[1]})
+      if (fd >= 0) ::close(fd);
+  }
+  void close_end(int& fd) {
+    ::close(fd);
+    fd = -1;
+  }
+  int report[2] = {-1, -1}, go[2] = {-1, -1};
+};
+
+}  // namespace
+
+AttachedRun run_attached_with_mount(const std::vector<std::string>& argv, ChildOutput output,
+                                    const PrivateMount& mount,
+                                    const std::function<void(const std::filesystem::path&)>& mounted) {
+  if (argv.empty()) throw Error("internal: run_attached without a program");
+  AttachedChild child(argv);
+  MountPipes pipes;
   IgnoredTerminalSignals ignored;
   pid_t pid = ::fork();
-  if (pid < 0) {
-    int e = errno;
-    ::close(devnull);
-    throw Error("cannot start " + argv[0] + ": " + std::strerror(e));
+  if (pid < 0) throw Error("cannot start " + argv[0] + ": " + std::strerror(errno));
+  if (pid == 0) {
+    mount_privately(mount, pipes.report[1], pipes.go[0]);
+    exec_attached(child.exe, child.args, child.devnull, output, child.failure);
   }
-  if (pid == 0) exec_attached(exe, args, devnull, output, failure);
-  ::close(devnull);
+  pipes.close_end(pipes.report[1]);
+  pipes.close_end(pipes.go[0]);
+  AttachedRun run;
+  run.mount_errno = read_errno(pipes.report[0]);
+  if (run.mount_errno != 0) {
+    wait_attached(pid, {});
+    return run;
+  }
+  try {
+    mounted(std::filesystem::path("/proc") / std::to_string(pid) / "root");
+  } catch (...) {
+    pipes.close_end(pipes.go[1]);  // the child reads no byte and exits
+    wait_attached(pid, {});
+    throw;
+  }
+  ssize_t sent = ::write(pipes.go[1], "g", 1);
+  pipes.close_end(pipes.go[1]);
+  run.status = wait_attached(pid, {});
+  if (sent != 1) run.status = 125;
+  return run;
+}
+
+int run_attached(const std::vector<std::string>& argv, ChildOutput output, std::chrono::milliseconds timeout) {
+  if (argv.empty()) throw Error("internal: run_attached without a program");
+  AttachedChild child(argv);
+  IgnoredTerminalSignals ignored;
+  pid_t pid = ::fork();
+  if (pid < 0) throw Error("cannot start " + argv[0] + ": " + std::strerror(errno));
+  if (pid == 0) exec_attached(child.exe, child.args, child.devnull, output, child.failure);
   return wait_attached(pid, timeout);
 }
 

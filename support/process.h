@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,5 +88,27 @@ enum class ChildOutput {
 // ignored by us: the child, in our process group, gets the terminal's Ctrl-C itself (a container runtime forwards
 // it to the container) and we go on once it has exited. Throws Error only when no process can be started.
 int run_attached(const std::vector<std::string>& argv, ChildOutput output, std::chrono::milliseconds timeout = {});
+
+// A file system mounted for one child alone: the child enters a mount namespace of its own (unshare(2) CLONE_NEWNS,
+// every mount made private so nothing propagates back) and mounts it there before exec, so it goes with the child's
+// processes whatever becomes of us. Relative names in `data` (overlayfs's lowerdir=) resolve from `cwd`, which keeps
+// a long option string under the one page mount(2) takes.
+struct PrivateMount {
+  std::string type, source, data;
+  std::filesystem::path target, cwd;
+};
+
+// run_attached with `mount` made for the child first. Once it is mounted, and before the child executes argv,
+// `mounted` is called with the path through which we see the child's file system (/proc/PID/root): it may read what
+// was mounted and write what the program needs; if it throws, the child exits unexecuted and the error goes on.
+// When the mount fails nothing is executed: the result has `mount_errno` set (status unset), so the caller can fall
+// back to another way.
+struct AttachedRun {
+  int status = -1;
+  int mount_errno = 0;
+};
+AttachedRun run_attached_with_mount(const std::vector<std::string>& argv, ChildOutput output,
+                                    const PrivateMount& mount,
+                                    const std::function<void(const std::filesystem::path&)>& mounted);
 
 }  // namespace trainpack

@@ -75,6 +75,48 @@ TEST_F(LocalRunTest, DaemonlessWithRunc) {
   expect_secret_in_no_blob();
 }
 
+// A run after a change to the trainer's code unpacks only the layer that changed: the base's layer trees are kept in
+// the cache and stacked with overlayfs. What the trainer writes stays out of the kept trees.
+TEST_F(LocalRunTest, DaemonlessAfterACodeChangeUnpacksOnlyTheChangedLayers) {
+  const std::string task = "import pathlib, sys\nprint('version', sys.argv[1:])\n"
+                           "pathlib.Path('/usr/app/scratch.txt').write_text('written by the run')\n";
+  write_file(dir_->path() / "pkg" / "trainer" / "task.py", task);
+  auto run = [&](const std::string& arg) {
+    std::vector<std::string> argv{trainpack_bin(), "local-run", "--engine=runc",
+                                  "--executor-image-uri=trainpack-test/python:3.11", "--base-source=" + base_oci_ref(),
+                                  "--local-package-path=" + (dir_->path() / "pkg").string(), "--script=trainer/task.py",
+                                  "--cache-dir=" + (dir_->path() / "cache").string(), "--", arg};
+    auto r = run_command(argv);
+    EXPECT_EQ(r.exit_code, 0) << describe(argv, r);
+    return r;
+  };
+  auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  auto first = run("one");
+  EXPECT_NE(first.out.find("version ['one']"), std::string::npos) << first.out;
+  EXPECT_NE(first.err.find("Unpacking layer 1/"), std::string::npos) << first.err;
+  const std::size_t layers = count(first.err, "Unpacking layer ");
+
+  write_file(dir_->path() / "pkg" / "trainer" / "task.py", task + "print('changed')\n");
+  auto second = run("two");
+  EXPECT_NE(second.out.find("version ['two']\nchanged"), std::string::npos) << second.out;
+  EXPECT_EQ(second.err.find("Unpacking layer 1/"), std::string::npos) << "the base was unpacked again:\n" << second.err;
+  EXPECT_GE(count(second.err, "Unpacking layer "), 1u) << second.err;
+  EXPECT_LT(count(second.err, "Unpacking layer "), layers) << second.err;
+
+  const fs::path trees = trainpack::store::kind_dir(dir_->path() / "cache", trainpack::store::CacheKind::kLayerTrees);
+  ASSERT_TRUE(fs::is_directory(trees));
+  std::size_t kept = 0;
+  for (const auto& tree : fs::directory_iterator(trees)) {
+    ++kept;
+    EXPECT_FALSE(fs::exists(tree.path() / "usr/app/scratch.txt")) << "a run wrote into the kept tree " << tree.path();
+  }
+  EXPECT_EQ(kept, layers + count(second.err, "Unpacking layer "));
+}
+
 // The unpacker changes directory; a --cache-dir and a --base-source given relative to where trainpack started must
 // still be found.
 TEST_F(LocalRunTest, DaemonlessWithARelativeCacheDirAndBaseSource) {

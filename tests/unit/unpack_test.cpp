@@ -5,12 +5,16 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
+
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "image_test_support.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/process.h"
 
 using namespace trainpack;
 using namespace trainpack::image;
@@ -198,4 +202,67 @@ TEST_F(Unpack, OwnersAndSpecialBitsAreKeptAsRootDevicesNeverFail) {
   if (::lstat((rootfs_ / "dev/null").c_str(), &dn) == 0) {
     EXPECT_TRUE(S_ISCHR(dn.st_mode));
   }
+}
+
+namespace {
+
+// The files under `root` as `find` sees them (name, type, mode, owner, size, link target), sorted.
+std::string listing_of(const fs::path& root) {
+  const std::string script = "cd \"$1\" && find . -printf '%p %y %m %U:%G %s %l\\n' | LC_ALL=C sort";
+  auto r = run_process({"sh", "-c", script, "sh", root.string()}, "", std::chrono::seconds(30));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.out;
+}
+
+// Unpacks `layers` both ways, applied in order to one root and each into a tree of its own stacked with overlayfs,
+// and compares what the two show (skipped where overlayfs cannot be mounted).
+class OverlayTrees : public Unpack {
+ protected:
+  void compare(const std::vector<std::vector<Member>>& layers) {
+    std::vector<fs::path> trees;  // the nearest first
+    std::string lowerdir;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      fs::path blob = tmp_ / ("tree-layer" + std::to_string(i));
+      std::string t = tar_of(layers[i]);
+      std::ofstream(blob, std::ios::binary) << t;
+      apply_layer(blob, sha256_of(t), rootfs_, "test layer");
+      fs::path tree = tmp_ / ("tree" + std::to_string(i));
+      fs::create_directories(tree);
+      unpack_layer_tree(blob, sha256_of(t), tree, trees, "test layer");
+      trees.insert(trees.begin(), tree);
+      lowerdir = tree.filename().string() + (lowerdir.empty() ? "" : ":" + lowerdir);
+    }
+    for (const char* dir : {"upper", "work", "merged"}) fs::create_directories(tmp_ / dir);
+    const fs::path out = tmp_ / "merged.txt";
+    PrivateMount mount{"overlay", "overlay",
+                       "lowerdir=" + lowerdir + ",upperdir=" + (tmp_ / "upper").string() + ",workdir=" +
+                           (tmp_ / "work").string(),
+                       tmp_ / "merged", tmp_};
+    const std::string script = "cd \"$1\" && find . -printf '%p %y %m %U:%G %s %l\\n' | LC_ALL=C sort > \"$2\"";
+    AttachedRun run = run_attached_with_mount({"sh", "-c", script, "sh", (tmp_ / "merged").string(), out.string()},
+                                              ChildOutput::kToStderr, mount, [](const fs::path&) {});
+    if (run.mount_errno != 0) GTEST_SKIP() << "overlayfs cannot be mounted here: " << std::strerror(run.mount_errno);
+    ASSERT_EQ(run.status, 0);
+    EXPECT_EQ(slurp(out), listing_of(rootfs_));
+  }
+};
+
+}  // namespace
+
+// local-run's root filesystem: the layers' trees stacked by overlayfs show what unpacking the layers in order makes.
+TEST_F(OverlayTrees, StackedTreesShowWhatUnpackingInOrderMakes) {
+  if (::geteuid() != 0) GTEST_SKIP() << "trees keep whiteouts as devices and xattrs: root only";
+  compare({
+      {{"etc/", 'd', ""}, {"etc/a", 'f', "A"}, {"etc/b", 'f', "B"}, {"var/", 'd', ""}, {"var/x/", 'd', ""},
+       {"var/x/y", 'f', "Y"}, {"d/", 'd', ""}, {"d/old", 'f', "o"}, {"d/sub/", 'd', ""}, {"d/sub/old2", 'f', "o"},
+       {"tmp/", 'd', "", 01777}, {"home/", 'd', ""}, {"home/u/", 'd', "", 0700, 1000, 1000}, {"f", 'f', "file"},
+       {"dir/", 'd', ""}, {"dir/in", 'f', "x"}},
+      // Whiteouts, an opaque directory whose entries come before and after its mark, a file over a directory and a
+      // directory over a file.
+      {{"etc/.wh.a", 'f', ""}, {"var/.wh.x", 'f', ""}, {"etc/c", 'f', "C"}, {"d/", 'd', ""}, {"d/new1", 'f', "1"},
+       {"d/sub/new3", 'f', "3"}, {"d/.wh..wh..opq", 'f', ""}, {"d/new2", 'f', "2"}, {"dir", 'f', "now a file"},
+       {"f/", 'd', ""}, {"f/g", 'f', "in a dir"}},
+      // Files whose parents the tar leaves out: the lower directories' owner and mode show through.
+      {{"tmp/made-later", 'f', "t"}, {"home/u/.wh.gone", 'f', ""}, {"home/u/new/x", 'f', "x"}},
+  });
 }
