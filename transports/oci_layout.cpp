@@ -189,6 +189,10 @@ void put_file_blob(const Image& image, const fs::path& root, const Descriptor& d
   }
   for (bool retried = false;; retried = true) {
     fs::path src = image.blob_path(desc.digest);
+    fs::file_size(src, ec);
+    if (ec)
+      throw Error(image.describe() + ": blob " + desc.digest.str() + " is unreadable (" + src.string() + ": " +
+                  ec.message() + ")");
     Digest actual = place_checked(src, dst, desc.digest);
     if (actual == desc.digest) break;
     detail::recover_damaged_blob(image, desc.digest, actual, retried, true);

@@ -120,7 +120,7 @@ TEST(CacheDamage, ADamagedLayerRecordIsAMissTheLayerWrittenAgainWithAWarning) {
     WatchedCache w;
     layers::LayerCache cache(w.cache.blobs(), w.cache.area(store::CacheKind::kLayers));
     auto build = [&] {
-      return layers::build_layer(w.cache.blobs(), cache, {FileEntry::inline_file("app/task.py", "print(1)\n")}, {});
+      return layers::build_layer(w.cache.blobs(), cache, {FileEntry::directory("app", 0755), FileEntry::inline_file("app/task.py", "print(1)\n")}, {});
     };
     layers::BuiltLayer first = build();
     ASSERT_FALSE(first.from_cache);
@@ -197,7 +197,8 @@ TEST(CacheDamage, ADamagedCheckedLayerMarkIsReadAgainNotTakenForAnotherDiffId) {
     const fs::path mark = marks.path_of(built.layers[0].digest.hex());
     damage_file(mark, damage);
     EXPECT_NO_THROW(layers::check_layers_are_safe(*built.image, layers, marks)) << name;
-    EXPECT_TRUE(w.warned_about(mark)) << name;
+    // Cut to its first line, a mark reads as an older trainpack's (the diff_id alone): read again, without a word.
+    if (name != "truncated") EXPECT_TRUE(w.warned_about(mark)) << name;
     EXPECT_EQ(read_file(mark), store::seal(built.layers[0].diff_id.str())) << name << ": marked again";
   }
 }
@@ -226,7 +227,7 @@ struct BuiltOnRemoteBase : test_support::PushFixture {
     hold_image(source, "base", "1");
     base = registry::RemoteImage::open(source_client, {"src.test", "base", "1", ""}, {}, w.cache.blobs());
     for (const Digest& d : {large, small}) base->blob_path(d);
-    layer = layers::write_layer(w.cache.blobs(), {FileEntry::inline_file("app/task.py", "print(1)\n")}, {});
+    layer = layers::write_layer(w.cache.blobs(), {FileEntry::directory("app", 0755), FileEntry::inline_file("app/task.py", "print(1)\n")}, {});
     image::AppendSpec spec;
     spec.steps = {{"COPY . /app", layer}};
     spec.config = base->config();
@@ -280,7 +281,7 @@ TEST(CacheDamage, ALayerMadeHereDamagedInTheCacheFailsTheOutputLeavingNothing) {
   EXPECT_FALSE(b.w.cache.blobs().has(b.layer.digest)) << "removed: the next build's layer cache misses";
   EXPECT_TRUE(b.w.warned_about(b.cached(b.layer.digest)));
 
-  layers::write_layer(b.w.cache.blobs(), {FileEntry::inline_file("app/task.py", "print(1)\n")}, {});
+  layers::write_layer(b.w.cache.blobs(), {FileEntry::directory("app", 0755), FileEntry::inline_file("app/task.py", "print(1)\n")}, {});
   flip_byte(b.cached(b.layer.digest));
   EXPECT_THROW(transports::write_docker_archive(*b.image, archive, "trainer:v1"), Error);
   EXPECT_FALSE(fs::exists(archive));
