@@ -30,6 +30,7 @@
 #include "registry/pusher.h"
 #include "registry/registries.h"
 #include "store/cache_prune.h"
+#include "store/sealed_text.h"
 #include "transports/transport.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -300,6 +301,8 @@ class Build {
         req_(req),
         progress_(progress),
         cache_(req.cache_dir) {
+    // A damaged cache entry is a miss, made again: said as the build's warnings are.
+    cache_.dir.on_warning([&progress = progress_](const std::string& text) { progress.warning(text); });
     if (req.cache_repo && req.registries)
       shared_ = std::make_unique<CacheRepo>(
           *req.cache_repo, *req.registries, cache_.blobs, &cache_.blob_locations,
@@ -902,10 +905,14 @@ std::string Build::sbom_text() {
   const std::string name = key.finish().hex() + ".json";
   fs::path kept = sboms.path_of(name);
   std::error_code ec;
-  if (sboms.use(name) && fs::is_regular_file(kept, ec)) return read_file(kept);
+  if (sboms.use(name) && fs::is_regular_file(kept, ec)) {
+    std::string file = read_file(kept);
+    if (std::optional<std::string_view> text = store::unseal(file)) return std::string(*text);
+    sboms.discard(name, "it is not an SBOM this trainpack kept");  // made again below
+  }
   std::string text = sbom_json(sbom_document(), req_.sbom);
   fs::create_directories(kept.parent_path(), ec);
-  write_file_atomic(kept, text);
+  write_file_atomic(kept, store::seal(text));
   return text;
 }
 
@@ -1044,9 +1051,7 @@ void Build::record_push(const registry::PushResult& pushed) {
       std::to_string(pushed.blobs_existing) + " already there)");
 }
 
-}  // namespace
-
-BuildResult run_build(const BuildRequest& req, Progress& progress) {
+BuildResult build_once(const BuildRequest& req, Progress& progress) {
   Timings::Clock::time_point start = Timings::Clock::now();
   for (const transports::ImageLocation& out : req.outputs) transports::check_destination(out);
   Build build(req, progress, start);
@@ -1066,6 +1071,22 @@ BuildResult run_build(const BuildRequest& req, Progress& progress) {
   BuildResult result = req.dry_run ? build.finish_dry_run() : std::move(build).result();
   result.timings = build.timings().snapshot();
   return result;
+}
+
+}  // namespace
+
+// A layer reused from the cache whose blob was found damaged while an output was written has had its copy removed
+// (transports::DamagedBlob): built again, the layer is made anew. A few times, for several damaged layers.
+BuildResult run_build(const BuildRequest& req, Progress& progress) {
+  constexpr int kAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return build_once(req, progress);
+    } catch (const transports::DamagedBlob& e) {
+      if (attempt == kAttempts) throw;
+      progress.warning(std::string(e.what()) + ": building again");
+    }
+  }
 }
 
 }  // namespace trainpack::builder

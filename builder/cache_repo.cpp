@@ -11,6 +11,7 @@
 #include "image/media_types.h"
 #include "layers/layer_writer.h"
 #include "layers/rootfs_index.h"
+#include "layers/scanned_image.h"
 #include "registry/blob_locations.h"
 #include "registry/pusher.h"
 #include "registry/registries.h"
@@ -157,7 +158,7 @@ void unpack_scan(const fs::path& blob, const fs::path& dir) {
     if (!out) throw Error("cannot write " + to.string() + " (" + std::to_string(size) + " bytes)");
   };
   layers::list_layer_blob(blob, std::nullopt, "a cached base scan", visit);
-  if (!layers::parse_listing(read_file(staging.path() / "listing.json", 1u << 30)))
+  if (!layers::ScannedImage::parse_scan_listing(read_file(staging.path() / "listing.json", 1u << 30)))
     throw Error("its listing is not one");
   std::error_code ec;
   fs::rename(staging.path(), dir, ec);

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +13,7 @@
 #include "image/digest.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/hash.h"
 #include "support/text.h"
 
 namespace trainpack::builder {
@@ -23,7 +23,9 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::string_view kFormat = "trainpack-pip-step-v4";
+// v5: the format line names the SHA-256 of the rest of the file, so a damaged entry is a miss (the cache is input).
+constexpr std::string_view kFormat = "trainpack-pip-step-v5";
+constexpr std::uint64_t kMaxEntryBytes = 256u << 20;
 
 
 // A local --find-links directory's listing: a wheel added or replaced there changes what pip would pick.
@@ -56,11 +58,11 @@ void add_python_options(image::Sha256& h, const PythonOptions& python) {
   h.update_field(std::to_string(python.own_layer_bytes));
 }
 
-// An entry file: a format line, a JSON line (per layer its blob, entry count, top-level names and the offset of its
-// first line after the header; every source file an entry reads, with its size), then one line per entry,
-// tab-separated, layer after layer. Lines rather than JSON objects: a step
-// installs thousands of files and a reused step's entries are read on every build, so they parse without a JSON
-// parser: type, mode, uid, gid, size, source (index into the sources, or -), zip index, zip member, source stamp,
+// An entry file: a format line (kFormat, then "sha256:" and the SHA-256 of the rest of the file), a JSON line (per
+// layer its blob, entry count, top-level names and the offset of its first line after the header; every source file
+// an entry reads, with its size), then one line per entry, tab-separated, layer after layer. Lines rather than JSON
+// objects: a step installs thousands of files and a reused step's entries are read on every build, so they parse
+// without a JSON parser: type, mode, uid, gid, size, source (index into the sources, or -), zip index, zip member, source stamp,
 // symlink target, path; text fields escaped (\\ \t \n).
 std::string escaped(std::string_view text) {
   std::string out;
@@ -159,7 +161,12 @@ FileEntry entry_from_line(std::string_view line, const std::vector<std::string>&
   e.uid = static_cast<std::uint32_t>(number(f[2]));
   e.gid = static_cast<std::uint32_t>(number(f[3]));
   e.size = number(f[4]);
-  if (f[5] != "-") e.source = sources.at(number(f[5]));
+  if (f[5] != "-") {
+    std::uint64_t source = number(f[5]);
+    if (source >= sources.size()) throw Error("a pip-step entry names source " + std::string(f[5]) + " of " +
+                                              std::to_string(sources.size()));
+    e.source = sources[source];
+  }
   e.zip_index = number(f[6]);
   e.zip_member = unescaped(f[7]);
   e.source_stamp = unescaped(f[8]);
@@ -168,17 +175,12 @@ FileEntry entry_from_line(std::string_view line, const std::vector<std::string>&
   return e;
 }
 
-// The layer's blob, checked to be in the store; nullopt when it is not. `present` is false for a step without a layer.
-std::optional<layers::LayerBlob> blob_from_json(const json& j, const store::BlobStore& store, bool& present) {
-  present = j.contains("digest");
-  if (!present) return std::nullopt;
+// A layer's blob as its header names it; Error when the header names none.
+layers::LayerBlob blob_in_header(const json& j) {
   auto diff_id = image::Digest::parse(j.at("diff_id").get<std::string>());
   auto digest = image::Digest::parse(j.at("digest").get<std::string>());
-  if (!diff_id || !digest) return std::nullopt;
-  layers::LayerBlob blob{*diff_id, *digest, j.at("size").get<std::uint64_t>()};
-  std::error_code ec;
-  if (!store.has(blob.digest) || fs::file_size(store.path_of(blob.digest), ec) != blob.size || ec) return std::nullopt;
-  return blob;
+  if (!diff_id || !digest) throw Error("a pip-step entry names no layer digest");
+  return {*diff_id, *digest, j.at("size").get<std::uint64_t>()};
 }
 
 // Every file the entries read, checked to be there still at the size it had; their paths, in order.
@@ -195,15 +197,83 @@ std::vector<std::string> present_sources(const json& listed, const fs::path& ent
   return paths;
 }
 
-// An entry file's first two lines: its format and its header.
-std::optional<std::pair<std::string, std::string>> read_head(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::string format, header;
-  if (!in || !std::getline(in, format) || !std::getline(in, header)) return std::nullopt;
-  return std::pair{std::move(format), std::move(header)};
+// An entry file's text: the format line with the sum of `body` (its header line and listing lines), then `body`.
+std::string sealed_entry(std::string_view body) {
+  return std::string(kFormat) + " sha256:" + sha256_hex(body) + "\n" + std::string(body);
+}
+
+// The body of an entry file, when its format line is this trainpack's and its sum is the body's.
+std::optional<std::string_view> entry_body(std::string_view file) {
+  std::size_t eol = file.find('\n');
+  if (eol == std::string_view::npos) return std::nullopt;
+  std::string_view format = file.substr(0, eol), body = file.substr(eol + 1);
+  if (format != std::string(kFormat) + " sha256:" + sha256_hex(body)) return std::nullopt;
+  return body;
+}
+
+// The `count` entries of a layer from its first line at `offset` in `lines` (the listing lines of an entry file).
+layers::FileEntries entries_at(std::string_view lines, std::uint64_t offset, std::size_t count,
+                               const std::vector<std::string>& sources) {
+  std::string_view rest = lines.substr(std::min<std::uint64_t>(lines.size(), offset));
+  layers::FileEntries entries;
+  entries.reserve(std::min(count, rest.size()));  // a damaged count never asks for more than the lines can hold
+  for (std::size_t i = 0; i < count; ++i) {
+    std::size_t eol = rest.find('\n');
+    if (eol == std::string_view::npos) throw Error("a pip-step entry ends early");
+    entries.push_back(entry_from_line(rest.substr(0, eol), sources));
+    rest.remove_prefix(eol + 1);
+  }
+  return entries;
+}
+
+// An entry's header line and its listing lines, split.
+std::pair<json, std::string_view> header_and_lines(std::string_view body) {
+  std::size_t eol = body.find('\n');
+  if (eol == std::string_view::npos) throw Error("a pip-step entry has no header line");
+  return {json::parse(body.substr(0, eol)), body.substr(eol + 1)};
+}
+
+std::vector<std::string> source_paths(const json& header) {
+  std::vector<std::string> paths;
+  for (const json& source : header.at("sources")) paths.push_back(source.at(0).get<std::string>());
+  return paths;
+}
+
+// A step as an entry's header names it: its layers (listings deferred to `file`) and what it installed. Throws on
+// a header that is not one remember() wrote.
+CachedPipStep step_from_header(const json& header, const fs::path& file) {
+  CachedPipStep step{{}, installed_artifacts_from_json(header.at("installed"))};
+  for (const json& layer : header.at("layers")) {
+    std::optional<layers::LayerBlob> blob;
+    if (layer.contains("digest")) blob = blob_in_header(layer);
+    layers::FileEntries shallow;
+    for (const json& e : layer.at("shallow")) shallow.push_back(entry_from_listing_json(e));
+    auto listing = std::make_shared<DeferredListing>(file, layer.at("offset").get<std::uint64_t>(),
+                                                     layer.at("entries").get<std::size_t>(), std::move(shallow),
+                                                     layer.at("keys").get<std::set<std::string>>());
+    step.layers.push_back({layer.at("what").get<std::string>(), blob, {}, std::move(listing)});
+  }
+  return step;
 }
 
 }  // namespace
+
+std::optional<CachedPipStep> parse_pip_step_entry(std::string_view file) {
+  std::optional<std::string_view> body = entry_body(file);
+  if (!body) return std::nullopt;
+  try {
+    auto [header, lines] = header_and_lines(*body);
+    CachedPipStep step = step_from_header(header, {});
+    std::vector<std::string> sources = source_paths(header);
+    for (CachedPipLayer& layer : step.layers) {
+      layer.entries = entries_at(lines, layer.deferred->offset(), layer.deferred->size(), sources);
+      layer.deferred.reset();
+    }
+    return step;
+  } catch (const std::exception&) {  // Error, or a JSON field missing or of another type
+    return std::nullopt;
+  }
+}
 
 json entry_listing_json(const FileEntry& e) {
   json j{{"p", e.path}, {"t", std::string(1, type_letter(e.type))}, {"m", e.mode}, {"u", e.uid}, {"g", e.gid}};
@@ -240,24 +310,14 @@ std::string pip_step_key(const PipStepInputs& in) {
 PipStepCache::PipStepCache(const store::CacheDir& cache)
     : cache_(cache), entries_(cache.area(store::CacheKind::kPipSteps)) {}
 
+// lookup() checked the file's sum: a listing that does not parse now was changed since.
 const layers::FileEntries& DeferredListing::entries() {
   if (entries_) return *entries_;
-  std::string text = read_file(file_, 256u << 20);
-  std::size_t format_end = text.find('\n');
-  std::size_t header_end = format_end == std::string::npos ? format_end : text.find('\n', format_end + 1);
-  if (header_end == std::string::npos) throw Error("the pip-step cache entry " + file_.string() + " is damaged");
-  json header = json::parse(text.substr(format_end + 1, header_end - format_end - 1));
-  std::vector<std::string> sources = present_sources(header.at("sources"), file_);
-  std::string_view rest = std::string_view(text).substr(std::min(text.size(), header_end + 1 + offset_));
-  layers::FileEntries entries;
-  entries.reserve(count_);
-  for (std::size_t i = 0; i < count_; ++i) {
-    std::size_t eol = rest.find('\n');
-    if (eol == std::string_view::npos) throw Error("the pip-step cache entry " + file_.string() + " ends early");
-    entries.push_back(entry_from_line(rest.substr(0, eol), sources));
-    rest.remove_prefix(eol + 1);
-  }
-  entries_ = std::move(entries);
+  std::string text = read_file(file_, kMaxEntryBytes);
+  std::optional<std::string_view> body = entry_body(text);
+  if (!body) throw Error("the pip-step cache entry " + file_.string() + " changed during the build", "build again");
+  auto [header, lines] = header_and_lines(*body);
+  entries_ = entries_at(lines, offset_, count_, present_sources(header.at("sources"), file_));
   return *entries_;
 }
 
@@ -275,28 +335,30 @@ std::optional<CachedPipStep> PipStepCache::lookup(const std::string& key) const 
   const std::string name = key + ".entries";
   fs::path file = entries_.path_of(name);
   if (!entries_.use(name)) return std::nullopt;
+  std::optional<CachedPipStep> step;
+  std::vector<std::string> sources;
   try {
-    std::optional<std::pair<std::string, std::string>> head = read_head(file);
-    if (!head || head->first != kFormat) return std::nullopt;
-    json header = json::parse(head->second);
-    std::vector<CachedPipLayer> layers;
-    for (const json& layer : header.at("layers")) {
-      bool has_layer = false;
-      std::optional<layers::LayerBlob> blob = blob_from_json(layer, cache_.blobs(), has_layer);
-      if (has_layer && !blob) return std::nullopt;
-      layers::FileEntries shallow;
-      for (const json& e : layer.at("shallow")) shallow.push_back(entry_from_listing_json(e));
-      auto listing = std::make_shared<DeferredListing>(file, layer.at("offset").get<std::uint64_t>(),
-                                                       layer.at("entries").get<std::size_t>(), std::move(shallow),
-                                                       layer.at("keys").get<std::set<std::string>>());
-      layers.push_back({layer.at("what").get<std::string>(), blob, {}, std::move(listing)});
+    std::string text = read_file(file, kMaxEntryBytes);
+    if (std::optional<std::string_view> body = entry_body(text)) {
+      json header = header_and_lines(*body).first;
+      step = step_from_header(header, file);
+      sources = source_paths(header);
     }
-    for (const json& source : header.at("sources"))
-      if (!cache_.use_path(source.at(0).get<std::string>())) return std::nullopt;  // pruned since it was cached
-    return CachedPipStep{std::move(layers), installed_artifacts_from_json(header.at("installed"))};
-  } catch (const std::exception&) {
-    return std::nullopt;  // a damaged entry is a miss; remember() replaces it
+  } catch (const std::exception&) {  // unreadable, or a header remember() did not write: damaged
+    step.reset();
   }
+  if (!step) {
+    entries_.discard(name, "it is not an entry this trainpack wrote");  // the step runs again and remembers anew
+    return std::nullopt;
+  }
+  std::error_code ec;
+  for (const CachedPipLayer& layer : step->layers)  // a blob pruned since the step was cached
+    if (layer.blob && (!cache_.blobs().has(layer.blob->digest) ||
+                       fs::file_size(cache_.blobs().path_of(layer.blob->digest), ec) != layer.blob->size || ec))
+      return std::nullopt;
+  for (const std::string& source : sources)
+    if (!cache_.use_path(source)) return std::nullopt;  // pruned since it was cached
+  return step;
 }
 
 void PipStepCache::remember(const std::string& key, const CachedPipStep& step) const {
@@ -327,7 +389,7 @@ void PipStepCache::remember(const std::string& key, const std::vector<PipLayerMa
   header["sources"] = sources.to_json();
   std::error_code ec;
   fs::create_directories(entries_.dir(), ec);
-  write_file_atomic(entries_.path_of(key + ".entries"), std::string(kFormat) + "\n" + header.dump() + "\n" + lines);
+  write_file_atomic(entries_.path_of(key + ".entries"), sealed_entry(header.dump() + "\n" + lines));
 }
 
 }  // namespace trainpack::builder

@@ -51,6 +51,7 @@ class DeferredListing {
                   layers::FileEntries shallow, std::set<std::string> keys)
       : file_(std::move(file)), offset_(offset), count_(count), shallow_(std::move(shallow)), keys_(std::move(keys)) {}
   std::size_t size() const { return count_; }
+  std::uint64_t offset() const { return offset_; }
   // The layer as layers::RootfsIndex::apply_deferred takes it; its load() reads the listing.
   layers::RootfsIndex::DeferredLayer for_index(std::shared_ptr<DeferredListing> self) const;
   const layers::FileEntries& entries();
@@ -93,6 +94,11 @@ struct CachedPipStep {
   std::vector<CachedPipLayer> layers;
   std::vector<InstalledArtifact> installed;
 };
+
+// An entry file as remember() writes it, read whole: the step's layers with their listings (regular files' sources
+// as named, not checked to be there) and what it installed; nullopt for anything else, a damaged entry being a
+// miss. lookup() reads the same, the listings only when they are needed.
+std::optional<CachedPipStep> parse_pip_step_entry(std::string_view file);
 
 class PipStepCache {
  public:

@@ -56,7 +56,7 @@ constexpr std::size_t kMetadataCap = 16u << 20;
 
 // What the base scan keeps while listing each layer: everything python/base_facts.cpp reads, so facts come from
 // the cache without a second pass. Bump the name whenever this changes.
-constexpr const char* kPythonScanName = "python-facts-3";
+constexpr const char* kPythonScanName = "python-facts-4";  // 4: sealed listings (store/sealed_text.h)
 
 layers::ScanSelection python_selection() {
   return {kPythonScanName, [](std::string_view path, std::uint64_t size) {

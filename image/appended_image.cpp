@@ -90,6 +90,11 @@ bool AppendedImage::has_local_blob(const Digest& digest) const {
   return blobs_->find(digest) || source_of(digest)->has_local_blob(digest);
 }
 
+bool AppendedImage::refetch_blob(const Digest& digest, const Digest& actual) const {
+  if (blobs_->find(digest)) blobs_->discard(digest, actual);
+  return source_of(digest)->refetch_blob(digest, actual);
+}
+
 std::optional<RemoteOrigin> AppendedImage::remote_origin(const Digest& digest) const {
   return source_of(digest)->remote_origin(digest);
 }

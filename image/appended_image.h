@@ -45,6 +45,9 @@ class AppendedImage : public Image {
   const std::string& raw_config() const override { return config_; }
   std::filesystem::path blob_path(const Digest& digest) const override;
   bool has_local_blob(const Digest& digest) const override;
+  // A damaged kept blob is dropped; a base layer (or a layer source's) is then fetched again from there. A layer
+  // this build made is not made again here: the next build misses it in the cache and makes it.
+  bool refetch_blob(const Digest& digest, const Digest& actual) const override;
   std::string describe() const override { return "the built image"; }
   // The base's blobs, and those of the layer sources, have one.
   std::optional<RemoteOrigin> remote_origin(const Digest& digest) const override;

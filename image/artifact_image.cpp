@@ -19,6 +19,11 @@ bool ArtifactImage::has_local_blob(const Digest& d) const {
   return blobs_->find(d) || (source_ != nullptr && source_->has_local_blob(d));
 }
 
+bool ArtifactImage::refetch_blob(const Digest& d, const Digest& actual) const {
+  if (blobs_->find(d)) blobs_->discard(d, actual);
+  return source_ != nullptr && source_->refetch_blob(d, actual);
+}
+
 std::optional<RemoteOrigin> ArtifactImage::remote_origin(const Digest& d) const {
   return source_ != nullptr ? source_->remote_origin(d) : std::nullopt;
 }

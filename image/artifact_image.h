@@ -23,6 +23,7 @@ class ArtifactImage : public Image {
   const std::string& raw_config() const override { return config_; }
   std::filesystem::path blob_path(const Digest& d) const override;
   bool has_local_blob(const Digest& d) const override;
+  bool refetch_blob(const Digest& d, const Digest& actual) const override;
   std::optional<RemoteOrigin> remote_origin(const Digest& d) const override;
   std::string describe() const override { return what_; }
 

@@ -23,6 +23,8 @@ class BlobKeeper {
   virtual StoredBlob keep(std::string_view bytes) const = 0;
   // The file holding `digest`, when it is kept here.
   virtual std::optional<std::filesystem::path> find(const Digest& digest) const = 0;
+  // The kept bytes of `digest` were found to hash to `actual`: they are dropped, so the next find() misses.
+  virtual void discard(const Digest& digest, const Digest& actual) const = 0;
 };
 
 }  // namespace trainpack::image

@@ -32,6 +32,10 @@ class Image {
   virtual std::filesystem::path blob_path(const Digest& digest) const = 0;
   // Whether blob_path() can answer without downloading (a push relays a remote blob instead of storing it).
   virtual bool has_local_blob(const Digest& digest) const { return true; }
+  // The bytes blob_path() gave for `digest` were found to hash to `actual` (a sink hashes what it copies): a damaged
+  // copy in the cache is dropped. True when blob_path() may now give the right bytes (fetched again from where the
+  // image came from); false when there is nowhere to get them.
+  virtual bool refetch_blob(const Digest& digest, const Digest& actual) const { return false; }
   // A human name for messages ("oci:/tmp/base:3.11").
   virtual std::string describe() const = 0;
 

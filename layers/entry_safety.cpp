@@ -6,6 +6,7 @@
 
 #include "layers/layer_tar_reader.h"
 #include "layers/rootfs_index.h"
+#include "store/sealed_text.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/parallel.h"
@@ -85,7 +86,7 @@ namespace fs = std::filesystem;
 
 void mark_layer_safe(const store::CacheArea& marks, const image::Digest& layer, const image::Digest& diff_id) {
   fs::create_directories(marks.dir());
-  write_file_atomic(marks.path_of(layer.hex()), diff_id.str() + "\n");
+  write_file_atomic(marks.path_of(layer.hex()), store::seal(diff_id.str()));
 }
 
 namespace {
@@ -112,8 +113,19 @@ std::map<image::Digest, image::Digest> expected_diff_ids(const image::Image& ima
 bool checked_before(const store::CacheArea& marks, const image::Image& image, const image::Digest& layer,
                     const image::Digest& expected) {
   if (!marks.use(layer.hex())) return false;
-  std::optional<image::Digest> hashed = image::Digest::parse(ascii_trim(read_file(marks.path_of(layer.hex()), 1024)));
-  if (!hashed) return false;  // a mark without the diff_id: read the layer again
+  const fs::path file = marks.path_of(layer.hex());
+  std::string text;
+  try {
+    text = read_file(file, 1024);
+  } catch (const Error&) {  // unreadable, or too large to be a mark: damaged, below
+  }
+  std::optional<std::string_view> sealed = store::unseal(text);
+  std::optional<image::Digest> hashed = sealed ? image::Digest::parse(*sealed) : std::nullopt;
+  if (!hashed) {
+    // Read again. An older trainpack's mark (the diff_id alone, unsealed) is no damage: it vouches for nothing.
+    if (!image::Digest::parse(ascii_trim(text))) marks.report_damaged(file, "it is not a mark this trainpack wrote");
+    return false;
+  }
   if (*hashed != expected) throw diff_id_mismatch(image.describe() + " layer " + layer.str(), *hashed, expected);
   return true;
 }

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/sealed_text.h"
 #include "support/error.h"
 #include "support/fs.h"
 
@@ -12,8 +13,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-// Bump when the layer writer's output for the same entries changes.
-constexpr const char* kFormatVersion = "trainpack-layer-v2";  // v2: parallel gzip blocks, spliced members
+// Bump when the layer writer's output for the same entries changes, or the record's format does.
+constexpr const char* kFormatVersion = "trainpack-layer-v3";  // v3: sealed records (store/sealed_text.h)
 
 }  // namespace
 
@@ -64,24 +65,42 @@ std::string LayerCache::fingerprint(const FileEntries& entries, const LayerOptio
   return h.finish().hex();
 }
 
+std::optional<LayerBlob> parse_layer_record(std::string_view file) {
+  std::optional<std::string_view> text = store::unseal(file);
+  if (!text) return std::nullopt;
+  json j = json::parse(*text, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  auto text_of = [&j](const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  std::optional<image::Digest> diff_id = image::Digest::parse(text_of("diff_id"));
+  std::optional<image::Digest> digest = image::Digest::parse(text_of("digest"));
+  auto size = j.find("size");
+  if (!diff_id || !digest || size == j.end() || !size->is_number_unsigned()) return std::nullopt;
+  return LayerBlob{*diff_id, *digest, size->get<std::uint64_t>()};
+}
+
 std::optional<LayerBlob> LayerCache::lookup(const std::string& fp) const {
   const std::string key = fp + ".json";
   if (!entries_.use(key)) return std::nullopt;
-  fs::path p = entries_.path_of(key);
+  std::optional<LayerBlob> blob;
+  try {
+    blob = parse_layer_record(read_file(entries_.path_of(key), 1 << 16));
+  } catch (const Error&) {  // unreadable: the same miss
+  }
+  if (!blob) {
+    entries_.discard(key, "it is not a layer record");  // the layer is made again and remembered anew
+    return std::nullopt;
+  }
   std::error_code ec;
-  json j = json::parse(read_file(p, 1 << 16), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;  // unreadable entry: rebuild and overwrite
-  auto diff_id = image::Digest::parse(j.value("diff_id", ""));
-  auto digest = image::Digest::parse(j.value("digest", ""));
-  if (!diff_id || !digest || !j.contains("size") || !j["size"].is_number_unsigned()) return std::nullopt;
-  LayerBlob blob{*diff_id, *digest, j["size"].get<std::uint64_t>()};
-  if (!store_.has(blob.digest) || fs::file_size(store_.path_of(blob.digest), ec) != blob.size) return std::nullopt;
+  if (!store_.has(blob->digest) || fs::file_size(store_.path_of(blob->digest), ec) != blob->size) return std::nullopt;
   return blob;
 }
 
 void LayerCache::remember(const std::string& fp, const LayerBlob& blob) const {
   json j{{"diff_id", blob.diff_id.str()}, {"digest", blob.digest.str()}, {"size", blob.size}};
-  write_file_atomic(entries_.path_of(fp + ".json"), j.dump());
+  write_file_atomic(entries_.path_of(fp + ".json"), store::seal(j.dump()));
 }
 
 BuiltLayer build_layer(const store::BlobStore& store, const LayerCache& cache, FileEntries entries,

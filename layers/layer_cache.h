@@ -13,6 +13,10 @@
 
 namespace trainpack::layers {
 
+// A layer record as the layer cache writes it (JSON: diff_id, digest, size; sealed, store/sealed_text.h); nullopt
+// for anything else.
+std::optional<LayerBlob> parse_layer_record(std::string_view text);
+
 class LayerCache {
  public:
   LayerCache(const store::BlobStore& store, store::CacheArea entries);

@@ -121,8 +121,10 @@ std::optional<LayerListing> parse_listing(std::string_view text) {
       return std::nullopt;
     for (std::size_t k = 2; k < 5; ++k)
       if (!row[k].is_number_unsigned() || row[k].get<std::uint64_t>() > UINT32_MAX) return std::nullopt;
+    const std::string& type = row[1].get_ref<const std::string&>();
+    if (type.size() != 1 || std::string_view("fdlho").find(type[0]) == std::string_view::npos) return std::nullopt;
     PathInfo info;
-    info.type = static_cast<PathInfo::Type>(row[1].get<std::string>().at(0));
+    info.type = static_cast<PathInfo::Type>(type[0]);
     info.mode = row[2].get<std::uint32_t>();
     info.uid = row[3].get<std::uint32_t>();
     info.gid = row[4].get<std::uint32_t>();

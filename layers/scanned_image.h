@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,16 +27,23 @@ struct ScanSelection {
   std::function<bool(std::string_view path, std::uint64_t size)> keep;
 };
 
+// The SHA-256 (hex) of each file a layer's scan kept, by path.
+using KeptSums = std::map<std::string, std::string, std::less<>>;
+
 class ScannedImage : public ImageFilesystem {
  public:
   // Scans every layer of `image` (downloading a layer only when its scan is not cached; up to kScanWorkers at once),
   // checking each one it reads against the config's diff_id.
   ScannedImage(std::shared_ptr<const image::Image> image, const store::CacheDir& cache, ScanSelection selection);
 
-  // Where the scan of `layer` under `selection_name` is kept: listing.json, files/<path>. Keyed by the layer's
+  // Where the scan of `layer` under `selection_name` is kept: listing.json, kept.json, files/<path>. Keyed by the layer's
   // digest and the diff_id its uncompressed tar was found to have: a scan vouches only for the diff_id it checked.
   static std::string scan_key(const std::string& selection_name, const image::Digest& layer,
                               const image::Digest& diff_id);
+
+  // A scan's listing.json as scan_layer() writes it (a listing, sealed: store/sealed_text.h); nullopt for anything
+  // else.
+  static std::optional<LayerListing> parse_scan_listing(std::string_view file);
 
   const PathInfo* find(std::string_view path) const override { return index_.find(path); }
   std::string resolve(std::string_view path) const override { return index_.resolve(path); }
@@ -59,11 +67,17 @@ class ScannedImage : public ImageFilesystem {
   struct Layer {
     image::Digest digest;
     image::Digest diff_id;      // the config's
-    std::filesystem::path dir;  // its scan_key() entry: listing.json, files/<path>
+    std::filesystem::path dir;  // its scan_key() entry: listing.json, kept.json, files/<path>
+    KeptSums kept;              // what files/ held when the scan kept it
   };
   static constexpr std::size_t kScanWorkers = 4;  // layers downloaded and listed at once on a cold cache
   // Lists layer i (downloading it when remote) and stores the listing and kept files under its dir.
-  LayerListing scan_layer(std::size_t i) const;
+  LayerListing scan_layer(std::size_t i);
+  // The listing the scan entry `key` holds, and the sums of the files it kept; nullopt when it is damaged (then
+  // removed, with a warning).
+  std::optional<LayerListing> read_cached_listing(const std::string& key, KeptSums& kept) const;
+  // Whether the kept copy `file` of layer `layer`'s `path` has the bytes the scan kept (hashed once per run).
+  bool kept_whole(std::size_t layer, const std::string& path, const std::filesystem::path& file) const;
   std::filesystem::path kept_file(std::size_t layer, const std::string& path) const;
   // The cached copy of a regular file (resolved, hardlinks followed), scanning its layer again when it was not kept.
   std::optional<std::filesystem::path> local_copy(std::string_view path) const;
@@ -76,6 +90,7 @@ class ScannedImage : public ImageFilesystem {
   RootfsIndex index_;
   std::map<std::string, std::size_t, std::less<>> provider_;  // regular file path -> the layer that wrote it last
   mutable std::mutex mutex_;
+  mutable std::set<std::filesystem::path> verified_;  // kept copies found whole
 };
 
 }  // namespace trainpack::layers

@@ -31,8 +31,13 @@ std::vector<BlobLocation> BlobLocations::known(const image::Digest& digest) cons
   } catch (const std::exception&) {
     return locations;
   }
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line) && locations.size() < kKeptPerBlob;)
+  return parse_blob_locations(text);
+}
+
+std::vector<BlobLocation> parse_blob_locations(std::string_view text) {
+  std::vector<BlobLocation> locations;
+  std::istringstream lines{std::string(text)};
+  for (std::string line; std::getline(lines, line) && locations.size() < BlobLocations::kKeptPerBlob;)
     if (auto where = parse_line(line)) locations.push_back(*where);
   return locations;
 }

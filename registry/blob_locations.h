@@ -6,6 +6,7 @@
 // a missing, unreadable or odd file only means nothing is known.
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "image/digest.h"
@@ -34,5 +35,9 @@ class BlobLocations {
   static std::string key_of(const image::Digest& digest);
   store::CacheArea entries_;
 };
+
+// A blob-locations file's lines ("registry repository"), the first BlobLocations::kKeptPerBlob well-formed ones; a
+// line that is not one is skipped (a mount from a wrong place only fails, and the blob is uploaded).
+std::vector<BlobLocation> parse_blob_locations(std::string_view text);
 
 }  // namespace trainpack::registry

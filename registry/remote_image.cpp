@@ -72,7 +72,10 @@ std::optional<FetchedManifest> cached_manifest(const store::BlobStore& store, co
   if (!store.has(digest)) return std::nullopt;
   FetchedManifest m;
   m.body = read_file(store.path_of(digest), 4u << 20);
-  if (image::sha256_of(m.body) != digest) return std::nullopt;
+  if (Digest actual = image::sha256_of(m.body); actual != digest) {
+    store.discard(digest, actual);  // damaged in the cache: fetched again
+    return std::nullopt;
+  }
   json j = json::parse(m.body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
   std::string implied = j.contains("manifests") ? std::string(image::media::kOciIndex)
@@ -132,10 +135,28 @@ std::shared_ptr<RemoteImage> RemoteImage::open(RegistryClient& client, const Ref
   img->blobs_[manifest.config.digest] = manifest.config;
   for (const auto& l : manifest.layers) img->blobs_[l.digest] = l;
 
-  // The config is small: fetch it now (into the store, verified) and keep its bytes.
-  img->fetch_blob(manifest.config);
-  img->config_ = read_file(store.path_of(manifest.config.digest), 8u << 20);
+  img->config_ = img->read_config(manifest.config);
   return img;
+}
+
+// The config is small: fetched now (into the store, verified) and its bytes kept. A copy already in the store is
+// checked too (the cache is input, not truth): a damaged one is a miss, fetched again.
+std::string RemoteImage::read_config(const Descriptor& config) const {
+  fetch_blob(config);
+  std::string bytes = read_file(store_.path_of(config.digest), 8u << 20);
+  if (config.digest.algorithm() != "sha256") return bytes;
+  if (Digest actual = image::sha256_of(bytes); actual != config.digest) {
+    store_.discard(config.digest, actual);
+    fetch_blob(config);
+    bytes = read_file(store_.path_of(config.digest), 8u << 20);
+  }
+  return bytes;
+}
+
+bool RemoteImage::refetch_blob(const Digest& digest, const Digest& actual) const {
+  if (!blobs_.count(digest)) return false;
+  if (store_.has(digest)) store_.discard(digest, actual);
+  return true;
 }
 
 std::optional<image::RemoteOrigin> RemoteImage::remote_origin(const Digest& digest) const {

@@ -36,6 +36,8 @@ class RemoteImage : public image::Image {
   const std::string& raw_config() const override { return config_; }
   std::filesystem::path blob_path(const image::Digest& digest) const override;
   bool has_local_blob(const image::Digest& digest) const override { return store_.has(digest); }
+  // A blob of this image found damaged in the store is dropped there; blob_path() downloads it again.
+  bool refetch_blob(const image::Digest& digest, const image::Digest& actual) const override;
   std::string describe() const override { return reference_.str(); }
   std::optional<image::RemoteOrigin> remote_origin(const image::Digest& digest) const override;
 
@@ -47,6 +49,8 @@ class RemoteImage : public image::Image {
   RemoteImage(RegistryClient& client, Reference ref, const store::BlobStore& store)
       : client_(client), reference_(std::move(ref)), store_(store) {}
   void fetch_blob(const image::Descriptor& descriptor) const;
+  // The config's bytes, from the store (downloaded when not there, or again when the stored copy is damaged).
+  std::string read_config(const image::Descriptor& config) const;
 
   RegistryClient& client_;
   Reference reference_;

@@ -14,14 +14,15 @@
 namespace trainpack::store {
 namespace fs = std::filesystem;
 
-BlobStore::BlobStore(fs::path root, std::shared_ptr<const UseLock> lock)
-    : root_(std::move(root)), lock_(std::move(lock)) {
+BlobStore::BlobStore(fs::path root, std::shared_ptr<const UseLock> lock, std::shared_ptr<CacheWarnings> warnings)
+    : root_(std::move(root)), lock_(std::move(lock)), warnings_(std::move(warnings)) {
   std::error_code ec;
   fs::create_directories(kind_dir(root_, CacheKind::kBlobs) / "sha256", ec);
   if (!ec) fs::create_directories(temp_dir_of(root_), ec);
   if (ec) throw Error("cannot create blob store at " + root_.string() + ": " + ec.message(),
                       "check that the cache directory is writable, or pass --cache-dir");
   if (!lock_) lock_ = std::make_shared<const UseLock>(lock_file_in(root_));
+  if (!warnings_) warnings_ = std::make_shared<CacheWarnings>();
 }
 
 fs::path BlobStore::path_of(const image::Digest& digest) const {
@@ -103,14 +104,31 @@ StoredBlob BlobStore::put(std::string_view bytes) const {
   return w.commit();
 }
 
+// A kept blob is small (a config, a manifest, an SBOM): the copy already here is compared with `bytes`, so one
+// damaged in the cache is written again rather than left for a push to read.
 StoredBlob BlobStore::keep(std::string_view bytes) const {
   image::Digest digest = image::sha256_of(bytes);
-  return has(digest) ? StoredBlob{digest, bytes.size()} : put(bytes);
+  if (!has(digest)) return put(bytes);
+  std::string held;
+  try {
+    held = read_file(path_of(digest), bytes.size() + 1);
+  } catch (const Error&) {  // larger, or gone meanwhile: written again below
+  }
+  if (held == bytes) return {digest, bytes.size()};
+  discard(digest, image::sha256_of(held));
+  return put(bytes);
 }
 
 std::optional<fs::path> BlobStore::find(const image::Digest& digest) const {
   if (!has(digest)) return std::nullopt;
   return path_of(digest);
+}
+
+void BlobStore::discard(const image::Digest& digest, const image::Digest& actual) const {
+  const fs::path path = path_of(digest);
+  warnings_->warn("the cached blob " + path.string() + " is damaged (its bytes hash to " + actual.str() +
+                  "); it is removed and fetched or made again");
+  remove_file_quietly(path);
 }
 
 StoredBlob BlobStore::put_file(const fs::path& file, const image::Digest* expected) const {
@@ -123,21 +141,6 @@ StoredBlob BlobStore::put_file(const fs::path& file, const image::Digest* expect
                 "the file was modified or corrupted");
   }
   return blob;
-}
-
-void link_or_copy(const fs::path& src, const fs::path& dst) {
-  std::error_code ec;
-  if (fs::exists(dst, ec)) return;
-  fs::create_hard_link(src, dst, ec);
-  if (!ec) return;
-  fs::path tmp = staging_path_for(dst);
-  copy_to_new_file(src, tmp);  // fs::copy_file says "Input/output error" for a full disk
-  fs::rename(tmp, dst, ec);
-  if (ec) {
-    std::string cause = ec.message();  // the clean-up below must not replace the cause
-    remove_file_quietly(tmp);
-    throw Error("cannot move " + tmp.string() + " to " + dst.string() + ": " + cause);
-  }
 }
 
 }  // namespace trainpack::store

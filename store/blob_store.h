@@ -11,6 +11,7 @@
 
 #include "image/blob_keeper.h"
 #include "image/digest.h"
+#include "store/cache_warnings.h"
 #include "store/use_lock.h"
 
 namespace trainpack::store {
@@ -19,8 +20,10 @@ using image::StoredBlob;
 
 class BlobStore : public image::BlobKeeper {
  public:
-  // The blobs of the cache at `root`; `lock` is the cache's (store/cache_dir.h), opened here when not given.
-  explicit BlobStore(std::filesystem::path root, std::shared_ptr<const UseLock> lock = nullptr);
+  // The blobs of the cache at `root`; `lock` is the cache's (store/cache_dir.h), opened here when not given, and
+  // `warnings` where damaged blobs are reported (stderr when not given).
+  explicit BlobStore(std::filesystem::path root, std::shared_ptr<const UseLock> lock = nullptr,
+                     std::shared_ptr<CacheWarnings> warnings = nullptr);
 
   const std::filesystem::path& root() const { return root_; }
   std::filesystem::path path_of(const image::Digest& digest) const;
@@ -54,18 +57,19 @@ class BlobStore : public image::BlobKeeper {
 
   Writer begin_write() const;
   StoredBlob put(std::string_view bytes) const;
-  // image::BlobKeeper: put() unless the blob is here; path_of() when it is.
+  // image::BlobKeeper: put() unless the blob is here whole; path_of() when it is.
   StoredBlob keep(std::string_view bytes) const override;
   std::optional<std::filesystem::path> find(const image::Digest& digest) const override;
+  // A blob whose bytes were found not to hash to its name (`actual`): removed, so the next use misses, with a
+  // warning naming its file.
+  void discard(const image::Digest& digest, const image::Digest& actual) const override;
   // Copies a file in, hashing as it goes. When `expected` is given and differs, nothing is stored and Error names it.
   StoredBlob put_file(const std::filesystem::path& file, const image::Digest* expected = nullptr) const;
 
  private:
   std::filesystem::path root_;
   std::shared_ptr<const UseLock> lock_;
+  std::shared_ptr<CacheWarnings> warnings_;
 };
-
-// Places `src` at `dst` by hard link when possible, else by copy (via a temp name, then rename).
-void link_or_copy(const std::filesystem::path& src, const std::filesystem::path& dst);
 
 }  // namespace trainpack::store

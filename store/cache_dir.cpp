@@ -108,8 +108,10 @@ fs::path kind_dir(const fs::path& root, CacheKind kind) { return root / layout_o
 
 fs::path temp_dir_of(const fs::path& root) { return root / kTempDir; }
 
-CacheArea::CacheArea(fs::path dir, std::shared_ptr<const UseLock> lock)
-    : dir_(std::move(dir)), lock_(std::move(lock)) {}
+CacheArea::CacheArea(fs::path dir, std::shared_ptr<const UseLock> lock, std::shared_ptr<CacheWarnings> warnings)
+    : dir_(std::move(dir)), lock_(std::move(lock)), warnings_(std::move(warnings)) {
+  if (!warnings_) warnings_ = std::make_shared<CacheWarnings>();
+}
 
 bool CacheArea::use(std::string_view key) const { return lock_->touch(path_of(key)); }
 
@@ -176,13 +178,28 @@ void open_root(const fs::path& root, CacheAccess access) {
 
 }  // namespace
 
+void CacheArea::report_damaged(const fs::path& file, std::string_view why) const {
+  warnings_->warn("the cache file " + file.string() + " is damaged (" + std::string(why) +
+                  "); it is ignored and made again");
+}
+
+void CacheArea::discard(std::string_view key, std::string_view why, const fs::path& file) const {
+  const fs::path entry = path_of(key);
+  report_damaged(file.empty() ? entry : file, why);
+  // Renamed away first, as prune removes entries: an entry is there whole or not at all.
+  fs::path away = staging_path_for(entry);
+  std::error_code ec;
+  fs::rename(entry, away, ec);
+  if (!ec) remove_tree_quietly(away);
+}
+
 CacheDir::CacheDir(fs::path root, CacheAccess access)
     : root_(std::move(root)),
       lock_([this, access] {
         open_root(root_, access);
         return std::make_shared<const UseLock>(lock_file_in(root_));
       }()),
-      blobs_(root_, lock_) {
+      blobs_(root_, lock_, warnings_) {
   std::error_code ec;
   fs::create_directories(users_dir(), ec);
   if (ec) return;  // a read-only cache: nothing here is pruned while it is in use, so nothing is at stake
@@ -205,7 +222,7 @@ CacheDir::~CacheDir() {
   ::close(registration_fd_);
 }
 
-CacheArea CacheDir::area(CacheKind kind) const { return CacheArea(kind_dir(root_, kind), lock_); }
+CacheArea CacheDir::area(CacheKind kind) const { return CacheArea(kind_dir(root_, kind), lock_, warnings_); }
 
 fs::path CacheDir::temp_dir() const { return temp_dir_of(root_); }
 

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "store/blob_store.h"
+#include "store/cache_warnings.h"
 #include "store/use_lock.h"
 
 namespace trainpack::store {
@@ -81,16 +82,24 @@ bool is_missing_or_empty(const std::filesystem::path& dir);
 // One kind's directory of entries.
 class CacheArea {
  public:
-  CacheArea(std::filesystem::path dir, std::shared_ptr<const UseLock> lock);
+  CacheArea(std::filesystem::path dir, std::shared_ptr<const UseLock> lock,
+            std::shared_ptr<CacheWarnings> warnings = nullptr);
   const std::filesystem::path& dir() const { return dir_; }
   // The entry named `key` ("SELECTION/KEY" for scans).
   std::filesystem::path path_of(std::string_view key) const { return dir_ / key; }
   // Records a use of the entry `key` and says whether it is there.
   bool use(std::string_view key) const;
+  // The entry `key` was read back damaged (`why`: "its listing does not parse"): it is removed whole, so the
+  // caller makes it again, with a warning naming its file (`file`: the file below the entry that was read, or the
+  // entry itself when empty).
+  void discard(std::string_view key, std::string_view why, const std::filesystem::path& file = {}) const;
+  // Only the warning: for a file of an entry that its owner replaces by itself.
+  void report_damaged(const std::filesystem::path& file, std::string_view why) const;
 
  private:
   std::filesystem::path dir_;
   std::shared_ptr<const UseLock> lock_;
+  std::shared_ptr<CacheWarnings> warnings_;
 };
 
 // The cache at `root`, open: creating it registers this process in users/ until destruction. Throws Error when `root`
@@ -105,6 +114,8 @@ class CacheDir {
 
   const std::filesystem::path& root() const { return root_; }
   const BlobStore& blobs() const { return blobs_; }
+  // Where the warnings about damaged entries go from now on (CacheWarnings): a build's progress.
+  void on_warning(CacheWarnings::Sink sink) const { warnings_->set_sink(std::move(sink)); }
   CacheArea area(CacheKind kind) const;
   std::filesystem::path temp_dir() const;  // staging and work directories (tmp/)
   std::filesystem::path run_dir() const;   // local-run bundles (run/)
@@ -123,6 +134,7 @@ class CacheDir {
  private:
   std::filesystem::path root_;
   std::shared_ptr<const UseLock> lock_;
+  std::shared_ptr<CacheWarnings> warnings_ = std::make_shared<CacheWarnings>();
   BlobStore blobs_;
   std::filesystem::path registration_;
   int registration_fd_ = -1;

@@ -38,6 +38,8 @@ class OutputFile {
   void write(std::string_view bytes);
   // Makes the output final: the temporary file is fsynced and renamed over the target; a special file is closed.
   void commit();
+  // Written where it is (a FIFO, a device): what was written is out, and cannot be taken back.
+  bool in_place() const { return in_place_; }
 
  private:
   std::filesystem::path named_;   // as the user gave it, for messages

@@ -16,6 +16,7 @@
 #include "support/byte_regex.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "support/hash.h"
 
 namespace trainpack::transports {
 namespace fs = std::filesystem;
@@ -95,7 +96,9 @@ class TarWriter {
   }
 
   // Streams `src` (which must hold exactly `size` bytes) into the archive.
-  void add_file(const std::string& name, const fs::path& src, std::uint64_t size, const std::string& what) {
+  // Adds the file `src` of `size` bytes as `name`, hashing what it writes into `hash`.
+  void add_file(const std::string& name, const fs::path& src, std::uint64_t size, const std::string& what,
+                Hasher& hash) {
     std::FILE* f = std::fopen(src.c_str(), "rb");
     if (!f) throw Error(what + " is unreadable (" + src.string() + ": " + std::strerror(errno) + ")");
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(f, &std::fclose);
@@ -105,6 +108,7 @@ class TarWriter {
     std::size_t n;
     while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
       if (done + n > size) break;
+      hash.update(buf.data(), n);
       write(buf.data(), n);
       done += n;
     }
@@ -470,6 +474,55 @@ DockerArchiveRef parse_docker_archive_ref(std::string_view ref_in) {
   return r;
 }
 
+namespace {
+
+// What an archive holds besides its layers' bytes.
+struct ArchiveParts {
+  std::string index;
+  std::string manifest_json;
+  std::map<std::string, Descriptor> layer_files;    // blob name → layer
+  std::map<std::string, std::string> byte_blobs;  // blob name → bytes (the manifest, the config)
+};
+
+struct MismatchedLayer {
+  Digest digest;
+  Digest actual;  // what its bytes hashed to
+};
+
+// Writes the archive to `out`, each layer hashed as it is copied in; the first layer whose bytes do not match its
+// digest stops the writing (the output is then not committed).
+std::optional<MismatchedLayer> write_archive(const Image& image, OutputFile& out, const fs::path& file,
+                                         const ArchiveParts& parts) {
+  TarWriter tar(out.fd(), file);
+  tar.add_dir("blobs/");
+  tar.add_dir("blobs/sha256/");
+  // Bytewise name order, like a tar of moby's export directory.
+  std::vector<std::string> names;
+  for (const auto& [n, _] : parts.layer_files) names.push_back(n);
+  for (const auto& [n, _] : parts.byte_blobs)
+    if (!parts.layer_files.count(n)) names.push_back(n);
+  std::sort(names.begin(), names.end());
+  for (const auto& n : names) {
+    auto layer = parts.layer_files.find(n);
+    if (layer == parts.layer_files.end()) {
+      tar.add_bytes(n, parts.byte_blobs.at(n));
+      continue;
+    }
+    const Descriptor& d = layer->second;
+    Hasher hash;
+    tar.add_file(n, image.blob_path(d.digest), d.size, image.describe() + ": layer blob " + d.digest.str(), hash);
+    Digest actual = Digest::sha256_from_hex(hash.finish_hex());
+    if (actual != d.digest) return MismatchedLayer{d.digest, actual};
+  }
+  tar.add_bytes("index.json", parts.index);
+  tar.add_bytes("manifest.json", parts.manifest_json);
+  tar.add_bytes("oci-layout", R"({"imageLayoutVersion":"1.0.0"})");
+  tar.close();
+  return std::nullopt;
+}
+
+}  // namespace
+
 void write_docker_archive(const Image& image, const fs::path& file, std::string_view repo_tag,
                           const std::vector<std::string>& extra_tags) {
   const DockerArchiveRef ref = parse_docker_archive_ref(repo_tag);
@@ -490,14 +543,15 @@ void write_docker_archive(const Image& image, const fs::path& file, std::string_
                 "docker load would reject this image");
 
   // Sources first (manifest.json names blobs by path), so nothing is created when the image is unusable.
-  std::map<std::string, std::pair<fs::path, const Descriptor*>> layer_files;  // blob name → source
+  std::map<std::string, Descriptor> layer_files;  // blob name → layer
   json layer_names = json::array();
   for (const auto& l : manifest.layers) {
     if (l.digest.algorithm() != "sha256")
       throw Error(src + ": layer digest " + l.digest.str() + " is not sha256", "docker load only understands sha256");
     std::string name = blob_name(l.digest);
     layer_names.push_back(name);
-    if (!layer_files.count(name)) layer_files[name] = {image.blob_path(l.digest), &l};
+    if (!layer_files.count(name)) layer_files[name] = l;
+    image.blob_path(l.digest);  // fetched now: an unusable source fails before the output is created
   }
   std::map<std::string, std::string> byte_blobs = {{blob_name(manifest_digest), raw_manifest},
                                                    {blob_name(manifest.config.digest), raw_config}};
@@ -520,31 +574,16 @@ void write_docker_archive(const Image& image, const fs::path& file, std::string_
   json manifest_json = json::array(
       {{{"Config", blob_name(manifest.config.digest)}, {"RepoTags", repo_tags}, {"Layers", layer_names}}});
 
-  OutputFile out(file);  // a FIFO or a device is written in place; a regular file by a rename when complete
-  {
-    TarWriter tar(out.fd(), file);
-    tar.add_dir("blobs/");
-    tar.add_dir("blobs/sha256/");
-    // Bytewise name order, like a tar of moby's export directory.
-    std::vector<std::string> names;
-    for (const auto& [n, _] : layer_files) names.push_back(n);
-    for (const auto& [n, _] : byte_blobs)
-      if (!layer_files.count(n)) names.push_back(n);
-    std::sort(names.begin(), names.end());
-    for (const auto& n : names) {
-      if (auto b = byte_blobs.find(n); b != byte_blobs.end() && !layer_files.count(n)) {
-        tar.add_bytes(n, b->second);
-      } else {
-        const auto& [path, d] = layer_files.at(n);
-        tar.add_file(n, path, d->size, src + ": layer blob " + d->digest.str());
-      }
+  ArchiveParts parts{index.dump(), manifest_json.dump(), std::move(layer_files), std::move(byte_blobs)};
+  for (bool retried = false;; retried = true) {
+    OutputFile out(file);  // a FIFO or a device is written in place; a regular file by a rename when complete
+    std::optional<MismatchedLayer> damaged = write_archive(image, out, file, parts);
+    if (!damaged) {
+      out.commit();
+      return;
     }
-    tar.add_bytes("index.json", index.dump());
-    tar.add_bytes("manifest.json", manifest_json.dump());
-    tar.add_bytes("oci-layout", R"({"imageLayoutVersion":"1.0.0"})");
-    tar.close();
+    detail::recover_damaged_blob(image, damaged->digest, damaged->actual, retried, !out.in_place());
   }
-  out.commit();
 }
 
 std::unique_ptr<Image> open_docker_archive(const fs::path& file, std::string_view ref, const Platform& platform,

@@ -23,7 +23,6 @@
 namespace trainpack::transports {
 namespace fs = std::filesystem;
 using namespace image;  // the image model a transport reads and writes
-using store::link_or_copy;
 using nlohmann::json;
 
 namespace {
@@ -152,23 +151,58 @@ void put_bytes_blob(const fs::path& root, const Digest& d, std::string_view byte
   write_file_atomic(dst, bytes);
 }
 
-void put_file_blob(const Image& image, const fs::path& root, const Descriptor& desc) {
-  fs::path src = image.blob_path(desc.digest);
+// Places `src` at `dst` through a staging name, hashing its bytes on the way (a hard link where it lands, a copy as
+// it is written): one read. Renamed into place only when they hash to `digest`; returns what they hash to.
+Digest place_checked(const fs::path& src, const fs::path& dst, const Digest& digest) {
+  ScopedFile staged(staging_path_for(dst));
   std::error_code ec;
-  auto size = fs::file_size(src, ec);
-  if (ec)
-    throw Error(image.describe() + ": blob " + desc.digest.str() + " is unreadable (" + src.string() + ": " +
-                ec.message() + ")");
-  if (size != desc.size)
-    throw Error(image.describe() + ": blob " + desc.digest.str() + " has " + std::to_string(size) +
-                " bytes, the manifest says " + std::to_string(desc.size));
+  fs::create_hard_link(src, staged.path(), ec);
+  Hasher h(digest.algorithm());
+  if (!ec) {
+    stream_file(staged.path(), [&h](const char* data, std::size_t size) { h.update(data, size); });
+  } else {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(staged.path().c_str(), "wb"), &std::fclose);
+    if (!out) throw Error("cannot write " + staged.path().string() + ": " + std::strerror(errno));
+    stream_file(src, [&](const char* data, std::size_t size) {
+      h.update(data, size);
+      if (std::fwrite(data, 1, size, out.get()) != size)
+        throw Error("cannot write " + staged.path().string() + ": " + std::strerror(errno), "is the disk full?");
+    });
+    if (std::fclose(out.release()) != 0) throw Error("cannot write " + staged.path().string() + ": " + std::strerror(errno));
+  }
+  Digest actual = finish_digest(h);
+  if (actual != digest) return actual;
+  fs::rename(staged.path(), dst, ec);
+  if (ec) throw Error("cannot move " + staged.path().string() + " to " + dst.string() + ": " + ec.message());
+  staged.release();
+  return actual;
+}
+
+// Copies the blob `desc` of `image` into the layout at `root`, checked against its digest as it goes.
+void put_file_blob(const Image& image, const fs::path& root, const Descriptor& desc) {
   fs::path dst = blob_file(root, desc.digest);
+  std::error_code ec;
   if (fs::exists(dst, ec)) {
     // An existing blob of the wrong size is damage we can repair; same-size blobs are trusted by name.
-    if (fs::file_size(dst, ec) == size && !ec) return;
+    if (fs::file_size(dst, ec) == desc.size && !ec) return;
     fs::remove(dst, ec);
   }
-  store::link_or_copy(src, dst);
+  for (bool retried = false;; retried = true) {
+    fs::path src = image.blob_path(desc.digest);
+    fs::file_size(src, ec);
+    if (ec)
+      throw Error(image.describe() + ": blob " + desc.digest.str() + " is unreadable (" + src.string() + ": " +
+                  ec.message() + ")");
+    Digest actual = place_checked(src, dst, desc.digest);
+    if (actual == desc.digest) break;
+    detail::recover_damaged_blob(image, desc.digest, actual, retried, true);
+  }
+  auto size = fs::file_size(dst, ec);
+  if (ec || size != desc.size) {
+    fs::remove(dst, ec);
+    throw Error(image.describe() + ": blob " + desc.digest.str() + " has " + std::to_string(size) +
+                " bytes, the manifest says " + std::to_string(desc.size));
+  }
 }
 
 }  // namespace
@@ -185,6 +219,19 @@ Digest digest_file_like(const Digest& like, const fs::path& path) {
   Hasher h(like.algorithm());
   stream_file(path, [&h](const char* data, std::size_t size) { h.update(data, size); });
   return finish_digest(h);
+}
+
+void recover_damaged_blob(const Image& image, const Digest& digest, const Digest& actual, bool retried,
+                          bool rewritable) {
+  const std::string damaged = image.describe() + ": blob " + digest.str() + " is damaged (its bytes hash to " +
+                              actual.str() + ")";
+  if (retried)
+    throw Error(damaged + "; nothing was written", "it was fetched again and is still damaged: check the disk");
+  bool refetched = image.refetch_blob(digest, actual);
+  if (refetched && rewritable) return;
+  if (!rewritable) throw Error(damaged + "; the output is incomplete", "write the output again");
+  throw DamagedBlob(damaged + "; nothing was written",
+                    "its copy in the cache is removed: run the build again, which makes it anew");
 }
 
 bool descriptor_named(const json& descriptor, std::string_view tag, const std::vector<std::string>& full_names) {

@@ -72,6 +72,14 @@ ResolvedImage resolve_index(std::string_view index_json, std::string_view tag,
 image::Digest digest_like(const image::Digest& like, std::string_view bytes);
 image::Digest digest_file_like(const image::Digest& like, const std::filesystem::path& path);
 
+// A sink writes each blob it copies hashing its bytes on the way (one read). When the bytes of `digest` hashed to
+// `actual` instead, the source drops its damaged copy (image::Image::refetch_blob) and the sink writes the blob
+// again, once: this returns. It throws DamagedBlob when the source cannot give the blob again, an Error when it gave
+// it damaged twice (`retried`) or the output cannot be written again (not `rewritable`: a FIFO's reader has had
+// part of it).
+void recover_damaged_blob(const image::Image& image, const image::Digest& digest, const image::Digest& actual,
+                          bool retried, bool rewritable);
+
 // Whether an index.json descriptor (as JSON) is named by `tag`: its ref.name equals `tag`, or its
 // io.containerd.image.name equals `tag` or one of `full_names`.
 bool descriptor_named(const nlohmann::json& descriptor, std::string_view tag,

@@ -12,6 +12,7 @@
 #include "image/image.h"
 #include "registry/pusher.h"
 #include "registry/remote_image.h"
+#include "support/error.h"
 #include "transports/image_location.h"
 
 namespace trainpack::store {
@@ -22,6 +23,14 @@ class Registries;
 }
 
 namespace trainpack::transports {
+
+// Writing stopped at a blob the image keeps damaged (a cache blob whose bytes changed) that its source cannot give
+// again (a layer a build made): the damaged copy is removed, so the image made again (the build run again) has the
+// blob whole. Nothing of the output was left.
+class DamagedBlob : public Error {
+ public:
+  using Error::Error;
+};
 
 // What reading an image needs besides its location.
 struct OpenContext {

@@ -7,6 +7,7 @@
 #include "image_test_support.h"
 #include "layers/rootfs_index.h"
 #include "store/cache_dir.h"
+#include "store/sealed_text.h"
 #include "support/error.h"
 #include "support/fs.h"
 
@@ -146,7 +147,7 @@ TEST(EntrySafety, ALayerThatIsNotItsDiffIdIsRefused) {
 
   EXPECT_EQ(refusal(*built.image, cache), "");
   EXPECT_EQ(trainpack::read_file(checked(cache) / built.layers[1].digest.hex(), 1024),
-            built.layers[1].diff_id.str() + "\n");
+            trainpack::store::seal(built.layers[1].diff_id.str()));
   fs::path blob = built.image->blob_path(built.layers[1].digest);
   std::string bytes = trainpack::read_file(blob, 1 << 20);
   fs::remove(blob);

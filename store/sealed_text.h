@@ -1,0 +1,15 @@
+#pragma once
+// A small cache file that vouches for itself: its text, then a last line "sha256:HEX" of that text. The cache is
+// input, not truth: a flipped byte anywhere (in the text or in the sum) makes unseal() answer nullopt, so a damaged
+// entry is a miss, made again, rather than a wrong answer that still parses.
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace trainpack::store {
+
+std::string seal(std::string_view text);
+// The text `file` seals; nullopt when it is not seal()'s output.
+std::optional<std::string_view> unseal(std::string_view file);
+
+}  // namespace trainpack::store
