@@ -89,7 +89,7 @@ ScannedImage::ScannedImage(std::shared_ptr<const image::Image> image, const stor
   for (std::size_t i = 0; i < n; ++i) {
     const std::string key = scan_key(selection_.name, manifest.layers[i].digest, diff_ids[i]);
     fs::path dir = scans_.path_of(key);
-    layers_.push_back({manifest.layers[i].digest, diff_ids[i], dir});
+    layers_.push_back({manifest.layers[i].digest, diff_ids[i], dir, {}});
     if (scans_.use(key)) listings[i] = read_cached_listing(key, layers_.back().kept);
     if (!listings[i]) todo.push_back(i);
   }

@@ -189,7 +189,7 @@ void put_file_blob(const Image& image, const fs::path& root, const Descriptor& d
   }
   for (bool retried = false;; retried = true) {
     fs::path src = image.blob_path(desc.digest);
-    fs::file_size(src, ec);
+    static_cast<void>(fs::file_size(src, ec));  // only whether it can be read
     if (ec)
       throw Error(image.describe() + ": blob " + desc.digest.str() + " is unreadable (" + src.string() + ": " +
                   ec.message() + ")");

@@ -142,9 +142,11 @@ TEST_F(PipCacheDamage, EveryBuildOnACacheWithAByteFlippedMakesTheSameWholeImage)
     if (r.exit_code != 0) continue;
     EXPECT_EQ(json::parse(r.out).value("manifest_digest", ""), digest) << rel << ":\n" << r.err;
     expect_outputs_whole(name, rel);
-    const bool read_by_every_build = kind == "pip-steps" || (kind == "blobs" && blobs_of_image.count(file.filename().string()));
-    if (read_by_every_build || r.err.find("is damaged") != std::string::npos)
+    const bool read_by_every_build =
+        kind == "pip-steps" || (kind == "blobs" && blobs_of_image.count(file.filename().string()));
+    if (read_by_every_build || r.err.find("is damaged") != std::string::npos) {
       EXPECT_NE(r.err.find(file.string()), std::string::npos) << rel << ": the warning names the file\n" << r.err;
+    }
 
     // The next build meets no damage but its own.
     if (fs::exists(file)) trainpack::write_file_atomic(file, whole);

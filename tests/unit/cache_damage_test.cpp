@@ -198,7 +198,9 @@ TEST(CacheDamage, ADamagedCheckedLayerMarkIsReadAgainNotTakenForAnotherDiffId) {
     damage_file(mark, damage);
     EXPECT_NO_THROW(layers::check_layers_are_safe(*built.image, layers, marks)) << name;
     // Cut to its first line, a mark reads as an older trainpack's (the diff_id alone): read again, without a word.
-    if (name != "truncated") EXPECT_TRUE(w.warned_about(mark)) << name;
+    if (name != "truncated") {
+      EXPECT_TRUE(w.warned_about(mark)) << name;
+    }
     EXPECT_EQ(read_file(mark), store::seal(built.layers[0].diff_id.str())) << name << ": marked again";
   }
 }

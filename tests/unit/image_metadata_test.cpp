@@ -62,7 +62,7 @@ TEST(ImageMetadata, ATagOfTheReferrersTagShapeIsRefused) {
     try {
       check_tags({"v1", bad});
       ADD_FAILURE() << bad << " was accepted";
-    } catch (const trainpack::builder::UsageError& e) {
+    } catch (const trainpack::UsageError& e) {
       EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
       EXPECT_NE(e.hint().find("referrers"), std::string::npos) << e.hint();
     }
