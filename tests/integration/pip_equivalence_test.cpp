@@ -251,6 +251,7 @@ TEST(PipDownloads, AWheelThatArrivesLastGivesTheSameImage) {
   TempDir dir("tp-pip-late-wheel");
   fs::path pkg = script_with_requirements(dir.path(), "import tp_alpha\n", "tp-alpha[cli]\ntp-gamma\n");
   auto build = [&](const std::string& index, const std::string& name) {
+    fs::create_directories(dir.path() / name);  // the output's parent, which a build does not make
     return run_command({trainpack_bin(), "build", "--executor-image-uri=python:3.11", "--base-source=" + base_oci_ref(),
                         "--local-package-path=" + pkg.string(), "--script=task.py",
                         "--output=oci:" + (dir.path() / name / "out").string() + ":x",
@@ -285,6 +286,7 @@ TEST(PipIndexes, AnIndexWithoutMetadataFilesGivesTheSameImageAskingForEachWheelO
   ASSERT_EQ(run_command({"find", plain.string(), "-name", "*.metadata", "-delete"}).exit_code, 0);
   BusyboxHttpd server(plain, dir.path() / "httpd.log");
   auto build = [&](const std::string& index, const std::string& name) {
+    fs::create_directories(dir.path() / name);  // the output's parent, which a build does not make
     return run_command({trainpack_bin(), "build", "--executor-image-uri=python:3.11", "--base-source=" + base_oci_ref(),
                         "--local-package-path=" + pkg.string(), "--script=task.py",
                         "--output=oci:" + (dir.path() / name / "out").string() + ":x",
@@ -354,6 +356,7 @@ TEST(PipStepCache, ALaterStepUpgradingWhatAReusedStepInstalledGivesTheColdImage)
   TempDir dir("tp-pip-step-deferred");
   fs::path pkg = script_with_requirements(dir.path(), "import tp_beta\n", "tp-beta==0.9\n");
   auto build = [&](const std::string& requirement, const std::string& cache) {
+    fs::create_directories(dir.path() / cache);  // the output's parent, which a build does not make
     return run_command({trainpack_bin(), "build", "--executor-image-uri=python:3.11", "--base-source=" + base_oci_ref(),
                         "--local-package-path=" + pkg.string(), "--script=task.py",
                         "--output=oci:" + (dir.path() / cache / "out").string() + ":x",
