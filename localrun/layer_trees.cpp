@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "layers/layer_tar_reader.h"
 #include "layers/unpack.h"
