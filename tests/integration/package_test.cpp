@@ -224,7 +224,7 @@ TEST_F(Packages, StepImageArchivePushesAndRunsAndChecksumsCoverEveryFile) {
   EXPECT_EQ(first_line(ran.out), first_line(host.out));
   run_command(docker_command({"rmi", "-f", target}));
 
-  std::vector<std::string> check{"sh", "-c", "cd " + dist().string() + " && sha256sum -c SHA256SUMS"};
+  std::vector<std::string> check{"sh", "-c", "cd \"$0\" && sha256sum -c SHA256SUMS", dist().string()};
   auto checked = run_command(check);
   ASSERT_EQ(checked.exit_code, 0) << describe(check, checked);
   for (const auto& name : {only_file(dist(), "trainpack_", "~deb12_amd64.deb"), tarball(), step})
