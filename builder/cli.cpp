@@ -528,6 +528,7 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const local
   Progress progress(Progress::detect(bf.quiet), bf.verbose, std::cerr);
   if (spec.builds_image()) {
     BuildResult built = run_build(req, progress);
+    progress.detail("timings: " + built.timings.summary());
     image = built.image;
     run.entrypoint_found = built.entrypoint_found;
     std::cerr << "A training image is built.\n";
@@ -538,6 +539,7 @@ void run_local_run(const LocalRunFlags& flags, const BuildFlags& bf, const local
   }
   run.layer_trees = localrun::LayerTreeCache{cache.area(store::CacheKind::kLayerTrees), cache.temp_dir()};
   run.progress = [&progress](const std::string& line) { progress.line(line); };
+  run.detail = [&progress](const std::string& line) { progress.detail(line); };
   localrun::run_image(*image, run, cache.run_dir());
 }
 
@@ -635,7 +637,8 @@ CLI::App* add_local_run_command(CLI::App& app, LocalRunFlags& lr_flags, BuildFla
   local_run->add_option("--platform", lr_bf.platform, "Platform to pick from a multi-platform base");
   local_run->add_option("--insecure-registry", lr_bf.insecure_registries, "Plain HTTP to this registry; repeatable");
   local_run->add_option("--ca-file", lr_bf.ca_file, "Also trust these CA certificates for registries");
-  local_run->add_flag("--quiet,-q", lr_bf.quiet, "No build progress lines");
+  local_run->add_flag("--quiet,-q", lr_bf.quiet, "No progress lines on stderr (the build's and the run's)");
+  local_run->add_flag("--verbose,-v", lr_bf.verbose, "More detail in the progress lines, with each step's time");
   add_network_flags(*local_run, lr_bf);
   add_python_flags(*local_run, lr_bf);
   localrun::add_run_flags(*local_run, lr);

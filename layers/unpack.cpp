@@ -341,7 +341,7 @@ void unpack_layer_tree(const fs::path& blob, const std::optional<image::Digest>&
   u.apply(blob, diff_id);
 }
 
-void unpack_image(const image::Image& image, const fs::path& rootfs) {
+void unpack_image(const image::Image& image, const fs::path& rootfs, const UnpackProgress& progress) {
   std::error_code ec;
   if (fs::exists(rootfs, ec)) {
     if (!fs::is_directory(rootfs, ec) || !fs::is_empty(rootfs, ec))
@@ -356,6 +356,7 @@ void unpack_image(const image::Image& image, const fs::path& rootfs) {
   for (std::size_t i = 0; i < m.layers.size(); ++i) {
     std::string what = image.describe() + " layer " + std::to_string(i + 1) + "/" + std::to_string(m.layers.size()) +
                        " (" + m.layers[i].digest.str() + ")";
+    if (progress) progress(i, m.layers.size(), m.layers[i].size);
     apply_layer(image.blob_path(m.layers[i].digest), diff_ids[i], rootfs, what);
   }
 }

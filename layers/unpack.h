@@ -17,7 +17,9 @@
 // - A layer whose last file is not padded to 512 bytes (umoci writes such layers; Docker accepts them) is accepted.
 // - Each layer's uncompressed tar is checked against the config's diff_id (layers/layer_tar_reader.h); a mismatch
 //   is an Error once the layer has been read.
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -26,9 +28,13 @@
 
 namespace trainpack::layers {
 
+// Told before each layer is unpacked: its index (from 0), the number of layers, its blob's size.
+using UnpackProgress = std::function<void(std::size_t index, std::size_t count, std::int64_t size)>;
+
 // Unpacks `image` into `rootfs`, which must be an empty directory or not exist (it is created).
 // Throws Error naming the image, the layer and the entry on failure; what was unpacked so far is left in place.
-void unpack_image(const image::Image& image, const std::filesystem::path& rootfs);
+void unpack_image(const image::Image& image, const std::filesystem::path& rootfs,
+                  const UnpackProgress& progress = {});
 
 // Applies one layer blob on top of `rootfs` (the step unpack_image repeats), checking its uncompressed tar against
 // `diff_id` (the config's; nullopt: no check) as it goes. `what` names the layer in errors.

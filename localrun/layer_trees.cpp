@@ -45,7 +45,8 @@ void unpack_tree(const image::Image& image, std::size_t index, const image::Dige
 
 }  // namespace
 
-LayerTrees layer_trees(const image::Image& image, const LayerTreeCache& cache, const UnpackProgress& progress) {
+LayerTrees layer_trees(const image::Image& image, const LayerTreeCache& cache,
+                       const layers::UnpackProgress& progress) {
   const image::Manifest manifest = image.manifest();
   const std::vector<image::Digest> diff_ids = layers::layer_diff_ids(image);
   const std::vector<image::Digest> chain = chain_ids(diff_ids);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "image/image.h"
+#include "layers/unpack.h"
 #include "store/cache_dir.h"
 
 namespace trainpack::localrun {
@@ -27,15 +28,13 @@ struct LayerTrees {
   std::vector<std::string> names;
 };
 
-// Called before each layer that has to be unpacked: its index (0-based), the count, its compressed size.
-using UnpackProgress = std::function<void(std::size_t index, std::size_t count, std::int64_t size)>;
-
 // The ChainIDs of `diff_ids` (image-spec config.md): the first is its DiffID, each next one
 // sha256(previous ChainID + " " + DiffID).
 std::vector<image::Digest> chain_ids(const std::vector<image::Digest>& diff_ids);
 
 // The image's layer trees, unpacking (and downloading) only the layers whose tree is not in the cache. Needs root.
-LayerTrees layer_trees(const image::Image& image, const LayerTreeCache& cache, const UnpackProgress& progress);
+// `progress` is told of each layer that has to be unpacked (not of those kept from an earlier run).
+LayerTrees layer_trees(const image::Image& image, const LayerTreeCache& cache, const layers::UnpackProgress& progress);
 
 // overlayfs's lowerdir= value for `trees`, relative to trees.dir (the uppermost first, as overlayfs takes them).
 std::string overlay_lowerdir(const LayerTrees& trees);

@@ -24,6 +24,7 @@
 #include "image/config.h"
 #include "support/fs.h"
 #include "support/human.h"
+#include "support/late_notice.h"
 #include "support/process.h"
 #include "support/text.h"
 #include "transports/docker_archive.h"
@@ -321,6 +322,33 @@ std::string missing_program(const json& spec, const fs::path& rootfs) {
   return program;
 }
 
+using Clock = std::chrono::steady_clock;
+
+void tell(const RunOptions& options, const std::string& line) {
+  if (options.progress) options.progress(line);
+}
+
+void tell_detail(const RunOptions& options, const std::string& line) {
+  if (options.detail) options.detail(line);
+}
+
+// The size of the image's layers as the registry holds them (compressed).
+std::string image_size(const image::Image& image) {
+  std::uint64_t bytes = 0;
+  for (const image::Descriptor& layer : image.manifest().layers)
+    bytes += static_cast<std::uint64_t>(std::max<std::int64_t>(layer.size, 0));
+  return human_bytes(bytes);
+}
+
+// "Unpacking layer 2/3 (1.5 MB)" before each layer that is unpacked.
+layers::UnpackProgress unpack_lines(const RunOptions& options, std::size_t& unpacked) {
+  return [&options, &unpacked](std::size_t i, std::size_t count, std::int64_t size) {
+    ++unpacked;
+    tell(options, "Unpacking layer " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" +
+                      human_bytes(static_cast<std::uint64_t>(std::max<std::int64_t>(size, 0))) + ")");
+  };
+}
+
 Ran run_with_engine_impl(const std::string& cli, const image::Image& image, const RunOptions& options,
                          const fs::path& work_dir, const std::function<void()>& before_run) {
   if (!options.docker_archive.empty() && options.image_name.empty())
@@ -334,17 +362,26 @@ Ran run_with_engine_impl(const std::string& cli, const image::Image& image, cons
     fs::create_directories(work_dir);
     archive = work_dir / (random_id() + ".tar");
     written.emplace(archive);
+    tell(options, "Writing the image for " + engine_title(cli) + " (" + image_size(image) + ")");
+    const auto began = Clock::now();
     transports::write_docker_archive(image, archive, ref);
+    tell_detail(options, "Wrote the image's archive in " + human_seconds(Clock::now() - began));
   }
+  tell(options, "Loading the image into " + engine_title(cli));
+  const auto loading = Clock::now();
   std::vector<std::string> load{cli, "load", "-i", archive.string()};
   int rc = run_attached(load, ChildOutput::kToStderr);
+  tell_detail(options, engine_title(cli) + " loaded the image in " + human_seconds(Clock::now() - loading));
   if (rc != 0)
     throw RunError(engine_title(cli) + " failed with error code " + std::to_string(rc) + ". Command: " + join(load),
                    "the image could not be loaded into " + cli, rc);
   written.reset();
   if (before_run) before_run();
   std::vector<std::string> argv = docker_run_argv(cli, ref, options);
-  return {run_attached(argv, ChildOutput::kMergedToStdout), argv, {}};
+  const auto started = Clock::now();
+  Ran ran{run_attached(argv, ChildOutput::kMergedToStdout), argv, {}};
+  tell_detail(options, "The container ran for " + human_seconds(Clock::now() - started) + " (" + cli + " run)");
+  return ran;
 }
 
 std::string find_runc() {
@@ -354,18 +391,17 @@ std::string find_runc() {
   return runc;
 }
 
-void tell(const RunOptions& options, const std::string& line) {
-  if (options.progress) options.progress(line);
-}
 
 // The root filesystem as the overlayfs stack of the image's layer trees, mounted for runc alone. nullopt when
 // overlayfs cannot be used here (then the image is unpacked whole instead).
 std::optional<Ran> run_on_layer_trees(const image::Image& image, const RunOptions& options, const fs::path& bundle,
                                       const std::vector<std::string>& argv, const std::function<void()>& before_run) {
-  LayerTrees trees = layer_trees(image, *options.layer_trees, [&](std::size_t i, std::size_t count, std::int64_t size) {
-    tell(options, "Unpacking layer " + std::to_string(i + 1) + "/" + std::to_string(count) + " (" +
-                      human_bytes(static_cast<std::uint64_t>(std::max<std::int64_t>(size, 0))) + ")");
-  });
+  const auto began = Clock::now();
+  std::size_t unpacked = 0;
+  LayerTrees trees = layer_trees(image, *options.layer_trees, unpack_lines(options, unpacked));
+  tell_detail(options, "The root filesystem is ready in " + human_seconds(Clock::now() - began) + " (" +
+                           counted(trees.names.size(), "layer", "layers") + ", " + std::to_string(unpacked) +
+                           " unpacked, the others kept from earlier runs)");
   const fs::path upper = bundle / "upper", work = bundle / "work", rootfs = bundle / "rootfs";
   for (const fs::path& dir : {upper, work, rootfs}) fs::create_directories(dir);
   const std::string data =
@@ -391,8 +427,11 @@ Ran run_on_unpacked_image(const image::Image& image, const RunOptions& options, 
                           const std::vector<std::string>& argv, const std::function<void()>& before_run) {
   const fs::path rootfs = bundle / "rootfs";
   fs::remove_all(rootfs);
-  tell(options, "Unpacking " + std::to_string(image.manifest().layers.size()) + " layers");
-  layers::unpack_image(image, rootfs);
+  const auto began = Clock::now();
+  std::size_t unpacked = 0;
+  layers::unpack_image(image, rootfs, unpack_lines(options, unpacked));
+  tell_detail(options, "The root filesystem is ready in " + human_seconds(Clock::now() - began) + " (" +
+                           counted(unpacked, "layer", "layers") + " unpacked)");
   json spec = runtime_spec(image.config().document(), options, rootfs);
   write_file_atomic(bundle / "config.json", spec.dump(2));
   if (before_run) before_run();
@@ -416,11 +455,26 @@ Ran run_daemonless_impl(const image::Image& image, const RunOptions& options, co
   fs::path state = work / "runc-state";
   fs::create_directories(state);
   std::vector<std::string> argv{runc, "--root", state.string(), "run", "--bundle", bundle.path().string(), id};
+  std::optional<Clock::time_point> started;
+  auto starting = [&] {
+    if (before_run) before_run();
+    started = Clock::now();
+  };
   std::optional<Ran> ran;
-  if (options.layer_trees) ran = run_on_layer_trees(image, options, bundle.path(), argv, before_run);
-  if (!ran) ran = run_on_unpacked_image(image, options, bundle.path(), argv, before_run);
-  // `runc run` removes the container when it exits; make sure of it before the bundle goes.
-  run_attached({runc, "--root", state.string(), "delete", "--force", id}, ChildOutput::kDiscard, std::chrono::seconds(30));
+  if (options.layer_trees) ran = run_on_layer_trees(image, options, bundle.path(), argv, starting);
+  if (!ran) ran = run_on_unpacked_image(image, options, bundle.path(), argv, starting);
+  const auto ended = Clock::now();
+  if (started) tell_detail(options, "The container ran for " + human_seconds(ended - *started) + " (runc run)");
+  {
+    // The container's files (its upper directory) can be large: a removal that takes long says so.
+    LateNotice notice(options.progress, "Removing the container and its files", std::chrono::seconds(1));
+    // `runc run` removes the container when it exits; make sure of it before the bundle goes.
+    run_attached({runc, "--root", state.string(), "delete", "--force", id}, ChildOutput::kDiscard,
+                 std::chrono::seconds(30));
+    remove_tree_quietly(bundle.path());
+    bundle.release();
+  }
+  tell_detail(options, "Removed the container in " + human_seconds(Clock::now() - ended));
   return *ran;
 }
 

@@ -58,6 +58,8 @@ struct RunOptions {
   std::optional<LayerTreeCache> layer_trees;
   // What the run tells the person watching (the unpacking of layers, the start), a line at a time; none when empty.
   std::function<void(const std::string&)> progress;
+  // How long each step took (--verbose), a line at a time; none when empty.
+  std::function<void(const std::string&)> detail;
 };
 
 // A container that exited non-zero (or could not be started). what() is gcloud's text on one line:

@@ -2,8 +2,8 @@
 # Install what trainpack needs from the Debian archive, and nothing that is already there.
 #
 #   scripts/install-deps.sh           build dependencies (compiler, CMake, libraries, GoogleTest)
-#   scripts/install-deps.sh --demo    + what scripts/demo.sh needs (mmdebstrap, umoci, skopeo, runc, and python3
-#                                     with setuptools and wheel for the local index's wheels)
+#   scripts/install-deps.sh --demo    + what scripts/demo.sh needs (mmdebstrap, umoci, skopeo, runc, python3
+#                                     with pip, setuptools and wheel for the local index's wheels, curl)
 #   scripts/install-deps.sh --bench   + what scripts/bench.sh needs (dockerd, registry, pigz, pip, jq, time)
 #   scripts/install-deps.sh --package + what scripts/package.sh needs (dpkg-shlibdeps, patchelf)
 #   scripts/install-deps.sh --cross-arm64
@@ -22,7 +22,7 @@ set -euo pipefail
 
 BUILD_PKGS=(cmake g++ make pkg-config libarchive-dev libzip-dev libisal-dev libzstd-dev libre2-dev libcurl4-openssl-dev libssl-dev zlib1g-dev
             nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libgtest-dev)
-DEMO_PKGS=(mmdebstrap umoci skopeo runc python3 python3-setuptools python3-wheel)
+DEMO_PKGS=(mmdebstrap umoci skopeo runc python3 python3-setuptools python3-wheel python3-pip curl ca-certificates)
 PACKAGE_PKGS=(dpkg-dev patchelf file binutils)
 # libisal (not co-installable with its amd64 version) is unpacked by scripts/cross-prefix.sh instead.
 CROSS_ARM64_PKGS=(crossbuild-essential-arm64 qemu-user qemu-user-binfmt binfmt-support

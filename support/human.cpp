@@ -28,6 +28,13 @@ std::string counted(std::uint64_t n, std::string_view one, std::string_view many
   return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }
 
+std::string human_seconds(std::chrono::steady_clock::duration duration) {
+  const double seconds = std::chrono::duration<double>(duration).count();
+  char text[32];
+  std::snprintf(text, sizeof text, seconds < 9.995 ? "%.2f s" : "%.1f s", seconds);
+  return text;
+}
+
 namespace {
 
 // The number at the start of `text` (digits, at most one '.'), removed from it.

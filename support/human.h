@@ -16,6 +16,9 @@ std::string human_bytes(std::uint64_t bytes);
 // counted(0, ...) "0 layers".
 std::string counted(std::uint64_t n, std::string_view one, std::string_view many);
 
+// A duration in seconds, two decimals below ten seconds and one above: "0.04 s", "1.25 s", "73.4 s".
+std::string human_seconds(std::chrono::steady_clock::duration duration);
+
 // A size as a person writes one: a number (decimals allowed) and an optional unit, "B", "k"/"kB", "M"/"MB", "G"/"GB",
 // "T"/"TB" (powers of 1000, as human_bytes prints) or "KiB", "MiB", "GiB", "TiB" (powers of 1024), case-insensitive,
 // a blank allowed between: "20GB", "1.5 GiB", "500m". nullopt when it is none of these or exceeds 2^64 bytes.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "store/cache_dir.h"
@@ -115,6 +116,92 @@ TEST_F(LocalRunTest, DaemonlessAfterACodeChangeUnpacksOnlyTheChangedLayers) {
     EXPECT_FALSE(fs::exists(tree.path() / "usr/app/scratch.txt")) << "a run wrote into the kept tree " << tree.path();
   }
   EXPECT_EQ(kept, layers + count(second.err, "Unpacking layer "));
+}
+
+namespace {
+
+// A line of a run's merged output and when it arrived, in seconds since the command began.
+struct TimedLine {
+  double at;
+  std::string text;
+};
+
+// Runs `argv` with stdout and stderr merged, each line stamped as it arrives (bash's EPOCHREALTIME), with an empty
+// line at the start and at the end, so the first and the last stretch of silence count too.
+std::vector<TimedLine> timed_lines(const std::vector<std::string>& argv, int& exit_code) {
+  std::vector<std::string> stamped{"bash", "-c",
+                                   "stamp() { while IFS= read -r l; do printf '%s %s\\n' \"$EPOCHREALTIME\" \"$l\"; done; }; "
+                                   "printf '%s \\n' \"$EPOCHREALTIME\"; \"$@\" 2>&1 | stamp; rc=${PIPESTATUS[0]}; "
+                                   "printf '%s \\n' \"$EPOCHREALTIME\"; exit $rc",
+                                   "stamp"};
+  stamped.insert(stamped.end(), argv.begin(), argv.end());
+  CommandResult r = run_command(stamped);
+  exit_code = r.exit_code;
+  std::vector<TimedLine> lines;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t space = line.find(' ');
+    if (space == std::string::npos) continue;
+    lines.push_back({std::stod(line.substr(0, space)), line.substr(space + 1)});
+  }
+  if (!lines.empty())
+    for (TimedLine& line : lines) line.at -= lines.front().at;
+  return lines;
+}
+
+std::string show(const std::vector<TimedLine>& lines) {
+  std::string text;
+  for (const TimedLine& line : lines) text += std::to_string(line.at).substr(0, 6) + "  " + line.text + "\n";
+  return text;
+}
+
+}  // namespace
+
+// What local-run prints after a one-line change to the trainer, read with the time each line arrived: no stretch
+// of more than 2 s without a line (the build's steps, each layer unpacked, the start, the trainer's own lines, the
+// end). -q leaves only gcloud's own lines on stderr; -v adds each step's time.
+TEST_F(LocalRunTest, DaemonlessProgressLinesLeaveNoStretchSilentOverTwoSeconds) {
+  auto argv = [&](std::vector<std::string> flags) {
+    std::vector<std::string> command{trainpack_bin(), "local-run", "--engine=runc",
+                                     "--executor-image-uri=trainpack-test/python:3.11",
+                                     "--base-source=" + base_oci_ref(),
+                                     "--local-package-path=" + (dir_->path() / "pkg").string(),
+                                     "--script=trainer/task.py", "--cache-dir=" + (dir_->path() / "cache").string()};
+    command.insert(command.end(), flags.begin(), flags.end());
+    return command;
+  };
+  int rc = 0;
+  timed_lines(argv({"--", "--epochs", "1"}), rc);  // the base's trees, unpacked once
+  ASSERT_EQ(rc, 0);
+
+  write_file(dir_->path() / "pkg" / "trainer" / "task.py", std::string(kTask) + "print('changed')\n");
+  const std::vector<TimedLine> lines = timed_lines(argv({"--", "--epochs", "2"}), rc);
+  ASSERT_EQ(rc, 0) << show(lines);
+  ASSERT_GE(lines.size(), 6u) << show(lines);
+  for (std::size_t i = 1; i < lines.size(); ++i)
+    EXPECT_LE(lines[i].at - lines[i - 1].at, 2.0) << "silent before line " << i << ":\n" << show(lines);
+  const std::string all = show(lines);
+  for (const char* step : {"Unpacking layer ", "Starting to run ...", "changed", "A local run is finished"})
+    EXPECT_NE(all.find(step), std::string::npos) << step << " is not among the lines:\n" << all;
+
+  // -q: only gcloud's lines on stderr, whatever was built or unpacked.
+  write_file(dir_->path() / "pkg" / "trainer" / "task.py", std::string(kTask) + "print('changed again')\n");
+  std::vector<std::string> quiet = argv({"-q", "--", "--epochs", "3"});
+  CommandResult q = run_command(quiet);
+  ASSERT_EQ(q.exit_code, 0) << describe(quiet, q);
+  std::istringstream err(q.err);
+  for (std::string line; std::getline(err, line);)
+    EXPECT_TRUE(line.starts_with("Package is set to ") || line == "A training image is built." ||
+                line == "Starting to run ...")
+        << "-q printed " << line;
+
+  // -v: the time of the build's phases and of each step of the run.
+  std::vector<std::string> verbose = argv({"-v", "--", "--epochs", "4"});
+  CommandResult v = run_command(verbose);
+  ASSERT_EQ(v.exit_code, 0) << describe(verbose, v);
+  for (const char* step : {"timings: ", "The root filesystem is ready in ", "The container ran for ",
+                           "Removed the container in "})
+    EXPECT_NE(v.err.find(step), std::string::npos) << step << " is not in -v's stderr:\n" << v.err;
 }
 
 // The unpacker changes directory; a --cache-dir and a --base-source given relative to where trainpack started must

@@ -32,6 +32,15 @@ TEST(Counted, TheNounAgreesWithTheNumber) {
   EXPECT_EQ(counted(2, "entry", "entries"), "2 entries");
 }
 
+TEST(HumanSeconds, TwoDecimalsBelowTenSecondsAndOneAbove) {
+  using namespace std::chrono_literals;
+  EXPECT_EQ(trainpack::human_seconds(0ms), "0.00 s");
+  EXPECT_EQ(trainpack::human_seconds(42ms), "0.04 s");
+  EXPECT_EQ(trainpack::human_seconds(1250ms), "1.25 s");
+  EXPECT_EQ(trainpack::human_seconds(9996ms), "10.0 s");
+  EXPECT_EQ(trainpack::human_seconds(73'400ms), "73.4 s");
+}
+
 TEST(EditDistance, CountsInsertionsDeletionsSubstitutionsAndSwaps) {
   EXPECT_EQ(edit_distance("bild", "build"), 1u);
   EXPECT_EQ(edit_distance("verison", "version"), 1u);  // a swap of neighbours is one edit
