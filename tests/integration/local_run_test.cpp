@@ -144,8 +144,8 @@ std::vector<TimedLine> timed_lines(const std::vector<std::string>& argv, int& ex
     if (space == std::string::npos) continue;
     lines.push_back({std::stod(line.substr(0, space)), line.substr(space + 1)});
   }
-  if (!lines.empty())
-    for (TimedLine& line : lines) line.at -= lines.front().at;
+  const double began = lines.empty() ? 0 : lines.front().at;
+  for (TimedLine& line : lines) line.at -= began;
   return lines;
 }
 
