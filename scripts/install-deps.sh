@@ -29,7 +29,7 @@ CROSS_ARM64_PKGS=(crossbuild-essential-arm64 qemu-user qemu-user-binfmt binfmt-s
                   libarchive-dev:arm64 libcurl4-openssl-dev:arm64 libssl-dev:arm64 libzip-dev:arm64 libzstd-dev:arm64
                   libre2-dev:arm64 zlib1g-dev:arm64 libtomlplusplus-dev:arm64)
 BENCH_PKGS=(mmdebstrap umoci skopeo time docker.io docker-registry pigz python3 python3-pip jq curl ca-certificates busybox-static unzip)
-TEST_PKGS=(docker-registry apache2-utils python3-jsonschema skopeo umoci oci-image-tool mmdebstrap runc bubblewrap busybox-static docker.io
+TEST_PKGS=(docker-registry apache2-utils python3-jsonschema skopeo umoci oci-image-tool mmdebstrap runc bubblewrap busybox-static docker.io zstd
            python3 python3-yaml python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates openssl
            # tests/fixtures/python-bases: CPython compiled from source, relocated with patchelf
            gcc make dpkg-dev xz-utils patchelf libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev libsqlite3-dev

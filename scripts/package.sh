@@ -7,8 +7,10 @@
 #   trainpack-VERSION-linux-ARCH.tar.gz     self-contained: runs on any Linux of ARCH whatever its libc (below)
 #   trainpack-step-VERSION-linux-ARCH.oci.tar
 #                                           the CI step image (scripts/self-image.sh) on STEP_BASE (default
-#                                           python:3.11-slim-bookworm; STEP_BASE= leaves it out; STEP_FLAGS adds
-#                                           flags to its build), an OCI image layout archive: push it with
+#                                           python:3.11-slim-bookworm; STEP_BASE= leaves it out; STEP_BASE_SOURCE
+#                                           reads the base from that location, a path or URL kept whole; STEP_FLAGS
+#                                           adds flags to its build, split at spaces), an OCI image layout archive:
+#                                           push it with
 #                                           `skopeo copy oci-archive:FILE docker://REF`
 #   SHA256SUMS                              the sha256 of each package in dist/ (`sha256sum -c SHA256SUMS`):
 #                                           a run replaces the lines of the files it makes and keeps the others
@@ -56,7 +58,8 @@ if [[ "${PREBUILT:-0}" == 1 ]]; then
     { echo "package.sh: PREBUILT=1 but $build_dir holds no built trainpack (run scripts/build.sh)" >&2; exit 1; }
 else
   # Without the tests: the binary, its man page and the rooms they are made of.
-  BUILD_DIR=$build_dir BUILD_TYPE=${BUILD_TYPE:-Release} CMAKE_ARGS="${cmake_args[*]}" \
+  # One argument a line: the toolchain's and the prefix's paths may hold spaces.
+  BUILD_DIR=$build_dir BUILD_TYPE=${BUILD_TYPE:-Release} CMAKE_ARGS="$(printf '%s\n' "${cmake_args[@]}")" \
     bash scripts/build.sh >/dev/null
 fi
 version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build_dir/CMakeCache.txt")
@@ -150,9 +153,11 @@ made+=("$dist/$name.tar.gz")
 # this machine's trainpack, so for its architecture only.
 if [[ "$arch" == "$host_arch" && -n "${STEP_BASE-python:3.11-slim-bookworm}" ]]; then
   step=trainpack-step-$version-linux-$arch.oci.tar
+  step_flags=()
+  [[ -z "${STEP_BASE_SOURCE:-}" ]] || step_flags+=(--base-source="$STEP_BASE_SOURCE")
   # shellcheck disable=SC2086  # STEP_FLAGS is a list of flags
   TRAINPACK_BIN=$build_dir/trainpack bash scripts/self-image.sh "${STEP_BASE-python:3.11-slim-bookworm}" \
-    "trainpack-step:$version" --output="oci:$stage/step" -q ${STEP_FLAGS:-} >/dev/null
+    "trainpack-step:$version" --output="oci:$stage/step" -q "${step_flags[@]}" ${STEP_FLAGS:-} >/dev/null
   reproducible_tar "$dist/$step" "$stage/step" oci-layout index.json blobs
   made+=("$dist/$step")
 fi
