@@ -84,8 +84,8 @@ part_times() {  # $1: the stamped log of scripts/test.sh; prints "PART SECONDS" 
     function mark(name) { if (!(name in at)) { at[name] = $1; order[n++] = name } }
     NR == 1 { mark("packages (install-deps.sh --test)") }
     /The CXX compiler identification/ && ++compilers == 1 { mark("compile (scripts/build.sh: gcc)") }
-    /^ *[0-9]+ Test project / { mark("ctest") }
-    /The CXX compiler identification/ && compilers == 2 { mark("sanitizer step (clang build, unit tests, fuzzing)") }
+    /^ *[0-9]+ Test project / && ++projects == 1 { mark("ctest (the sanitizer build beside it)") }
+    /^ *[0-9]+ Test project / && projects == 2 { mark("sanitizer step: unit tests and fuzzing") }
     { last = $1 }
     END { for (i = 0; i < n; i++) print order[i] "\t" ((i + 1 < n ? at[order[i + 1]] : last) - at[order[i]]) }
   ' "$1"

@@ -5,12 +5,16 @@
 #   bash scripts/sanitize.sh                      everything
 #   FUZZ_SECONDS=600 bash scripts/sanitize.sh     fuzz longer (the unit tests still run first)
 #   FUZZ_SECONDS=0 bash scripts/sanitize.sh       unit tests only
+#   bash scripts/sanitize.sh build                only the clang build (scripts/test.sh runs it beside ctest)
+#   bash scripts/sanitize.sh run                  only the unit tests and fuzz targets of a finished build
 # New inputs a fuzzer finds go to build-asan/fuzz/<target>/corpus (the seeds in tests/fuzz/corpus are only read);
 # an input that crashes one is saved as build-asan/fuzz/<target>/crash-* and its log printed. Exit code: 0 when the
 # unit tests and every fuzz target passed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+phase=${1:-all}
+case "$phase" in all|build|run) ;; *) echo "sanitize.sh: unknown phase $phase (all, build or run)" >&2; exit 2 ;; esac
 build_dir=${ASAN_BUILD_DIR:-build-asan}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 fuzz_seconds=${FUZZ_SECONDS:-10}
@@ -21,11 +25,14 @@ if command -v ccache >/dev/null; then
   # Paths relative to the checkout, so another clone of the repository hits the same cache entries.
   export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
 fi
-# Line tables are all a sanitizer's stack needs (file:line): about a tenth less compiling than full -g.
-cmake -S . -B "$build_dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DTRAINPACK_SANITIZE=ON -DTRAINPACK_FUZZ=ON "${launcher[@]}"
-# Only what runs here: neither the trainpack binary nor the integration tests.
-cmake --build "$build_dir" -j"$jobs" --target trainpack_unit_tests trainpack_fuzz_targets
+if [[ "$phase" != run ]]; then
+  # Line tables are all a sanitizer's stack needs (file:line): about a tenth less compiling than full -g.
+  cmake -S . -B "$build_dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DTRAINPACK_SANITIZE=ON -DTRAINPACK_FUZZ=ON "${launcher[@]}"
+  # Only what runs here: neither the trainpack binary nor the integration tests.
+  cmake --build "$build_dir" -j"$jobs" --target trainpack_unit_tests trainpack_fuzz_targets
+fi
+[[ "$phase" != build ]] || exit 0
 
 # A leak or any undefined behaviour fails the run, with a symbolised stack.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
