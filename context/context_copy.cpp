@@ -11,6 +11,7 @@
 #include <deque>
 
 #include "support/error.h"
+#include "support/paths.h"
 #include "support/text.h"
 
 namespace trainpack::context {
@@ -24,17 +25,11 @@ constexpr int kMaxSymlinkHops = 40;  // like Linux's ELOOP limit
 
 std::string quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
-std::string join_rel(std::string_view a, std::string_view b) {
-  if (a.empty()) return std::string(b);
-  if (b.empty()) return std::string(a);
-  return std::string(a) + "/" + std::string(b);
-}
-
 std::vector<std::string> split_path(std::string_view p) { return split_nonempty(p, "/"); }
 
 std::string join_all(const std::vector<std::string>& parts) {
   std::string out;
-  for (const auto& p : parts) out = join_rel(out, p);
+  for (const auto& p : parts) out = join_path(out, p);
   return out;
 }
 
@@ -74,7 +69,7 @@ class Copier {
     const DockerIgnore::MatchState* parent_ptr = nullptr;
     std::string prefix;
     for (const std::string& comp : split_path(rel)) {
-      prefix = join_rel(prefix, comp);
+      prefix = join_path(prefix, comp);
       if (!ds.reachable) break;
       DockerIgnore::MatchState self;
       bool ex = ignore_.match(prefix, parent_ptr, &self);
@@ -119,8 +114,8 @@ class Copier {
     std::sort(names.begin(), names.end());
 
     for (const std::string& name : names) {
-      std::string child_ctx = join_rel(ctx_rel, name);
-      std::string child_img = join_rel(img_rel, name);
+      std::string child_ctx = join_path(ctx_rel, name);
+      std::string child_img = join_path(img_rel, name);
       fs::path child_host = dir_host / name;
       DockerIgnore::MatchState child_state;
       bool ex = ignore_.match(child_ctx, state, &child_state);
@@ -342,7 +337,7 @@ bool list_walk(const fs::path& root, const DockerIgnore& ignore, const std::stri
   std::sort(names.begin(), names.end());
   bool kept_any = false;
   for (const std::string& name : names) {
-    std::string child = join_rel(ctx_rel, name);
+    std::string child = join_path(ctx_rel, name);
     DockerIgnore::MatchState child_state;
     bool ex = ignore.match(child, state, &child_state);
     struct stat st;
@@ -394,7 +389,7 @@ FileEntries collect_copy(const fs::path& context_dir, std::string_view source_re
   auto add_ancestors = [&](const std::vector<std::string>& parts, std::size_t count) {
     std::string p;
     for (std::size_t i = 0; i < count; ++i) {
-      p = join_rel(p, parts[i]);
+      p = join_path(p, parts[i]);
       out.push_back(dir_entry_for(p, opts));
     }
   };

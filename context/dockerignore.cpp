@@ -17,24 +17,12 @@ namespace {
 
 constexpr char32_t kRuneError = 0xFFFD;
 
-// Go's utf8.DecodeRuneInString: an invalid or truncated sequence decodes as U+FFFD of width 1.
+// Go's utf8.DecodeRuneInString: an invalid or truncated sequence decodes as U+FFFD of width 1 (Go's rule of what is
+// well-formed is RFC 3629's, as decode_utf8's).
 std::pair<char32_t, std::size_t> decode_rune(std::string_view s, std::size_t pos) {
-  auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[pos + i]); };
-  std::size_t left = s.size() - pos;
-  unsigned char c0 = b(0);
-  if (c0 < 0x80) return {c0, 1};
-  auto cont = [&](std::size_t i) { return i < left && (b(i) & 0xC0) == 0x80; };
-  if (c0 >= 0xC2 && c0 <= 0xDF && cont(1)) return {static_cast<char32_t>(((c0 & 0x1F) << 6) | (b(1) & 0x3F)), 2};
-  if (c0 >= 0xE0 && c0 <= 0xEF && cont(1) && cont(2)) {
-    char32_t r = ((c0 & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    if (r >= 0x800 && !(r >= 0xD800 && r <= 0xDFFF)) return {r, 3};
-    return {kRuneError, 1};
-  }
-  if (c0 >= 0xF0 && c0 <= 0xF4 && cont(1) && cont(2) && cont(3)) {
-    char32_t r = ((c0 & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-    if (r >= 0x10000 && r <= 0x10FFFF) return {r, 4};
-  }
-  return {kRuneError, 1};
+  auto [rune, length] = decode_utf8(s, pos);
+  if (length == 0) return {kRuneError, 1};
+  return {rune, length};
 }
 
 std::u32string to_runes(std::string_view s) {

@@ -18,12 +18,6 @@ constexpr int kMaxIncludeDepth = 16;
 
 std::string absolute(std::string_view path) { return "/" + normalize_path(path); }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 bool has_glob(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
 
 // glob(3) over the image: every regular file matching an absolute pattern, sorted.
@@ -131,7 +125,7 @@ std::vector<SearchDir> search_order(const LibrarySearch& search, const LoadedObj
 std::vector<LdSoConfLine> parse_ld_so_conf(std::string_view text) {
   std::vector<LdSoConfLine> out;
   for (std::string_view line : split_nonempty(text, "\n")) {
-    line = trim(line.substr(0, line.find('#')));
+    line = ascii_trim(line.substr(0, line.find('#')));
     if (line.empty()) continue;
     auto keyword = [&line](std::string_view word) {
       return line.size() > word.size() && line.substr(0, word.size()) == word &&

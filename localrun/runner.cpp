@@ -35,15 +35,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string join(const std::vector<std::string>& argv) {
-  std::string s;
-  for (const auto& a : argv) {
-    if (!s.empty()) s += ' ';
-    s += a;
-  }
-  return s;
-}
-
 bool engine_answers(const std::string& cli) {
   if (find_program(cli).empty()) return false;
   return run_attached({cli, "info"}, ChildOutput::kDiscard, std::chrono::seconds(30)) == 0;
@@ -373,7 +364,8 @@ Ran run_with_engine_impl(const std::string& cli, const image::Image& image, cons
   int rc = run_attached(load, ChildOutput::kToStderr);
   tell_detail(options, engine_title(cli) + " loaded the image in " + human_seconds(Clock::now() - loading));
   if (rc != 0)
-    throw RunError(engine_title(cli) + " failed with error code " + std::to_string(rc) + ". Command: " + join(load),
+    throw RunError(engine_title(cli) + " failed with error code " + std::to_string(rc) +
+                       ". Command: " + join(load, " "),
                    "the image could not be loaded into " + cli, rc);
   written.reset();
   if (before_run) before_run();
@@ -483,7 +475,7 @@ Ran run_daemonless_impl(const image::Image& image, const RunOptions& options, co
 // of the image's PATH confirms when it made one).
 RunError run_failure(const std::string& engine, const Ran& ran, const image::Image& image, const RunOptions& options) {
   std::string what = engine_title(engine) + " failed with error code " + std::to_string(ran.code) +
-                     ". Command: " + join(ran.argv);
+                     ". Command: " + join(ran.argv, " ");
   const auto& config = image.config();
   std::vector<std::string> argv = config.entrypoint();
   if (argv.empty()) argv = options.args.empty() ? config.cmd() : options.args;

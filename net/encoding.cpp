@@ -1,50 +1,15 @@
 #include "net/encoding.h"
 
+#include <openssl/evp.h>
+
 #include <cctype>
 #include <ctime>
+
+#include "support/text.h"
 
 namespace trainpack::net {
 
 namespace {
-constexpr char kStd[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-constexpr char kUrl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-std::string encode(std::string_view in, const char* alphabet, bool pad) {
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
-                 static_cast<unsigned char>(in[i + 2]);
-    out += alphabet[(v >> 18) & 63];
-    out += alphabet[(v >> 12) & 63];
-    out += alphabet[(v >> 6) & 63];
-    out += alphabet[v & 63];
-  }
-  size_t rest = in.size() - i;
-  if (rest == 1) {
-    unsigned v = static_cast<unsigned char>(in[i]) << 16;
-    out += alphabet[(v >> 18) & 63];
-    out += alphabet[(v >> 12) & 63];
-    if (pad) out += "==";
-  } else if (rest == 2) {
-    unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8);
-    out += alphabet[(v >> 18) & 63];
-    out += alphabet[(v >> 12) & 63];
-    out += alphabet[(v >> 6) & 63];
-    if (pad) out += '=';
-  }
-  return out;
-}
-
-int decode_char(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+' || c == '-') return 62;
-  if (c == '/' || c == '_') return 63;
-  return -1;
-}
 
 int digits(std::string_view s, size_t pos, size_t n) {
   if (pos + n > s.size()) return -1;
@@ -57,32 +22,54 @@ int digits(std::string_view s, size_t pos, size_t n) {
 }
 }  // namespace
 
-std::string base64_encode(std::string_view bytes) { return encode(bytes, kStd, true); }
-std::string base64url_encode(std::string_view bytes) { return encode(bytes, kUrl, false); }
+// Base64 is OpenSSL's (EVP_EncodeBlock, EVP_DecodeBlock, RFC 4648 §4); around it only the URL-safe alphabet and the
+// leniency the callers' inputs need. EVP takes int lengths, so long inputs go in chunks of whole 3-byte groups.
+std::string base64_encode(std::string_view bytes) {
+  constexpr std::size_t kChunk = 3 << 20;
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t at = 0; at < bytes.size(); at += kChunk) {
+    const std::string_view part = bytes.substr(at, kChunk);
+    const std::size_t begin = out.size();
+    out.resize(begin + (part.size() + 2) / 3 * 4 + 1);
+    const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data() + begin),
+                                  reinterpret_cast<const unsigned char*>(part.data()), static_cast<int>(part.size()));
+    out.resize(begin + static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+std::string base64url_encode(std::string_view bytes) {
+  std::string out = base64_encode(bytes);
+  while (!out.empty() && out.back() == '=') out.pop_back();
+  for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
+  return out;
+}
 
 std::optional<std::string> base64_decode(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  size_t pads = 0;
+  text = ascii_trim(text);
+  std::size_t pads = 0;
   while (!text.empty() && text.back() == '=') {
     text.remove_suffix(1);
     if (++pads > 2) return std::nullopt;
   }
   if (text.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  unsigned acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    int v = decode_char(c);
-    if (v < 0) return std::nullopt;
-    acc = (acc << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
+  std::string standard(text);
+  for (char& c : standard) {
+    if (c == '-') c = '+';
+    else if (c == '_') c = '/';
+    else if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '/') return std::nullopt;
   }
+  const std::size_t missing = (4 - standard.size() % 4) % 4;
+  standard.append(missing, '=');
+  std::string out(standard.size() / 4 * 3, '\0');
+  for (std::size_t at = 0; at < standard.size(); at += 4u << 20) {
+    const std::string_view part = std::string_view(standard).substr(at, 4u << 20);
+    if (EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data() + at / 4 * 3),
+                        reinterpret_cast<const unsigned char*>(part.data()), static_cast<int>(part.size())) < 0)
+      return std::nullopt;
+  }
+  out.resize(out.size() - missing);  // EVP_DecodeBlock counts the '=' it was given as zero bytes
   return out;
 }
 

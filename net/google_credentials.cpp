@@ -31,22 +31,11 @@ std::string getenv_str(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 std::string one_line(std::string s, size_t max = 200) {
   for (auto& c : s)
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   if (s.size() > max) s = s.substr(0, max) + "...";
   return s;
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return s.substr(i);
 }
 
 // "https://oauth2.googleapis.com/token" → "oauth2.googleapis.com/token" (no query: it may hold secrets).
@@ -100,15 +89,6 @@ std::optional<long long> number_field(const json& j, const char* name) {
   return std::nullopt;
 }
 
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& s : v) {
-    if (!out.empty()) out += sep;
-    out += s;
-  }
-  return out;
-}
-
 // {"error":"invalid_grant","error_description":"..."} or {"error":{"code":..,"message":..,"status":..}}.
 std::pair<std::string, std::string> google_error(const std::string& body) {
   json j = json::parse(body, nullptr, false);
@@ -160,9 +140,9 @@ struct BioDeleter {
 bool is_google_registry_host(std::string_view host_in) {
   std::string host = ascii_lower(std::string(host_in));
   if (size_t colon = host.find(':'); colon != std::string::npos) host.resize(colon);
-  if (host == "gcr.io" || ends_with(host, ".gcr.io")) return true;
-  if (ends_with(host, "-docker.pkg.dev")) return true;
-  if (host.rfind("docker.", 0) == 0 && ends_with(host, ".rep.pkg.dev")) return true;
+  if (host == "gcr.io" || host.ends_with(".gcr.io")) return true;
+  if (host.ends_with("-docker.pkg.dev")) return true;
+  if (host.rfind("docker.", 0) == 0 && host.ends_with(".rep.pkg.dev")) return true;
   return false;
 }
 
@@ -205,7 +185,9 @@ size_t curl_header(char* data, size_t size, size_t n, void* user) {
   auto* headers = static_cast<std::vector<std::pair<std::string, std::string>>*>(user);
   std::string line(data, size * n);
   size_t colon = line.find(':');
-  if (colon != std::string::npos) headers->emplace_back(ascii_lower(trim(line.substr(0, colon))), trim(line.substr(colon + 1)));
+  if (colon != std::string::npos)
+    headers->emplace_back(ascii_lower(ascii_trim(line.substr(0, colon))),
+                          std::string(ascii_trim(line.substr(colon + 1))));
   return size * n;
 }
 }  // namespace
@@ -498,7 +480,7 @@ class ExternalAccountCredentials : public GoogleCredentials {
         throw Error(from + " holds no JSON field \"" + field_ + "\"",
                     "check credential_source.format in " + location_);
     } else {
-      token = trim(raw);
+      token = std::string(ascii_trim(raw));
     }
     if (token.empty()) throw Error(from + " is empty", "check the credential_source of " + location_);
     return token;
@@ -567,7 +549,7 @@ class MetadataCredentials : public GoogleCredentials {
       try {
         HttpResponse r = options_.metadata_http(metadata_request(
             host_, "/computeMetadata/v1/instance/service-accounts/default/email", options_.metadata_timeout));
-        if (r.status == 200 && r.header("metadata-flavor") == "Google") account_ = one_line(trim(r.body), 320);
+        if (r.status == 200 && r.header("metadata-flavor") == "Google") account_ = one_line(std::string(ascii_trim(r.body)), 320);
       } catch (const std::exception&) {
         // The email is for messages only.
       }
@@ -596,7 +578,7 @@ class MetadataCredentials : public GoogleCredentials {
                   "unset GCE_METADATA_HOST or point it at a real metadata server");
     if (r.status != 200)
       throw Error("the metadata server at " + host_ + " refused an access token: HTTP " + std::to_string(r.status) +
-                      (r.body.empty() ? "" : ": " + one_line(trim(r.body))),
+                      (r.body.empty() ? "" : ": " + one_line(std::string(ascii_trim(r.body)))),
                   "check that the VM or workload has a service account attached");
     return parse_access_token(r, t, "the metadata server at " + host_);
   }

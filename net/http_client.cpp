@@ -44,12 +44,6 @@
 namespace trainpack::net {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' || s.front() == '\n')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
-  return s;
-}
-
 // For messages: the URL without query and fragment (presigned URLs carry their signature there).
 std::string redact(const std::string& url) {
   UrlParts u = split_url(url);
@@ -253,7 +247,7 @@ std::size_t header_cb(char* buffer, std::size_t size, std::size_t nitems, void* 
     t->status = sp == std::string_view::npos ? 0 : std::strtol(std::string(line.substr(sp + 1, 3)).c_str(), nullptr, 10);
     return n;
   }
-  std::string_view content = trim(line);
+  std::string_view content = ascii_trim(line);
   if (content.empty()) return n;
   if ((line.front() == ' ' || line.front() == '\t') && !t->headers.empty()) {  // obs-fold continuation
     t->headers.back().second += " " + std::string(content);
@@ -261,7 +255,7 @@ std::size_t header_cb(char* buffer, std::size_t size, std::size_t nitems, void* 
   }
   std::size_t colon = content.find(':');
   if (colon == std::string_view::npos) return n;
-  t->headers.emplace_back(ascii_lower(trim(content.substr(0, colon))), std::string(trim(content.substr(colon + 1))));
+  t->headers.emplace_back(ascii_lower(ascii_trim(content.substr(0, colon))), std::string(ascii_trim(content.substr(colon + 1))));
   return n;
 }
 
@@ -413,7 +407,7 @@ std::vector<std::string> HttpResponse::header_values(std::string_view name) cons
 
 std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& value,
                                                            std::chrono::system_clock::time_point now) {
-  std::string_view v = trim(value);
+  std::string_view v = ascii_trim(value);
   if (v.empty()) return std::nullopt;
   if (std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     // delta-seconds; absurd values are clamped (callers cap the wait anyway)
@@ -536,7 +530,7 @@ namespace {
 std::string curl_error_text(CURLcode code, const char* errbuf) {
   std::string text = curl_easy_strerror(code);
   if (errbuf != nullptr && *errbuf != '\0') {
-    std::string detail = std::string(trim(errbuf));
+    std::string detail = std::string(ascii_trim(errbuf));
     if (detail != text) text += ": " + detail;
   }
   return text;
@@ -902,7 +896,7 @@ void refuse_retry_after_past_longest_wait(const std::string& method, const std::
   auto o = origin_of(last.url);
   std::string host = o ? o->authority : redact(last.url);
   throw Error(host + " answered " + std::to_string(last.hop.status) + " asking to retry after " +
-                  seconds_text(*asked) + " (Retry-After: " + std::string(trim(value)) +
+                  seconds_text(*asked) + " (Retry-After: " + std::string(ascii_trim(value)) +
                   "), longer than the " + seconds_text(longest_wait) + " trainpack waits between tries (" + method +
                   " " + redact(url) + ")",
               "try again when " + host + " is ready");

@@ -7,13 +7,6 @@
 namespace trainpack::net {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 bool is_scheme(std::string_view s) {
   auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
   return !s.empty() && alpha(s.front()) && std::all_of(s.begin(), s.end(), [&](char c) {
@@ -114,8 +107,8 @@ std::string UrlParts::str() const {
 }
 
 std::string resolve_url(const std::string& base_text, const std::string& reference_text) {
-  UrlParts base = split_url(trim(base_text));
-  UrlParts ref = split_url(trim(reference_text));
+  UrlParts base = split_url(ascii_trim(base_text));
+  UrlParts ref = split_url(ascii_trim(reference_text));
   UrlParts t;
   if (ref.has_scheme) {
     t = ref;

@@ -17,17 +17,13 @@ constexpr const char* kSdistHint = "sdist filenames are {name}-{version}.tar.gz 
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // The wheel parser, reporting packaging's reason instead of throwing so try_parse stays cheap.
 std::optional<WheelFilename> parse_wheel(std::string_view filename, std::string* why) {
   auto fail = [&](std::string reason) -> std::optional<WheelFilename> {
     if (why) *why = std::move(reason);
     return std::nullopt;
   };
-  if (!ends_with(filename, ".whl"))
+  if (!filename.ends_with(".whl"))
     return fail("invalid wheel filename (extension must be '.whl'): " + std::string(filename));
   std::string_view stem = filename.substr(0, filename.size() - 4);
   const auto dashes = std::count(stem.begin(), stem.end(), '-');
@@ -72,9 +68,9 @@ std::optional<SdistFilename> parse_sdist(std::string_view filename, std::string*
     return std::nullopt;
   };
   std::string_view stem;
-  if (ends_with(filename, ".tar.gz")) {
+  if (filename.ends_with(".tar.gz")) {
     stem = filename.substr(0, filename.size() - 7);
-  } else if (ends_with(filename, ".zip")) {
+  } else if (filename.ends_with(".zip")) {
     stem = filename.substr(0, filename.size() - 4);
   } else {
     return fail("invalid sdist filename (extension must be '.tar.gz' or '.zip'): " + std::string(filename));

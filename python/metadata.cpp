@@ -23,12 +23,10 @@ std::vector<std::string_view> split_lines_keep_ends(std::string_view text) {
   return lines;
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
 // feedparser.headerRE: ^(From |[\041-\071\073-\176]*:|[\t ])
 bool is_header_line(std::string_view line) {
   if (line.empty()) return false;
-  if (line[0] == ' ' || line[0] == '\t' || starts_with(line, "From ")) return true;
+  if (line[0] == ' ' || line[0] == '\t' || line.starts_with("From ")) return true;
   for (char c : line) {
     if (c == ':') return true;
     if (c < '\x21' || c > '\x7e') return false;
@@ -155,7 +153,7 @@ EmailMessage EmailMessage::parse(std::string_view text) {
       msg.headers.push_back(header_from_lines(current));
       current.clear();
     }
-    if (starts_with(line, "From ")) {
+    if (line.starts_with("From ")) {
       // Line 0 is the unix-from envelope; the last header line starts the body; others are dropped.
       if (n != 0 && n + 1 == header_lines.size()) pushed_back = std::string(line);
       continue;

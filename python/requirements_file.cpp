@@ -26,31 +26,10 @@ namespace {
 
 // Strict UTF-8 as Python decodes it: no overlongs, no surrogates, nothing above U+10FFFF.
 void validate_utf8(std::string_view s, const std::string& name) {
-  auto byte = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
   for (size_t i = 0; i < s.size();) {
-    unsigned char c = byte(i);
-    size_t n = 0;
-    char32_t cp = 0, min = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      n = 1, cp = c & 0x1F, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-      n = 2, cp = c & 0x0F, min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-      n = 3, cp = c & 0x07, min = 0x10000;
-    } else {
-      decode_error(name, "invalid UTF-8 byte at offset " + std::to_string(i));
-    }
-    for (size_t k = 1; k <= n; ++k) {
-      if (i + k >= s.size() || (byte(i + k) & 0xC0) != 0x80)
-        decode_error(name, "invalid UTF-8 sequence at offset " + std::to_string(i));
-      cp = (cp << 6) | (byte(i + k) & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      decode_error(name, "invalid UTF-8 sequence at offset " + std::to_string(i));
-    i += n + 1;
+    const size_t n = utf8_sequence_length(s, i);
+    if (n == 0) decode_error(name, "invalid UTF-8 sequence at offset " + std::to_string(i));
+    i += n;
   }
 }
 
@@ -180,13 +159,11 @@ namespace {
 // ---------------------------------------------------------------------------------------------------------------
 // Python str semantics on valid UTF-8
 
+// The code point at s[i] of valid UTF-8 (the file was checked when decoded), its length in *len.
 char32_t code_point_at(std::string_view s, size_t i, size_t* len) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  int n = c < 0x80 ? 0 : c < 0xE0 ? 1 : c < 0xF0 ? 2 : 3;
-  char32_t cp = n == 0 ? c : n == 1 ? (c & 0x1F) : n == 2 ? (c & 0x0F) : (c & 0x07);
-  for (int k = 1; k <= n && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  *len = static_cast<size_t>(n) + 1;
-  return cp;
+  auto [code_point, length] = decode_utf8(s, i);
+  *len = length == 0 ? 1 : length;
+  return code_point;
 }
 
 // str.isspace / re's \s for str patterns.

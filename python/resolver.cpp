@@ -9,21 +9,13 @@
 #include "python/marker_compare.h"
 #include "python/names.h"
 #include "python/specifier.h"
+#include "support/text.h"
 
 namespace trainpack::python {
 namespace {
 
 // pip's REQUIRES_PYTHON_IDENTIFIER: the virtual project every Requires-Python turns into.
 const std::string kPythonId = "<Python from Requires-Python>";
-
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i) out += sep;
-    out += parts[i];
-  }
-  return out;
-}
 
 // pip's format_name: "name[a,b]" with sorted extras.
 std::string identifier_for(const std::string& name, const std::set<std::string>& extras) {

@@ -174,10 +174,6 @@ std::string host_without_port(std::string_view registry) {
   return colon == std::string::npos ? h : h.substr(0, colon);
 }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 }  // namespace
 
@@ -255,16 +251,16 @@ std::string Reference::with_digest(std::string_view d) const { return name() + "
 bool Reference::is_google() const {
   std::string h = host_without_port(registry);
   constexpr std::string_view ar = "-docker.pkg.dev", rep_prefix = "docker.", rep_suffix = ".rep.pkg.dev";
-  bool artifact_registry = ends_with(h, ar) && h.size() > ar.size() && h.find('.') == h.size() - ar.size() + 7;
-  bool regional = starts_with(h, rep_prefix) && ends_with(h, rep_suffix) &&
+  bool artifact_registry = h.ends_with(ar) && h.size() > ar.size() && h.find('.') == h.size() - ar.size() + 7;
+  bool regional = h.starts_with(rep_prefix) && h.ends_with(rep_suffix) &&
                   h.size() > rep_prefix.size() + rep_suffix.size();
-  return h == "gcr.io" || ends_with(h, ".gcr.io") || artifact_registry || regional;
+  return h == "gcr.io" || h.ends_with(".gcr.io") || artifact_registry || regional;
 }
 
 bool is_valid_tag(std::string_view tag) { return valid_tag(tag); }
 
 bool is_registry_reference(std::string_view text) {
-  return !(starts_with(text, "oci:") || starts_with(text, "docker-archive:"));
+  return !(text.starts_with("oci:") || text.starts_with("docker-archive:"));
 }
 
 }  // namespace trainpack::registry

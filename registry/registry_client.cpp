@@ -12,6 +12,7 @@
 #include "net/url.h"
 #include "registry/auth_challenge.h"
 #include "registry/token_cache.h"
+#include "support/text.h"
 
 namespace trainpack::registry {
 
@@ -19,17 +20,12 @@ namespace {
 
 constexpr std::uint64_t kTokenBodyCap = 1u << 20;
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // Header lookup without net::HttpResponse::header (names are stored lower-cased).
 std::vector<std::string> header_values(const net::HttpResponse& r, std::string_view name) {
   std::vector<std::string> out;
-  std::string n = lower(std::string(name));
+  std::string n = ascii_lower(std::string(name));
   for (const auto& [k, v] : r.headers)
-    if (lower(k) == n) out.push_back(v);
+    if (ascii_lower(k) == n) out.push_back(v);
   return out;
 }
 
@@ -101,12 +97,12 @@ std::string status_with_codes(const net::HttpResponse& r) {
 std::string host_without_port(const std::string& hostport) {
   if (!hostport.empty() && hostport[0] == '[') {
     size_t close = hostport.find(']');
-    return lower(hostport.substr(1, close == std::string::npos ? std::string::npos : close - 1));
+    return ascii_lower(hostport.substr(1, close == std::string::npos ? std::string::npos : close - 1));
   }
   size_t colon = hostport.find(':');
   if (colon != std::string::npos && hostport.find(':', colon + 1) == std::string::npos)
-    return lower(hostport.substr(0, colon));
-  return lower(hostport);
+    return ascii_lower(hostport.substr(0, colon));
+  return ascii_lower(hostport);
 }
 
 enum class AddressKind { NotIp, Public, Loopback, Private, LinkLocal, Unspecified };
@@ -174,9 +170,9 @@ std::string login_hint(const std::string& registry, bool google) {
 }
 
 void remove_header(net::HttpRequest& r, std::string_view name) {
-  std::string n = lower(std::string(name));
+  std::string n = ascii_lower(std::string(name));
   r.headers.erase(std::remove_if(r.headers.begin(), r.headers.end(),
-                                 [&](const auto& h) { return lower(h.first) == n; }),
+                                 [&](const auto& h) { return ascii_lower(h.first) == n; }),
                   r.headers.end());
 }
 

@@ -70,6 +70,16 @@ inline bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// `parts` with `separator` between each two.
+inline std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += separator;
+    out += parts[i];
+  }
+  return out;
+}
+
 // `s` without leading and trailing ASCII whitespace (space, \t, \n, \v, \f, \r).
 inline std::string_view ascii_trim(std::string_view s) {
   constexpr std::string_view kSpace = " \t\n\v\f\r";

@@ -1,7 +1,8 @@
 #pragma once
-// UTF-8 (RFC 3629): encoding one code point, and checking that bytes are well-formed UTF-8.
+// UTF-8 (RFC 3629): encoding one code point, decoding one, and checking that bytes are well-formed UTF-8.
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace trainpack {
 
@@ -40,6 +41,17 @@ inline std::size_t utf8_sequence_length(std::string_view s, std::size_t at) {
   for (std::size_t k = 2; k < n; ++k)
     if ((byte(at + k) & 0xC0) != 0x80) return 0;
   return n;
+}
+
+// The code point of the well-formed UTF-8 sequence at s[at] and the sequence's length; {0, 0} when the bytes there
+// are none (utf8_sequence_length's rule).
+inline std::pair<char32_t, std::size_t> decode_utf8(std::string_view s, std::size_t at) {
+  const std::size_t n = utf8_sequence_length(s, at);
+  if (n == 0) return {0, 0};
+  const auto lead = static_cast<unsigned char>(s[at]);
+  char32_t code_point = n == 1 ? lead : n == 2 ? (lead & 0x1F) : n == 3 ? (lead & 0x0F) : (lead & 0x07);
+  for (std::size_t k = 1; k < n; ++k) code_point = (code_point << 6) | (static_cast<unsigned char>(s[at + k]) & 0x3F);
+  return {code_point, n};
 }
 
 // Whether `s` is well-formed UTF-8 (utf8_sequence_length all the way).

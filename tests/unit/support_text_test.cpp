@@ -46,6 +46,25 @@ TEST(Utf8, OnlyWellFormedSequencesAreUtf8) {
   EXPECT_FALSE(is_utf8("a\xc3("));              // a lead byte without its continuation
 }
 
+// Each code point back with its length, whatever its width; no code point where no well-formed sequence starts.
+TEST(Utf8, DecodingGivesTheCodePointAndItsLength) {
+  using Decoded = std::pair<char32_t, std::size_t>;
+  const std::string text = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x9a\x80";
+  EXPECT_EQ(trainpack::decode_utf8(text, 0), (Decoded{U'a', 1}));
+  EXPECT_EQ(trainpack::decode_utf8(text, 1), (Decoded{U'\u00e9', 2}));
+  EXPECT_EQ(trainpack::decode_utf8(text, 3), (Decoded{U'\u20ac', 3}));
+  EXPECT_EQ(trainpack::decode_utf8(text, 6), (Decoded{U'\U0001F680', 4}));
+  EXPECT_EQ(trainpack::decode_utf8(text, 2), (Decoded{0, 0}));  // a continuation byte
+  EXPECT_EQ(trainpack::decode_utf8("\xed\xa0\x80", 0), (Decoded{0, 0}));
+  EXPECT_EQ(trainpack::decode_utf8(text, text.size()), (Decoded{0, 0}));
+  std::string all;
+  for (char32_t c : {U'\x7f', U'\x80', U'\u07ff', U'\u0800', U'\uffff', U'\U00010000', U'\U0010FFFF'}) {
+    all.clear();
+    trainpack::append_utf8(all, c);
+    EXPECT_EQ(trainpack::decode_utf8(all, 0), (Decoded{c, all.size()})) << static_cast<unsigned>(c);
+  }
+}
+
 TEST(CheckChoice, AnotherValueIsAUsageErrorWithTheClosestChoice) {
   EXPECT_NO_THROW(trainpack::check_choice("--engine", "runc", {"auto", "docker", "podman", "runc"}));
   try {
