@@ -383,7 +383,6 @@ std::string find_runc() {
   return runc;
 }
 
-
 // The root filesystem as the overlayfs stack of the image's layer trees, mounted for runc alone. nullopt when
 // overlayfs cannot be used here (then the image is unpacked whole instead).
 std::optional<Ran> run_on_layer_trees(const image::Image& image, const RunOptions& options, const fs::path& bundle,

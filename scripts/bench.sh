@@ -434,10 +434,10 @@ target() {  # NAME VALUE OP WANTED
     "${result[floor.total]:-}" "${result[floor.receive]:-}" "${result[floor.inflate]:-}" "${result[floor.push]:-}"
   printf 'trainpack peak RSS %s MB\n' "${result[peak_rss_mb]:-}"
   for w in code pip; do
-    printf 'local-run %s, one line changed: docker build + docker run %ss, trainpack runc %ss (%s×), docker %ss (%s×)\n' \
-      "$w" "${result[local-run.$w.docker]:-}" "${result[local-run.$w.runc]:-}" \
-      "$(ratio "${result[local-run.$w.docker]:-}" "${result[local-run.$w.runc]:-}")" "${result[local-run.$w.engine]:-}" \
-      "$(ratio "${result[local-run.$w.docker]:-}" "${result[local-run.$w.engine]:-}")"
+    docker_s=${result[local-run.$w.docker]:-} runc_s=${result[local-run.$w.runc]:-}
+    engine_s=${result[local-run.$w.engine]:-}
+    printf 'local-run %s, one line changed: docker build + run %ss, trainpack runc %ss (%s×), docker %ss (%s×)\n' \
+      "$w" "$docker_s" "$runc_s" "$(ratio "$docker_s" "$runc_s")" "$engine_s" "$(ratio "$docker_s" "$engine_s")"
   done
   printf 'pip, empty cache + warm --cache-repo: trainpack %ss (gcloud cold %ss)\n\n' \
     "${result[pip.cache_repo.trainpack]:-}" "${result[pip.cold.gcloud]:-}"
@@ -456,7 +456,8 @@ target() {  # NAME VALUE OP WANTED
   target "framework warm: BuildKit cache / trainpack" "$(warm framework)" '>=' 15
   target "framework cold: trainpack / machine floor" \
     "$(ratio "${result[framework.cold.trainpack]:-}" "${result[floor.total]:-}")" '<=' 1.5
-  target "resolve + install: host pip / trainpack" "$(ratio "${result[pip.host]:-}" "${result[pip.trainpack]:-}")" '>=' 10
+  target "resolve + install: host pip / trainpack" \
+    "$(ratio "${result[pip.host]:-}" "${result[pip.trainpack]:-}")" '>=' 10
   target "layer writing: pigz -6 / trainpack" "$(ratio "${result[layer.pigz]:-}" "${result[layer.trainpack]:-}")" '>=' 2
   target "layer size: trainpack / pigz -6" "$size" '<=' 1.15
   for w in pip pip-plain framework framework-plain code extra; do

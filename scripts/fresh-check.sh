@@ -7,9 +7,9 @@
 #   FRESH_DIR=/var/tmp/fresh bash scripts/fresh-check.sh   where the root goes (default /var/tmp/trainpack-fresh-PID)
 #   FRESH_KEEP=1 bash scripts/fresh-check.sh           keep the root afterwards (to read its build logs)
 #
-# The root is `mmdebstrap --variant=minbase bookworm` with git, ca-certificates and mount, from the Debian mirror apt uses
-# (MIRROR=... overrides): nothing of the host's caches (no ccache, no ~/.cache/trainpack-tests, no apt archives). The
-# clone is `git clone` of this checkout's HEAD into "/tmp/x y/trainpack" inside the root: under /tmp, with a space.
+# The root is `mmdebstrap --variant=minbase bookworm` with git, ca-certificates and mount, from the Debian mirror apt
+# uses (MIRROR=... overrides): nothing of the host's caches (no ccache, no ~/.cache/trainpack-tests, no apt archives).
+# The clone is `git clone` of this checkout's HEAD into "/tmp/x y/trainpack" inside the root: under /tmp, with a space.
 # Each command runs there as root, with an environment of HOME, PATH, LANG, TERM and CI only, in a mount and PID
 # namespace whose root is the new tree (pivot_root, so the dockerd and runc the tests start see a real root mount);
 # /dev, /sys and the network are the host's, so the host must not run the suite (its ports) at the same time.

@@ -15,7 +15,8 @@ bash scripts/install-deps.sh --test
 # builds the tests make (scripts/package.sh) keep their own flags.
 configure=${CMAKE_ARGS:-}
 if [[ -n "${CI:-}" ]]; then  # one more argument, in the form build.sh splits this value by
-  if [[ "$configure" == *$'\n'* ]]; then configure+=$'\n-DTRAINPACK_WERROR=ON'; else configure+=" -DTRAINPACK_WERROR=ON"; fi
+  if [[ "$configure" == *$'\n'* ]]; then configure+=$'\n'; else configure+=' '; fi
+  configure+=-DTRAINPACK_WERROR=ON
 fi
 CMAKE_ARGS=$configure bash scripts/build.sh
 build_dir=${BUILD_DIR:-build}
