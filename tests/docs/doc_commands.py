@@ -128,9 +128,17 @@ class TestWorld:
         self.registry = os.environ["TRAINPACK_TEST_REGISTRY"]
         self.base_layout = os.path.join(os.environ["TRAINPACK_TEST_BASE"], "oci")
         tmp_root = os.environ.get("TRAINPACK_TEST_TMPDIR") or None
+        # The placeholders become words of shell text, as a reader pastes them: the paths put there must have no
+        # blanks, wherever the checkout is (a build tree under "/tmp/x y/").
+        if tmp_root and re.search(r"\s", tmp_root):
+            tmp_root = "/tmp"
         if tmp_root:
             os.makedirs(tmp_root, exist_ok=True)
         self.tmp = tempfile.mkdtemp(prefix="doc-commands-", dir=tmp_root)
+        if re.search(r"\s", self.base_layout):
+            alias = os.path.join(self.tmp, "base-oci")
+            os.symlink(self.base_layout, alias)
+            self.base_layout = alias
         self.shims = os.path.join(self.tmp, "bin")
         os.makedirs(self.shims)
         os.symlink(self.binary, os.path.join(self.shims, "trainpack"))
