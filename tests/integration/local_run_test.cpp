@@ -189,6 +189,8 @@ TEST_F(LocalRunTest, DaemonlessProgressLinesLeaveNoStretchSilentOverTwoSeconds) 
   std::vector<std::string> quiet = argv({"-q", "--", "--epochs", "3"});
   CommandResult q = run_command(quiet);
   ASSERT_EQ(q.exit_code, 0) << describe(quiet, q);
+  EXPECT_NE(q.err.find("Starting to run ..."), std::string::npos) << "-q hid gcloud's own lines:\n" << q.err;
+  EXPECT_NE(q.out.find("changed again"), std::string::npos) << q.out;
   std::istringstream err(q.err);
   for (std::string line; std::getline(err, line);)
     EXPECT_TRUE(line.starts_with("Package is set to ") || line == "A training image is built." ||
