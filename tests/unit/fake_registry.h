@@ -60,10 +60,13 @@ class FakeRegistry {
     return response;
   }
 
+  // Locked: a test may count while background uploads still come in.
   int count(const std::string& request) const {
+    std::lock_guard lock(mutex_);
     return static_cast<int>(std::count(requests.begin(), requests.end(), request));
   }
   int count_starting(const std::string& prefix) const {
+    std::lock_guard lock(mutex_);
     return static_cast<int>(std::count_if(requests.begin(), requests.end(),
                                           [&](const std::string& r) { return r.starts_with(prefix); }));
   }
@@ -207,7 +210,7 @@ class FakeRegistry {
     return {200, {}, {{"content-type", std::string(image::media::kOciIndex)}}, index.dump(), 11};
   }
 
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   int sessions_opened_ = 0;
 };
 
