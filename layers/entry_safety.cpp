@@ -6,6 +6,7 @@
 
 #include "layers/layer_tar_reader.h"
 #include "layers/rootfs_index.h"
+#include "layers/whiteouts.h"
 #include "store/sealed_text.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -26,10 +27,6 @@ bool leaves_root(std::string_view path) {
   }
   return false;
 }
-
-constexpr std::string_view kWhiteoutPrefix = ".wh.";
-constexpr std::string_view kWhiteoutMeta = ".wh..wh.";  // aufs metadata, and the opaque marker
-constexpr std::string_view kOpaque = ".wh..wh..opq";
 
 // What is wrong with the whiteouts in `name` (OCI image-spec layer.md, "Whiteouts"): ".wh.<name>" is an empty file
 // that hides <name> of lower layers in its directory, ".wh..wh..opq" one that hides all of them. What a whiteout

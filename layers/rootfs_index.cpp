@@ -11,6 +11,7 @@
 
 #include "layers/entry_safety.h"
 #include "layers/layer_tar_reader.h"
+#include "layers/whiteouts.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/paths.h"
@@ -26,12 +27,6 @@ std::string clean_tar_path(std::string_view p) {
   for (std::string_view comp : path_components(p)) out = join_path(out, comp);
   return out;
 }
-
-std::string base_name(std::string_view p) { return std::string(path_base(p)); }
-std::string dir_name(std::string_view p) { return std::string(path_dir(p)); }
-
-constexpr const char* kOpaque = ".wh..wh..opq";
-constexpr std::string_view kWhiteoutPrefix = ".wh.";
 
 // Docker's rules (layers/entry_safety.h): a layer that breaks them is refused, whether its files are read or only
 // passed on.
@@ -191,11 +186,11 @@ bool reaches(const LayerListing& layer, const std::set<std::string>& keys) {
     return false;
   };
   for (const auto& [path, info] : layer.entries) {
-    std::string name = base_name(path);
+    std::string name(path_base(path));
     if (name == kOpaque) {
-      if (overlaps(dir_name(path))) return true;
+      if (overlaps(std::string(path_dir(path)))) return true;
     } else if (name.starts_with(kWhiteoutPrefix)) {
-      if (overlaps(join_path(dir_name(path), name.substr(kWhiteoutPrefix.size())))) return true;
+      if (overlaps(join_path(path_dir(path), name.substr(kWhiteoutPrefix.size())))) return true;
     } else if (!RootfsIndex::is_shallow(path)) {
       if (keys.count(std::string(prefix_of(path, RootfsIndex::kDeferredDepth)))) return true;
     } else if (info.type != PathInfo::Type::kDirectory && overlaps(path)) {
@@ -278,9 +273,9 @@ void RootfsIndex::apply(const LayerListing& layer) {
 void RootfsIndex::apply_now(const LayerListing& layer) const {
   // Whiteouts hide lower layers only, so apply them all before adding this layer's entries.
   for (const auto& [path, info] : layer.entries) {
-    std::string name = base_name(path);
+    std::string name(path_base(path));
     if (name == kOpaque) {
-      std::string dir = dir_name(path);
+      std::string dir(path_dir(path));
       std::string prefix = dir.empty() ? "" : dir + "/";
       auto it = entries_.lower_bound(prefix);
       while (it != entries_.end() && it->first.starts_with(prefix)) {
@@ -291,11 +286,11 @@ void RootfsIndex::apply_now(const LayerListing& layer) const {
         it = entries_.erase(it);
       }
     } else if (name.starts_with(kWhiteoutPrefix)) {
-      erase_tree(join_path(dir_name(path), name.substr(kWhiteoutPrefix.size())));
+      erase_tree(join_path(path_dir(path), name.substr(kWhiteoutPrefix.size())));
     }
   }
   for (const auto& [path, info] : layer.entries) {
-    if (base_name(path).starts_with(kWhiteoutPrefix))
+    if (path_base(path).starts_with(kWhiteoutPrefix))
       imply_parents(path);  // the engines make a whiteout's directory as they make any entry's
     else
       put(path, info);
@@ -347,7 +342,7 @@ std::string RootfsIndex::resolve(std::string_view path, std::vector<std::string>
     std::string c = todo.back();
     todo.pop_back();
     if (c == "..") {
-      done = dir_name(done);
+      done = std::string(path_dir(done));
       continue;
     }
     std::string next = join_path(done, c);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "layers/layer_tar_reader.h"
+#include "layers/whiteouts.h"
 #include "support/error.h"
 #include "support/paths.h"
 
@@ -25,19 +26,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kOpaque = ".wh..wh..opq";
-constexpr std::string_view kWhiteoutPrefix = ".wh.";
-constexpr std::string_view kWhiteoutMeta = ".wh..wh.";
-
 // "./a//b/." -> "a/b"; "." and "./" -> "". A leading "/" is kept so absolute names can be refused.
 std::string clean_name(std::string_view p) {
   std::string out;
   for (std::string_view comp : path_components(p)) out = join_path(out, comp);
   return p.starts_with('/') ? "/" + out : out;
 }
-
-std::string base_name(std::string_view p) { return std::string(path_base(p)); }
-std::string dir_name(std::string_view p) { return std::string(path_dir(p)); }
 
 // What a whiteout does: remove the lower layers' files from the rootfs being built up, or stay in the layer's own
 // tree in overlayfs's form for a mount to apply (Documentation/filesystems/overlayfs.rst: a 0/0 character device
@@ -142,7 +136,7 @@ class Unpacker {
 
   void mark_written(const std::string& rel) {
     std::string p = rel;
-    while (!p.empty() && written_.insert(p).second) p = dir_name(p);
+    while (!p.empty() && written_.insert(p).second) p = std::string(path_dir(p));
   }
 
   // Removes what lower layers left in `dir` (relative; "" is the root), keeping this layer's entries.
@@ -169,7 +163,7 @@ class Unpacker {
     const char* raw = archive_entry_pathname(e);
     std::string rel = checked(raw, "entry");
     if (rel.empty()) return;  // the root directory itself
-    std::string base = base_name(rel), dir = dir_name(rel);
+    std::string base(path_base(rel)), dir(path_dir(rel));
 
     if (base.starts_with(kWhiteoutPrefix)) {
       check_parents(rel, raw);
@@ -182,7 +176,7 @@ class Unpacker {
       if (base.starts_with(kWhiteoutMeta)) return;  // aufs metadata, never content
       std::string target = dir.empty() ? base.substr(kWhiteoutPrefix.size())
                                        : dir + "/" + base.substr(kWhiteoutPrefix.size());
-      if (target.empty() || base_name(target) == "." || base_name(target) == "..")
+      if (target.empty() || path_base(target) == "." || path_base(target) == "..")
         throw Error(what_ + ": whiteout '" + std::string(raw) + "' names no file", "the image is corrupt");
       std::error_code ec;
       fs::remove_all(rootfs_ / target, ec);
@@ -260,7 +254,7 @@ class Unpacker {
     }
     std::string target = dir.empty() ? base.substr(kWhiteoutPrefix.size())
                                      : dir + "/" + base.substr(kWhiteoutPrefix.size());
-    if (target.empty() || base_name(target) == "." || base_name(target) == "..")
+    if (target.empty() || path_base(target) == "." || path_base(target) == "..")
       throw Error(what_ + ": whiteout '" + std::string(raw) + "' names no file", "the image is corrupt");
     make_parents(target);
     if (::mknodat(root_fd_, target.c_str(), S_IFCHR | 0, ::makedev(0, 0)) != 0 && errno != EEXIST)

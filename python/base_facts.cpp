@@ -94,7 +94,7 @@ std::vector<std::string> path_dirs(std::string_view path_var) {
 // The first dirs[i]/name that is an executable file (symlinks resolved in the image), as exec's PATH search finds it.
 std::string first_executable(const ImageRoot& root, const std::vector<std::string>& dirs, std::string_view name) {
   for (const std::string& d : dirs) {
-    std::string candidate = join(d, name);
+    std::string candidate = abs_join(d, name);
     const PathInfo* info = root.info(candidate);
     if (info && (info->type == PathInfo::Type::kRegular || info->type == PathInfo::Type::kHardlink) &&
         (info->mode & 0111))
@@ -215,7 +215,7 @@ void FactsReader::read_sys_executable() {
 // venv (PEP 405): pyvenv.cfg beside the (unresolved) executable or one directory up, like getpath.
 void FactsReader::find_venv() {
   for (const std::string& dir : {parent_of(f_.executable), parent_of(parent_of(f_.executable))}) {
-    if (auto text = root_.read(join(dir, "pyvenv.cfg"), kSmallFile)) {
+    if (auto text = root_.read(abs_join(dir, "pyvenv.cfg"), kSmallFile)) {
       pyvenv_ = parse_pyvenv_cfg(*text);
       venv_dir_ = dir;
       break;
@@ -253,7 +253,7 @@ void FactsReader::find_python_version() {
   }
   std::set<std::pair<std::string, bool>> found;
   for (const char* lib : {"lib", "lib64"})
-    for (const std::string& name : root_.children(join(f_.base_prefix, lib)))
+    for (const std::string& name : root_.children(abs_join(f_.base_prefix, lib)))
       if (auto xy = python_xy_name(name); xy && xy->first.starts_with("3.")) found.insert(*xy);
   if (found.size() != 1)
     throw Error("cannot tell which Python version " + f_.interpreter + " is (" + std::to_string(found.size()) +
@@ -266,7 +266,7 @@ void FactsReader::find_python_version() {
 // The stdlib dir and what its _sysconfigdata says (SOABI, EXT_SUFFIX, MULTIARCH, LIBDIR, ...); conda's marker.
 void FactsReader::read_sysconfig() {
   for (const char* lib : {"lib", "lib64"}) {
-    std::string dir = join(join(f_.base_prefix, lib), pydir());
+    std::string dir = abs_join(abs_join(f_.base_prefix, lib), pydir());
     auto names = root_.children(dir);
     bool landmark = std::any_of(names.begin(), names.end(), [](const std::string& n) {
       return n == "os.py" || n == "os.pyc" || n.starts_with("_sysconfigdata_");
@@ -274,7 +274,7 @@ void FactsReader::read_sysconfig() {
     if (landmark || (f_.stdlib.empty() && std::string(lib) == "lib" && root_.is_dir(dir))) f_.stdlib = dir;
     if (landmark) break;
   }
-  f_.conda = root_.is_dir(join(f_.base_prefix, "conda-meta"));
+  f_.conda = root_.is_dir(abs_join(f_.base_prefix, "conda-meta"));
   if (f_.stdlib.empty()) return;
   std::vector<std::string> candidates;
   for (const std::string& n : root_.children(f_.stdlib))
@@ -283,7 +283,7 @@ void FactsReader::read_sysconfig() {
   std::stable_partition(candidates.begin(), candidates.end(),
                         [](const std::string& n) { return !n.starts_with("_sysconfigdata_d"); });
   if (candidates.empty()) return;
-  f_.sysconfigdata = join(f_.stdlib, candidates.front());
+  f_.sysconfigdata = abs_join(f_.stdlib, candidates.front());
   auto text = root_.read(f_.sysconfigdata, kMediumFile);
   auto vars = parse_sysconfigdata(text ? *text : "");
   auto get = [&vars](const char* k) { return vars.count(k) ? vars[k] : std::string(); };
@@ -312,7 +312,7 @@ void FactsReader::try_version(const std::string& candidate, const char* source) 
 // build-details.json (PEP 739), written by CPython 3.14 and later.
 void FactsReader::build_details_version() {
   if (f_.stdlib.empty()) return;
-  auto text = root_.read(join(f_.stdlib, "build-details.json"), kSmallFile);
+  auto text = root_.read(abs_join(f_.stdlib, "build-details.json"), kSmallFile);
   if (!text) return;
   auto j = nlohmann::json::parse(*text, nullptr, false);
   if (!j.is_object() || !j.contains("implementation") || !j["implementation"].contains("version")) return;
@@ -330,8 +330,8 @@ void FactsReader::build_details_version() {
 
 // #define PY_VERSION "3.11.2" in the installed headers.
 void FactsReader::patchlevel_version() {
-  std::string include_dir = join(join(f_.base_prefix, "include"), "python" + f_.python_version + f_.abiflags);
-  auto text = root_.read(join(include_dir, "patchlevel.h"), kSmallFile);
+  std::string include_dir = abs_join(abs_join(f_.base_prefix, "include"), "python" + f_.python_version + f_.abiflags);
+  auto text = root_.read(abs_join(include_dir, "patchlevel.h"), kSmallFile);
   if (!text) return;
   for (std::string_view line : split_lines(*text)) {
     auto words = py_split(line);
@@ -355,7 +355,7 @@ void FactsReader::package_record_versions() {
   if (apk_db_ && f_.base_prefix == "/usr")
     try_version(distro::upstream_version(distro::apk_version(*apk_db_, "python3")), "apk");
   if (!f_.conda) return;
-  for (const std::string& n : root_.children(join(f_.base_prefix, "conda-meta"))) {
+  for (const std::string& n : root_.children(abs_join(f_.base_prefix, "conda-meta"))) {
     if (!n.starts_with("python-") || !n.ends_with(".json")) continue;
     std::string rest = n.substr(7);
     try_version(rest.substr(0, rest.find('-')), "conda-meta");
@@ -368,7 +368,8 @@ void FactsReader::interpreter_binary_version() {
   if (!f_.python_full_version.empty() || f_.interpreter.empty()) return;
   std::set<std::string> found;
   std::vector<std::string> binaries{f_.interpreter};
-  if (!f_.libdir.empty()) binaries.push_back(join(f_.libdir, "libpython" + f_.python_version + f_.abiflags + ".so.1.0"));
+  if (!f_.libdir.empty())
+    binaries.push_back(abs_join(f_.libdir, "libpython" + f_.python_version + f_.abiflags + ".so.1.0"));
   for (const std::string& bin : binaries) {
     std::optional<std::string> bytes = root_.read(bin, kBinaryCap);
     if (!bytes) continue;
@@ -428,15 +429,15 @@ bool FactsReader::is_rpm_python() const {
 std::vector<std::string> FactsReader::base_site_dirs(bool debian, bool rpm) const {
   std::vector<std::string> sites;
   if (debian) {
-    sites = {join(f_.base_prefix, "local/lib/python" + f_.python_version + "/dist-packages"),
-             join(f_.base_prefix, "lib/python3/dist-packages"),
-             join(f_.base_prefix, "lib/python" + f_.python_version + "/dist-packages")};
+    sites = {abs_join(f_.base_prefix, "local/lib/python" + f_.python_version + "/dist-packages"),
+             abs_join(f_.base_prefix, "lib/python3/dist-packages"),
+             abs_join(f_.base_prefix, "lib/python" + f_.python_version + "/dist-packages")};
   } else if (rpm) {
     for (const char* p : {"/usr/local", "/usr"})
-      for (const char* lib : {"lib64", "lib"}) sites.push_back(join(join(p, lib), pydir() + "/site-packages"));
+      for (const char* lib : {"lib64", "lib"}) sites.push_back(abs_join(abs_join(p, lib), pydir() + "/site-packages"));
   } else {
-    sites.push_back(join(join(f_.base_prefix, f_.platlibdir), pydir() + "/site-packages"));
-    if (f_.platlibdir != "lib") sites.push_back(join(join(f_.base_prefix, "lib"), pydir() + "/site-packages"));
+    sites.push_back(abs_join(abs_join(f_.base_prefix, f_.platlibdir), pydir() + "/site-packages"));
+    if (f_.platlibdir != "lib") sites.push_back(abs_join(abs_join(f_.base_prefix, "lib"), pydir() + "/site-packages"));
   }
   return sites;
 }
@@ -444,8 +445,8 @@ std::vector<std::string> FactsReader::base_site_dirs(bool debian, bool rpm) cons
 // The scheme pip installs with: CPython's sysconfig plus the Debian/Fedora patches and pip's venv headers rule.
 void FactsReader::read_install_scheme() {
   if (!f_.stdlib.empty()) {
-    if (auto text = root_.read(join(f_.stdlib, "sysconfig.py"), kMediumFile)) stdlib_sysconfig_py_ = *text;
-    if (auto text = root_.read(join(f_.stdlib, "site.py"), kMediumFile)) stdlib_site_py_ = *text;
+    if (auto text = root_.read(abs_join(f_.stdlib, "sysconfig.py"), kMediumFile)) stdlib_sysconfig_py_ = *text;
+    if (auto text = root_.read(abs_join(f_.stdlib, "site.py"), kMediumFile)) stdlib_site_py_ = *text;
   }
   bool debian = is_debian_python();
   bool rpm = is_rpm_python();
@@ -453,36 +454,36 @@ void FactsReader::read_install_scheme() {
   base_sites_ = base_site_dirs(debian, rpm);
   if (f_.venv) {
     f_.scheme_name = "venv";
-    f_.purelib = join(venv_dir_, "lib/" + pydir() + "/site-packages");
-    f_.platlib = join(join(venv_dir_, f_.platlibdir), pydir() + "/site-packages");
-    f_.scripts = join(venv_dir_, "bin");
+    f_.purelib = abs_join(venv_dir_, "lib/" + pydir() + "/site-packages");
+    f_.platlib = abs_join(abs_join(venv_dir_, f_.platlibdir), pydir() + "/site-packages");
+    f_.scripts = abs_join(venv_dir_, "bin");
     f_.data = venv_dir_;
-    f_.include = join(venv_dir_, "include/site/python" + f_.python_version);  // pip's venv headers rule
+    f_.include = abs_join(venv_dir_, "include/site/python" + f_.python_version);  // pip's venv headers rule
   } else if (debian) {
     std::string layout = env_or(env_, "DEB_PYTHON_INSTALL_LAYOUT", "posix_local");
     bool deb_system = layout == "deb" || layout == "deb_system";
     f_.scheme_name = deb_system ? "deb_system" : "deb_posix_local";
-    std::string base = deb_system ? f_.base_prefix : join(f_.base_prefix, "local");
-    f_.purelib = deb_system ? join(base, "lib/python3/dist-packages")
-                            : join(base, "lib/python" + f_.python_version + "/dist-packages");
+    std::string base = deb_system ? f_.base_prefix : abs_join(f_.base_prefix, "local");
+    f_.purelib = deb_system ? abs_join(base, "lib/python3/dist-packages")
+                            : abs_join(base, "lib/python" + f_.python_version + "/dist-packages");
     f_.platlib = f_.purelib;
-    f_.scripts = join(base, "bin");
+    f_.scripts = abs_join(base, "bin");
     f_.data = base;
-    f_.include = join(join(f_.base_prefix, "include"), abi_include);
+    f_.include = abs_join(abs_join(f_.base_prefix, "include"), abi_include);
   } else if (rpm) {
     f_.scheme_name = "rpm_posix_local";
-    f_.purelib = join("/usr/local/lib", pydir() + "/site-packages");
-    f_.platlib = join("/usr/local/lib64", pydir() + "/site-packages");
+    f_.purelib = abs_join("/usr/local/lib", pydir() + "/site-packages");
+    f_.platlib = abs_join("/usr/local/lib64", pydir() + "/site-packages");
     f_.scripts = "/usr/local/bin";
     f_.data = "/usr/local";
-    f_.include = join("/usr/include", abi_include);
+    f_.include = abs_join("/usr/include", abi_include);
   } else {
     f_.scheme_name = f_.conda ? "conda" : "posix_prefix";
-    f_.purelib = join(f_.base_prefix, "lib/" + pydir() + "/site-packages");
-    f_.platlib = join(join(f_.base_prefix, f_.platlibdir), pydir() + "/site-packages");
-    f_.scripts = join(f_.base_prefix, "bin");
+    f_.purelib = abs_join(f_.base_prefix, "lib/" + pydir() + "/site-packages");
+    f_.platlib = abs_join(abs_join(f_.base_prefix, f_.platlibdir), pydir() + "/site-packages");
+    f_.scripts = abs_join(f_.base_prefix, "bin");
     f_.data = f_.base_prefix;
-    f_.include = join(join(f_.base_prefix, "include"), abi_include);
+    f_.include = abs_join(abs_join(f_.base_prefix, "include"), abi_include);
   }
   for (std::string* p : {&f_.purelib, &f_.platlib, &f_.scripts, &f_.data, &f_.include}) *p = root_.resolve(*p);
 }
@@ -502,10 +503,11 @@ void FactsReader::read_home() {
 // site when it exists and the base interpreter's.
 void FactsReader::read_site_dirs() {
   std::vector<std::string> sites;
-  if (f_.venv) sites.push_back(join(venv_dir_, "lib/" + pydir() + "/site-packages"));
-  if (f_.venv && f_.platlibdir != "lib") sites.push_back(join(join(venv_dir_, f_.platlibdir), pydir() + "/site-packages"));
+  if (f_.venv) sites.push_back(abs_join(venv_dir_, "lib/" + pydir() + "/site-packages"));
+  if (f_.venv && f_.platlibdir != "lib")
+    sites.push_back(abs_join(abs_join(venv_dir_, f_.platlibdir), pydir() + "/site-packages"));
   if (!f_.venv || f_.include_system_site_packages) {
-    std::string user_site = join(f_.home, ".local/lib/" + pydir() + "/site-packages");
+    std::string user_site = abs_join(f_.home, ".local/lib/" + pydir() + "/site-packages");
     if (root_.is_dir(user_site)) sites.push_back(user_site);
     sites.insert(sites.end(), base_sites_.begin(), base_sites_.end());
   }
@@ -518,7 +520,7 @@ void FactsReader::read_site_dirs() {
 // PEP 668, ignored in a venv (pip's check_externally_managed).
 void FactsReader::read_externally_managed() {
   if (f_.venv || f_.stdlib.empty()) return;
-  std::string marker = join(f_.stdlib, "EXTERNALLY-MANAGED");
+  std::string marker = abs_join(f_.stdlib, "EXTERNALLY-MANAGED");
   auto text = root_.read(marker, kSmallFile);
   if (!text) return;
   f_.externally_managed = marker;

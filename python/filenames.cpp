@@ -15,8 +15,6 @@ constexpr const char* kWheelHint =
     "wheel filenames are {name}-{version}(-{build})?-{python}-{abi}-{platform}.whl (PEP 427)";
 constexpr const char* kSdistHint = "sdist filenames are {name}-{version}.tar.gz or {name}-{version}.zip";
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
 // The wheel parser, reporting packaging's reason instead of throwing so try_parse stays cheap.
 std::optional<WheelFilename> parse_wheel(std::string_view filename, std::string* why) {
   auto fail = [&](std::string reason) -> std::optional<WheelFilename> {
@@ -35,7 +33,7 @@ std::optional<WheelFilename> parse_wheel(std::string_view filename, std::string*
   std::string_view name_part = parts[0];
   bool name_ok = name_part.find("__") == std::string_view::npos;
   for (char c : name_part)
-    name_ok = name_ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' || c == '.');
+    name_ok = name_ok && (ascii_alnum(c) || c == '_' || c == '.');
   if (!name_ok) return fail("invalid project name in wheel filename: " + std::string(filename));
 
   auto version = Version::try_parse(parts[1]);
@@ -47,7 +45,7 @@ std::optional<WheelFilename> parse_wheel(std::string_view filename, std::string*
   if (dashes == 5) {
     std::string_view build = parts[2];
     std::size_t digits = 0;
-    while (digits < build.size() && is_digit(build[digits])) ++digits;
+    while (digits < build.size() && ascii_digit(build[digits])) ++digits;
     if (digits == 0)
       return fail("invalid build number '" + std::string(build) + "' in wheel filename: " + std::string(filename));
     std::string_view number = build.substr(0, digits);

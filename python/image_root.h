@@ -23,7 +23,7 @@ inline std::string abs_path(std::string_view path) {
 }
 inline std::string parent_of(std::string_view path) { return abs_path(path_dir(abs_path(path).substr(1))); }
 inline std::string base_of(std::string_view path) { return std::string(path_base(path)); }
-inline std::string join(std::string_view a, std::string_view b) {
+inline std::string abs_join(std::string_view a, std::string_view b) {
   return abs_path(std::string(a) + "/" + std::string(b));
 }
 

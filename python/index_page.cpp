@@ -23,8 +23,6 @@ bool is_supported_hash(std::string_view algo) {
   return std::find(kFragmentHashes.begin(), kFragmentHashes.end(), algo) != kFragmentHashes.end();
 }
 
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_html_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 
 int hex_value(char c) {
@@ -110,7 +108,7 @@ void for_each_start_tag(std::string_view html, F&& on_tag) {
       i = end + 1;
       continue;
     }
-    if (!is_alpha(next)) {
+    if (!ascii_alpha(next)) {
       ++i;
       continue;
     }
@@ -167,7 +165,7 @@ void check_repository_version(IndexPage& page) {
   std::string_view major_text = std::string_view(v).substr(0, dot);
   std::string_view minor_text = dot == std::string::npos ? std::string_view("0") : std::string_view(v).substr(dot + 1);
   auto number = [](std::string_view s) -> std::optional<long> {
-    if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), is_digit)) return std::nullopt;
+    if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), ascii_digit)) return std::nullopt;
     return std::stol(std::string(s));
   };
   auto major = number(major_text), minor = number(minor_text);
@@ -263,7 +261,7 @@ std::string html_unescape(std::string_view text) {
       std::size_t start = p;
       std::uint32_t cp = 0;
       bool overflow = false;
-      while (p < text.size() && (hex ? hex_value(text[p]) >= 0 : is_digit(text[p]))) {
+      while (p < text.size() && (hex ? hex_value(text[p]) >= 0 : ascii_digit(text[p]))) {
         cp = cp * (hex ? 16 : 10) + static_cast<std::uint32_t>(hex ? hex_value(text[p]) : text[p] - '0');
         if (cp > 0x10FFFF) overflow = true;
         ++p;

@@ -41,7 +41,7 @@ PthLines read_pth(const ImageRoot& root, const std::string& site_dir, const std:
       continue;
     }
     while (!line.empty() && is_py_space(line.back())) line.remove_suffix(1);  // line.rstrip()
-    std::string dir = line.starts_with('/') ? abs_path(line) : join(site_dir, line);
+    std::string dir = line.starts_with('/') ? abs_path(line) : abs_join(site_dir, line);
     if (root.exists(dir)) out.dirs.push_back(dir);
   }
   return out;
@@ -63,9 +63,9 @@ std::string first_line(const ImageRoot& root, const std::string& path) {
 // The distribution whose metadata is at `metadata_dir` (or the distutils file), if it names itself.
 std::optional<SiteDistribution> read_distribution(const ImageRoot& root, const std::string& metadata_dir,
                                                   DistributionForm form, const std::string& location) {
-  std::string metadata = form == DistributionForm::kDistInfo           ? join(metadata_dir, "METADATA")
+  std::string metadata = form == DistributionForm::kDistInfo           ? abs_join(metadata_dir, "METADATA")
                          : form == DistributionForm::kDistutilsEggInfo ? metadata_dir
-                                                                       : join(metadata_dir, "PKG-INFO");
+                                                                       : abs_join(metadata_dir, "PKG-INFO");
   std::optional<std::string> text = root.head(metadata, kMetadataHead);
   if (!text) return std::nullopt;
   std::map<std::string, std::string> fields = header_fields(*text);
@@ -76,11 +76,11 @@ std::optional<SiteDistribution> read_distribution(const ImageRoot& root, const s
   d.metadata_dir = metadata_dir;
   d.site_dir = location;
   d.form = form;
-  std::string record = form == DistributionForm::kDistInfo ? join(metadata_dir, "RECORD")
+  std::string record = form == DistributionForm::kDistInfo ? abs_join(metadata_dir, "RECORD")
                        : form == DistributionForm::kDistutilsEggInfo ? std::string()
-                                                                      : join(metadata_dir, "installed-files.txt");
+                                                                      : abs_join(metadata_dir, "installed-files.txt");
   if (!record.empty() && root.is_file(record)) d.record = record;
-  if (form == DistributionForm::kDistInfo) d.installer = first_line(root, join(metadata_dir, "INSTALLER"));
+  if (form == DistributionForm::kDistInfo) d.installer = first_line(root, abs_join(metadata_dir, "INSTALLER"));
   return d;
 }
 
@@ -121,7 +121,7 @@ std::string find_egg_link(const ImageRoot& root, const std::vector<std::string>&
   }
   for (const std::string& site : site_dirs)
     for (const std::string& file : {name + ".egg-link", dashed + ".egg-link"})
-      if (root.is_file(join(site, file))) return join(site, file);
+      if (root.is_file(abs_join(site, file))) return abs_join(site, file);
   return {};
 }
 
@@ -129,7 +129,7 @@ std::string find_egg_link(const ImageRoot& root, const std::vector<std::string>&
 std::string egg_link_target(const ImageRoot& root, const std::string& link) {
   std::string line = first_line(root, link);
   if (line.empty()) return {};
-  return line.starts_with('/') ? abs_path(line) : join(parent_of(link), line);
+  return line.starts_with('/') ? abs_path(line) : abs_join(parent_of(link), line);
 }
 
 class Finder {
@@ -142,7 +142,7 @@ class Finder {
   std::vector<SiteDistribution> run() {
     for (const SysPathEntry& entry : sys_path_) {
       if (entry.path.ends_with(".egg") && root_.is_dir(entry.path)) {
-        add(read_distribution(root_, join(entry.path, "EGG-INFO"), DistributionForm::kEgg, entry.path), entry);
+        add(read_distribution(root_, abs_join(entry.path, "EGG-INFO"), DistributionForm::kEgg, entry.path), entry);
         continue;
       }
       for (const std::string& n : metadata_children(root_, entry.path)) visit(entry, n);
@@ -152,7 +152,7 @@ class Finder {
 
  private:
   void visit(const SysPathEntry& entry, const std::string& name) {
-    std::string path = join(entry.path, name);
+    std::string path = abs_join(entry.path, name);
     if (name.ends_with(".dist-info")) {
       if (root_.is_dir(path)) add(read_distribution(root_, path, DistributionForm::kDistInfo, entry.path), entry);
     } else if (name.ends_with(".egg-info")) {
@@ -164,8 +164,8 @@ class Finder {
       if (target.empty() || !root_.is_dir(target)) return;
       SysPathEntry linked{target, pth_file_for(target)};
       for (const std::string& n : metadata_children(root_, target))
-        if (n.ends_with(".egg-info") && root_.is_dir(join(target, n)))
-          add(read_distribution(root_, join(target, n), DistributionForm::kEggInfo, target), linked);
+        if (n.ends_with(".egg-info") && root_.is_dir(abs_join(target, n)))
+          add(read_distribution(root_, abs_join(target, n), DistributionForm::kEggInfo, target), linked);
     }
   }
 
@@ -232,7 +232,7 @@ std::vector<SysPathEntry> site_sys_path(const layers::ImageFilesystem& fs, const
     out.push_back({site, ""});
     for (const std::string& name : root.children(site)) {
       if (!name.ends_with(".pth") || name.starts_with('.')) continue;
-      std::string pth = join(site, name);
+      std::string pth = abs_join(site, name);
       PthLines lines = read_pth(root, site, pth);
       for (const std::string& dir : lines.dirs) {
         if (known(dir)) continue;
@@ -258,13 +258,13 @@ InstalledMetadata egg_info_metadata(std::string_view pkg_info, std::string_view 
 
 InstalledMetadata read_installed_metadata(const layers::ImageFilesystem& fs, const SiteDistribution& dist) {
   ImageRoot root{fs};
-  std::string metadata = dist.form == DistributionForm::kDistInfo           ? join(dist.metadata_dir, "METADATA")
+  std::string metadata = dist.form == DistributionForm::kDistInfo           ? abs_join(dist.metadata_dir, "METADATA")
                          : dist.form == DistributionForm::kDistutilsEggInfo ? dist.metadata_dir
-                                                                            : join(dist.metadata_dir, "PKG-INFO");
+                                                                            : abs_join(dist.metadata_dir, "PKG-INFO");
   std::string text = root.read(metadata, kMetadataCap).value_or("");
   if (dist.form == DistributionForm::kDistInfo || dist.form == DistributionForm::kDistutilsEggInfo)
     return egg_info_metadata(text, "");
-  return egg_info_metadata(text, root.read(join(dist.metadata_dir, "requires.txt"), kMetadataCap).value_or(""));
+  return egg_info_metadata(text, root.read(abs_join(dist.metadata_dir, "requires.txt"), kMetadataCap).value_or(""));
 }
 
 std::vector<SiteDistribution> find_installed_distributions(const layers::ImageFilesystem& fs,

@@ -6,6 +6,7 @@
 #include "python/text.h"
 #include "support/byte_regex.h"
 #include "support/error.h"
+#include "support/text.h"
 #include "support/utf8.h"
 
 namespace trainpack::python {
@@ -20,7 +21,6 @@ bool is_ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
          c == '-';
 }
-bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
 bool boundary(std::string_view s, size_t i) {
   bool before = i > 0 && is_word(static_cast<unsigned char>(s[i - 1]));
@@ -422,7 +422,7 @@ std::optional<size_t> Tokenizer::match(std::string_view name) const {
     return e - p;
   }
   if (name == "IDENTIFIER") {
-    if (p >= s.size() || !is_alnum(s[p]) || !boundary(s, p)) return std::nullopt;
+    if (p >= s.size() || !ascii_alnum(s[p]) || !boundary(s, p)) return std::nullopt;
     size_t e = p + 1;
     while (e < s.size() && is_ident_char(s[e])) ++e;
     while (e > p && !boundary(s, e)) --e;  // regex backtracking to the last word boundary

@@ -1,12 +1,11 @@
 #include "python/names.h"
 
+#include "support/text.h"
+
 namespace trainpack::python {
 
 namespace {
 bool is_sep(char c) { return c == '-' || c == '_' || c == '.'; }
-bool is_alnum(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
 }  // namespace
 
 std::string canonicalize_name(std::string_view name) {
@@ -27,9 +26,9 @@ std::string canonicalize_name(std::string_view name) {
 
 bool is_valid_name(std::string_view name) {
   if (name.empty()) return false;
-  if (!is_alnum(name.front()) || !is_alnum(name.back())) return false;
+  if (!ascii_alnum(name.front()) || !ascii_alnum(name.back())) return false;
   for (char c : name)
-    if (!is_alnum(c) && !is_sep(c)) return false;
+    if (!ascii_alnum(c) && !is_sep(c)) return false;
   return true;
 }
 

@@ -126,17 +126,17 @@ PipConfig read_pip_config(const ImageFilesystem& fs, const std::vector<std::pair
     for (std::size_t i = 0; i <= xdg_dirs.size(); ++i)
       if (i == xdg_dirs.size() || xdg_dirs[i] == ':') {
         std::string d = xdg_dirs.substr(start, i - start);
-        if (!d.empty()) files.push_back(join(d, "pip/pip.conf"));
+        if (!d.empty()) files.push_back(abs_join(d, "pip/pip.conf"));
         start = i + 1;
       }
     files.push_back("/etc/pip.conf");
     bool env_file_exists = env_file != env.end() && root.exists(env_file->second);
     if (!env_file_exists) {
-      files.push_back(join(home, ".pip/pip.conf"));
+      files.push_back(abs_join(home, ".pip/pip.conf"));
       std::string xdg_home = env_or(env, "XDG_CONFIG_HOME", "");
-      files.push_back(join(xdg_home.empty() ? join(home, ".config") : xdg_home, "pip/pip.conf"));
+      files.push_back(abs_join(xdg_home.empty() ? abs_join(home, ".config") : xdg_home, "pip/pip.conf"));
     }
-    files.push_back(join(sys_prefix, "pip.conf"));
+    files.push_back(abs_join(sys_prefix, "pip.conf"));
     if (env_file_exists) files.push_back(abs_path(env_file->second));
     for (const std::string& f : files) {
       // pip opens whatever is there: a FIFO would hang it and a device like /dev/zero never end.

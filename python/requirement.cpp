@@ -4,6 +4,7 @@
 
 #include "python/specifier.h"
 #include "python/text.h"
+#include "python/urllib.h"
 #include "support/error.h"
 
 namespace trainpack::python {
@@ -85,52 +86,12 @@ Marker::List parse_requirement_marker(Tokenizer& t, size_t span_start, const std
   return m;
 }
 
-// urllib.parse's scheme and netloc rules, enough for packaging's URL checks.
-struct SplitUrl {
-  std::string scheme, netloc, path, query, fragment;
-  bool has_netloc = false;
-};
-SplitUrl split_url(std::string_view url) {
-  SplitUrl u;
-  std::string_view rest = url;
-  size_t colon = url.find(':');
-  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
-  if (colon != std::string_view::npos && colon > 0 && alpha(url[0])) {
-    bool ok = true;
-    for (char c : url.substr(0, colon))
-      if (!(alpha(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.')) ok = false;
-    if (ok) {
-      for (char c : url.substr(0, colon)) u.scheme += static_cast<char>((c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c);
-      rest = url.substr(colon + 1);
-    }
-  }
-  if (rest.substr(0, 2) == "//") {
-    size_t e = rest.find_first_of("/?#", 2);
-    if (e == std::string_view::npos) e = rest.size();
-    u.netloc = std::string(rest.substr(2, e - 2));
-    u.has_netloc = true;
-    rest = rest.substr(e);
-  }
-  size_t hash = rest.find('#');
-  if (hash != std::string_view::npos) {
-    u.fragment = std::string(rest.substr(hash + 1));
-    rest = rest.substr(0, hash);
-  }
-  size_t q = rest.find('?');
-  if (q != std::string_view::npos) {
-    u.query = std::string(rest.substr(q + 1));
-    rest = rest.substr(0, q);
-  }
-  u.path = std::string(rest);
-  return u;
-}
-
 // urlunparse(urlparse(url)) for a file: URL (uses_netloc scheme).
-std::string unsplit_file_url(const SplitUrl& u) {
+std::string unsplit_file_url(const net::UrlParts& u) {
   std::string url = u.path;
-  if (!u.netloc.empty() || url.substr(0, 2) != "//") {
+  if (!u.authority.empty() || url.substr(0, 2) != "//") {
     if (!url.empty() && url[0] != '/') url = "/" + url;
-    url = "//" + u.netloc + url;
+    url = "//" + u.authority + url;
   }
   url = u.scheme + ":" + url;
   if (!u.query.empty()) url += "?" + u.query;
@@ -185,12 +146,12 @@ ParsedRequirement parse_grammar(std::string_view text) {
 
 void check_url(std::string_view text, const std::string& url) {
   if (url.empty()) return;
-  SplitUrl u = split_url(url);
+  net::UrlParts u = urlsplit(url);
   if (u.scheme == "file") {
     if (unsplit_file_url(u) != url)
       throw Error("invalid requirement '" + std::string(text) + "': Invalid URL given",
                   "file: URLs must be written as file:///absolute/path");
-  } else if (u.scheme.empty() || u.netloc.empty()) {
+  } else if (u.scheme.empty() || u.authority.empty()) {
     throw Error("invalid requirement '" + std::string(text) + "': Invalid URL: " + url,
                 "a URL needs a scheme and a host, e.g. https://host/file.whl");
   }

@@ -6,6 +6,7 @@
 #include "net/encoding.h"
 #include "net/url.h"
 #include "python/names.h"
+#include "python/urllib.h"
 #include "support/byte_regex.h"
 #include "support/error.h"
 #include "support/fs.h"
@@ -605,16 +606,9 @@ bool is_archive_file(std::string_view name) {
   return exts.count(archive_ext(name)) > 0;
 }
 
-// urllib.parse.urlsplit, enough for links: the scheme lower-cased, //netloc (the authority) and path.
-net::UrlParts split_url(std::string_view url) {
-  net::UrlParts u = net::split_url(url);
-  u.scheme = ascii_lower(u.scheme);
-  return u;
-}
-
 // Link.filename: last path segment (percent-decoded), or the host when the path is empty.
 std::string link_filename(std::string_view url) {
-  net::UrlParts u = split_url(url);
+  net::UrlParts u = urlsplit(url);
   std::string path = net::percent_decode(u.path);
   while (!path.empty() && path.back() == '/') path.pop_back();
   size_t slash = path.rfind('/');
@@ -692,8 +686,8 @@ bool is_remote_scheme(std::string_view s) {  // SCHEME_RE: ^(http|https|file):  
 
 // urllib.parse.urljoin for http(s)/file bases and a relative or absolute reference.
 std::string url_join(const std::string& base, const std::string& ref) {
-  if (split_url(ref).has_scheme) return ref;
-  net::UrlParts b = split_url(base);
+  if (urlsplit(ref).has_scheme) return ref;
+  net::UrlParts b = urlsplit(base);
   std::string prefix = b.scheme + "://" + b.authority;
   if (ref.rfind("//", 0) == 0) return b.scheme + ":" + ref;
   if (!ref.empty() && ref[0] == '/') return prefix + normpath(ref);
@@ -830,7 +824,7 @@ void classify_editable(RequirementLine& r, const std::string& text, const std::s
       url = std::string(vcs) + "+" + url;
       break;
     }
-  std::string scheme = split_url(url).scheme;
+  std::string scheme = urlsplit(url).scheme;
   if (is_vcs_scheme(scheme)) {
     r.kind = RequirementLine::Kind::vcs;
     r.location = url;
@@ -886,7 +880,7 @@ class Parser {
     }
     std::string path = filename;
     if (scheme && *scheme == "file") {
-      net::UrlParts u = split_url(filename);
+      net::UrlParts u = urlsplit(filename);
       if (!u.authority.empty() && u.authority != "localhost")
         throw Error(where + "non-local file URIs are not supported: " + filename);
       path = net::percent_decode(u.path);

@@ -49,12 +49,12 @@ class PathSet {
   PathSet(const ImageRoot& root, const UninstallContext& context) : root_(root), context_(context) {}
 
   void add(const std::string& path) {
-    std::string full = join(root_.resolve(parent_of(path)), base_of(path));
+    std::string full = abs_join(root_.resolve(parent_of(path)), base_of(path));
     if (!root_.lstat(full)) return;
     if (context_.permitted(full)) paths_.insert(full);
     if (full.ends_with(".py")) {
       std::string stem = base_of(full).substr(0, base_of(full).size() - 3);
-      add(join(join(parent_of(full), "__pycache__"), stem + "." + context_.cache_tag + ".pyc"));
+      add(abs_join(abs_join(parent_of(full), "__pycache__"), stem + "." + context_.cache_tag + ".pyc"));
     }
   }
   void add_pth(const std::string& pth, const std::string& entry) {
@@ -75,7 +75,7 @@ class PathSet {
 };
 
 std::optional<std::string> read_text(const ImageRoot& root, const std::string& dir, const std::string& name) {
-  return root.read(join(dir, name), kMetadataCap);
+  return root.read(abs_join(dir, name), kMetadataCap);
 }
 
 // A setuptools .egg-info directory: installed-files.txt when pip's `setup.py install --record` wrote one, else the
@@ -88,7 +88,7 @@ void add_egg_info_files(const ImageRoot& root, const SiteDistribution& dist, Pat
     for (std::string_view p : path_components(std::string_view(dist.metadata_dir).substr(dist.site_dir.size())))
       info_parts.emplace_back(p);
     for (std::string_view line : py_splitlines(*listing))
-      if (!line.empty()) set.add(join(dist.site_dir, installed_files_entry(line, info_parts)));
+      if (!line.empty()) set.add(abs_join(dist.site_dir, installed_files_entry(line, info_parts)));
     return;
   }
   std::optional<std::string> top_level = read_text(root, dist.metadata_dir, "top_level.txt");
@@ -98,7 +98,7 @@ void add_egg_info_files(const ImageRoot& root, const SiteDistribution& dist, Pat
     for (std::string_view line : py_splitlines(*ns)) namespaces.emplace(line);
   for (std::string_view line : py_splitlines(*top_level)) {
     if (line.empty() || namespaces.count(std::string(line))) continue;
-    std::string path = join(dist.site_dir, line);
+    std::string path = abs_join(dist.site_dir, line);
     for (const char* suffix : {"", ".py", ".pyc", ".pyo"}) set.add(path + suffix);
   }
 }
@@ -113,7 +113,7 @@ void add_record_files(const ImageRoot& root, const SiteDistribution& dist, PathS
                 "pip in the image would stop here too; pin " + dist.name + "==" + dist.version +
                     " or use a base without it");
   for (const std::string& entry : record_paths(*record)) {
-    std::string path = join(dist.site_dir, entry);
+    std::string path = abs_join(dist.site_dir, entry);
     set.add(path);
     if (path.ends_with(".py")) {
       std::string stem = path.substr(0, path.size() - 3);
@@ -127,11 +127,12 @@ void add_record_files(const ImageRoot& root, const SiteDistribution& dist, PathS
 // and one file per console/gui entry point.
 void add_scripts(const ImageRoot& root, const SiteDistribution& dist, const std::string& bin_dir, PathSet& set) {
   if (dist.form == DistributionForm::kDistutilsEggInfo) return;
-  for (const std::string& script : root.children(join(dist.metadata_dir, "scripts"))) set.add(join(bin_dir, script));
+  for (const std::string& script : root.children(abs_join(dist.metadata_dir, "scripts")))
+    set.add(abs_join(bin_dir, script));
   std::optional<std::string> text = read_text(root, dist.metadata_dir, "entry_points.txt");
   if (!text) return;
   for (const EntryPoint& ep : parse_entry_points(*text))
-    if (ep.group == "console_scripts" || ep.group == "gui_scripts") set.add(join(bin_dir, ep.name));
+    if (ep.group == "console_scripts" || ep.group == "gui_scripts") set.add(abs_join(bin_dir, ep.name));
 }
 
 }  // namespace
@@ -151,14 +152,14 @@ UninstallSet uninstall_set(const layers::ImageFilesystem& fs, const SiteDistribu
                       dist.version + " or use a base without it");
     case DistributionForm::kEgg:
       set.add(dist.site_dir);
-      set.add_pth(join(parent_of(dist.site_dir), "easy-install.pth"), "./" + base_of(dist.site_dir));
+      set.add_pth(abs_join(parent_of(dist.site_dir), "easy-install.pth"), "./" + base_of(dist.site_dir));
       break;
     case DistributionForm::kDistInfo:
       add_record_files(root, dist, set);
       break;
     case DistributionForm::kDevelop:
       set.add(dist.egg_link);
-      set.add_pth(join(parent_of(dist.egg_link), "easy-install.pth"), dist.site_dir);
+      set.add_pth(abs_join(parent_of(dist.egg_link), "easy-install.pth"), dist.site_dir);
       break;
   }
   add_scripts(root, dist, context.bin_dir, set);
@@ -171,7 +172,7 @@ UninstallPaths compress_for_rename(const layers::ImageFilesystem& fs, const std:
   std::function<void(const std::string&, std::vector<std::string>&)> files_under = [&](const std::string& dir,
                                                                                       std::vector<std::string>& out) {
     for (const std::string& child : root.children(dir)) {
-      std::string p = join(dir, child);
+      std::string p = abs_join(dir, child);
       const layers::PathInfo* info = root.lstat(p);
       if (info && info->type == layers::PathInfo::Type::kDirectory) files_under(p, out);
       else if (!(info && info->type == layers::PathInfo::Type::kSymlink && root.is_dir(p))) out.push_back(p);

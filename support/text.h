@@ -17,6 +17,11 @@ std::string visible_text(std::string_view text);
 // visible_text for a text of several lines (a hint with the end of a build's output): line breaks stay.
 std::string visible_lines(std::string_view text);
 
+// The ASCII classes, whatever the C locale says (std::isalpha and friends follow it).
+inline bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline bool ascii_alnum(char c) { return ascii_alpha(c) || ascii_digit(c); }
+
 inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 inline std::string ascii_lower(std::string_view s) {

@@ -25,7 +25,7 @@
 #include "tests/integration/test_support.h"
 
 namespace tt = trainpack::testing;
-using namespace trainpack;
+using trainpack::Error;
 using namespace trainpack::net;
 using namespace trainpack::registry;
 namespace fs = std::filesystem;

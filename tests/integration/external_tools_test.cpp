@@ -47,7 +47,7 @@ TEST_F(ExternalToolsDockerArchive, SkopeoCopiesWrittenArchive) {
   BuiltImage b = make_image(tmp_ / "store", "amd64", {{"a.txt", "alpha"}, {"b.txt", "bravo"}});
   fs::path file = tmp_ / "image.tar";
   write_docker_archive(*b.image, file, "trainer:latest");
-  auto r = run_command("skopeo --insecure-policy copy " + quote("docker-archive:" + file.string()) + " " +
+  auto r = run_shell("skopeo --insecure-policy copy " + quote("docker-archive:" + file.string()) + " " +
                        quote("oci:" + (tmp_ / "out").string() + ":x"));
   ASSERT_EQ(r.status, 0) << r.output;
   auto img = open_oci_layout(tmp_ / "out", "x", kAmd64);
@@ -59,12 +59,12 @@ TEST_F(ExternalToolsDockerArchive, SkopeoCopiesWrittenArchive) {
   ASSERT_EQ(img->manifest().layers.size(), 2u);
 
   // Copying to a dir: keeps the config bytes (the image ID) exactly.
-  r = run_command("skopeo --insecure-policy copy " + quote("docker-archive:" + file.string()) + " " +
+  r = run_shell("skopeo --insecure-policy copy " + quote("docker-archive:" + file.string()) + " " +
                   quote("dir:" + (tmp_ / "dir").string()));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(trainpack::read_file(tmp_ / "dir" / b.config_digest.hex()), b.image->raw_config());
 
-  auto inspect = run_command("skopeo inspect " + quote("docker-archive:" + file.string()));
+  auto inspect = run_shell("skopeo inspect " + quote("docker-archive:" + file.string()));
   ASSERT_EQ(inspect.status, 0) << inspect.output;
   json j = json::parse(inspect.output, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << inspect.output;
@@ -81,9 +81,9 @@ TEST_F(ExternalToolsDockerArchive, OciImageToolValidatesTheLayoutInside) {
   // oci-archive), so validate the extracted layout: every member but manifest.json.
   fs::path dir = tmp_ / "extracted";
   fs::create_directories(dir);
-  auto r = run_command("tar -xf " + quote(file) + " -C " + quote(dir) + " --exclude=manifest.json");
+  auto r = run_shell("tar -xf " + quote(file) + " -C " + quote(dir) + " --exclude=manifest.json");
   ASSERT_EQ(r.status, 0) << r.output;
-  r = run_command("oci-image-tool validate --type image --ref name=v2 " + quote(dir));
+  r = run_shell("oci-image-tool validate --type image --ref name=v2 " + quote(dir));
   EXPECT_EQ(r.status, 0) << r.output;
 }
 
@@ -92,7 +92,7 @@ TEST_F(ExternalToolsDockerArchive, OpensArchivesWrittenBySkopeo) {
   BuiltImage b = make_image(tmp_ / "store", "amd64", {{"a.txt", "alpha"}, {"b.txt", "bravo"}});
   write_oci_layout(*b.image, tmp_ / "layout", "v1", nullptr);
   fs::path file = tmp_ / "skopeo.tar";
-  auto r = run_command("skopeo --insecure-policy copy " + quote("oci:" + (tmp_ / "layout").string() + ":v1") + " " +
+  auto r = run_shell("skopeo --insecure-policy copy " + quote("oci:" + (tmp_ / "layout").string() + ":v1") + " " +
                        quote("docker-archive:" + file.string() + ":example.com/team/trainer:v1"));
   ASSERT_EQ(r.status, 0) << r.output;
   auto img = open_docker_archive(file, "example.com/team/trainer:v1", kAmd64, *store_);
@@ -114,7 +114,7 @@ TEST_F(ExternalToolsOciLayout, OciImageToolValidatesWrittenLayout) {
   BuiltImage a = make_image(tmp_ / "store", "amd64", {{"a.txt", "alpha"}, {"b.txt", "bravo"}});
   fs::path p = tmp_ / "layout";
   write_oci_layout(*a.image, p, "v1", json{{"org.opencontainers.image.title", "test"}});
-  auto r = run_command("oci-image-tool validate --type image --ref name=v1 " + quote(p));
+  auto r = run_shell("oci-image-tool validate --type image --ref name=v1 " + quote(p));
   EXPECT_EQ(r.status, 0) << r.output;
 }
 
@@ -123,10 +123,10 @@ TEST_F(ExternalToolsOciLayout, SkopeoInspectsWrittenLayout) {
   BuiltImage a = make_image(tmp_ / "store", "amd64", {{"a.txt", "alpha"}});
   fs::path p = tmp_ / "layout";
   write_oci_layout(*a.image, p, "v1", nullptr);
-  auto raw = run_command("skopeo inspect --raw " + quote("oci:" + p.string() + ":v1"));
+  auto raw = run_shell("skopeo inspect --raw " + quote("oci:" + p.string() + ":v1"));
   ASSERT_EQ(raw.status, 0) << raw.output;
   EXPECT_EQ(raw.output, a.image->raw_manifest());
-  auto r = run_command("skopeo inspect " + quote("oci:" + p.string() + ":v1"));
+  auto r = run_shell("skopeo inspect " + quote("oci:" + p.string() + ":v1"));
   ASSERT_EQ(r.status, 0) << r.output;
   json j = json::parse(r.output, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.output;
@@ -141,7 +141,7 @@ TEST_F(ExternalToolsOciLayout, UmociUnpacksWrittenLayout) {
   BuiltImage a = make_image(tmp_ / "store", "amd64", {{"a.txt", "alpha"}, {"b.txt", "bravo"}});
   fs::path p = tmp_ / "layout";
   write_oci_layout(*a.image, p, "v1", nullptr);
-  auto r = run_command("umoci unpack --rootless --image " + quote(p.string() + ":v1") + " " + quote(tmp_ / "bundle"));
+  auto r = run_shell("umoci unpack --rootless --image " + quote(p.string() + ":v1") + " " + quote(tmp_ / "bundle"));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(trainpack::read_file(tmp_ / "bundle" / "rootfs" / "app" / "a.txt"), "alpha");
   EXPECT_EQ(trainpack::read_file(tmp_ / "bundle" / "rootfs" / "app" / "b.txt"), "bravo");
@@ -151,7 +151,7 @@ TEST_F(ExternalToolsOciLayout, OpensLayoutsWrittenBySkopeo) {
   TRAINPACK_REQUIRE_TOOL("skopeo");
   BuiltImage a = make_image(tmp_ / "store", "amd64", {{"a.txt", "alpha"}});
   write_oci_layout(*a.image, tmp_ / "ours", "v1", nullptr);
-  auto r = run_command("skopeo --insecure-policy copy " + quote("oci:" + (tmp_ / "ours").string() + ":v1") + " " +
+  auto r = run_shell("skopeo --insecure-policy copy " + quote("oci:" + (tmp_ / "ours").string() + ":v1") + " " +
                        quote("oci:" + (tmp_ / "theirs").string() + ":copied"));
   ASSERT_EQ(r.status, 0) << r.output;
   auto img = open_oci_layout(tmp_ / "theirs", "copied", kAmd64);

@@ -14,7 +14,11 @@
 #include "support/error.h"
 #include "test_support.h"
 
-using namespace trainpack;
+namespace image = trainpack::image;
+namespace layers = trainpack::layers;
+namespace localrun = trainpack::localrun;
+namespace transports = trainpack::transports;
+using trainpack::Error;
 using namespace trainpack::testing;
 namespace fs = std::filesystem;
 

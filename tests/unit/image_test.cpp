@@ -13,12 +13,13 @@ namespace {
 using namespace trainpack::image;
 using nlohmann::json;
 
-const std::string kDigest = "sha256:" + std::string(64, '1');
+const std::string kConfigDigest = "sha256:" + std::string(64, '1');
 
 json manifest_json() {
   return {{"schemaVersion", 2},
           {"mediaType", "application/vnd.oci.image.manifest.v1+json"},
-          {"config", {{"mediaType", "application/vnd.oci.image.config.v1+json"}, {"digest", kDigest}, {"size", 2}}},
+          {"config",
+           {{"mediaType", "application/vnd.oci.image.config.v1+json"}, {"digest", kConfigDigest}, {"size", 2}}},
           {"layers", json::array()}};
 }
 
@@ -55,7 +56,7 @@ TEST(ImageMetadata, IndexWithMembersOfTheWrongTypeIsMalformed) {
 }
 
 TEST(ImageMetadata, PlatformMembersOfTheWrongTypeMatchNothing) {
-  json entry = {{"mediaType", "application/vnd.oci.image.manifest.v1+json"}, {"digest", kDigest}, {"size", 9},
+  json entry = {{"mediaType", "application/vnd.oci.image.manifest.v1+json"}, {"digest", kConfigDigest}, {"size", 9},
                 {"platform", {{"os", 1}, {"architecture", "amd64"}, {"variant", true}}}};
   Index index = Index::parse(json{{"schemaVersion", 2}, {"manifests", {entry}}}.dump(), "i");
   Platform amd64 = Platform::parse("linux/amd64");

@@ -190,13 +190,14 @@ inline BuiltImage make_image(const fs::path& store_root, const std::string& arch
   return make_image_of_layers(store_root, arch, layer_members, gzip_layers, name);
 }
 
-struct CommandResult {
+// A command line run by /bin/sh (popen): its exit status and its stdout and stderr together.
+struct ShellResult {
   int status = -1;
   std::string output;
 };
 
-inline CommandResult run_command(const std::string& cmd) {
-  CommandResult r;
+inline ShellResult run_shell(const std::string& cmd) {
+  ShellResult r;
   std::FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
   if (!p) return r;
   char buf[4096];
@@ -208,7 +209,7 @@ inline CommandResult run_command(const std::string& cmd) {
 }
 
 inline bool have_tool(const std::string& tool) {
-  return run_command("command -v " + tool + " >/dev/null").status == 0;
+  return run_shell("command -v " + tool + " >/dev/null").status == 0;
 }
 
 inline std::string quote(const fs::path& p) {

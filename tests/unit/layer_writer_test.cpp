@@ -199,15 +199,15 @@ TEST_F(LayerWriterTest, CacheHitSkipsWritingAndStampChangeMisses) {
   fs::path src = write_source("t.py", "v1");
   FileEntry e = file_from(src, "t.py", 0644);
   e.source_stamp = "stamp-1";
-  BuiltLayer a = build_layer(*store_, cache, {e}, {});
+  trainpack::layers::BuiltLayer a = build_layer(*store_, cache, {e}, {});
   EXPECT_FALSE(a.from_cache);
-  BuiltLayer b = build_layer(*store_, cache, {e}, {});
+  trainpack::layers::BuiltLayer b = build_layer(*store_, cache, {e}, {});
   EXPECT_TRUE(b.from_cache);
   EXPECT_EQ(a.blob.digest, b.blob.digest);
 
   std::ofstream(src, std::ios::trunc) << "v2";
   e.source_stamp = "stamp-2";
-  BuiltLayer c = build_layer(*store_, cache, {e}, {});
+  trainpack::layers::BuiltLayer c = build_layer(*store_, cache, {e}, {});
   EXPECT_FALSE(c.from_cache);
   EXPECT_NE(c.blob.digest, a.blob.digest);
 

@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "support/error.h"
+#include "tests/unit/python_vectors.h"
 
 using nlohmann::json;
 using trainpack::Error;
@@ -15,17 +15,12 @@ using trainpack::python::is_pure_wheel_filename;
 using trainpack::python::SdistFilename;
 using trainpack::python::Tag;
 using trainpack::python::WheelFilename;
+using trainpack::test_support::python_vectors;
 
 namespace {
 
-json load() {
-  std::ifstream in(std::string(TRAINPACK_TESTDATA_DIR) + "/python/filenames/filenames.json");
-  EXPECT_TRUE(in.good());
-  return json::parse(in);
-}
-
 TEST(PythonFilenames, WheelVectorsFromPackaging) {
-  json data = load();
+  json data = python_vectors("filenames/filenames.json");
   ASSERT_GE(data.at("wheels").size(), 40u);
   for (const auto& c : data.at("wheels")) {
     std::string filename = c.at("filename");
@@ -61,7 +56,7 @@ TEST(PythonFilenames, WheelVectorsFromPackaging) {
 }
 
 TEST(PythonFilenames, SdistVectorsFromPackaging) {
-  json data = load();
+  json data = python_vectors("filenames/filenames.json");
   ASSERT_GE(data.at("sdists").size(), 15u);
   for (const auto& c : data.at("sdists")) {
     std::string filename = c.at("filename");

@@ -2,26 +2,21 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <tuple>
 
 #include "support/error.h"
+#include "tests/unit/python_vectors.h"
 
 using nlohmann::json;
 using trainpack::Error;
 using trainpack::python::Marker;
 using trainpack::python::MarkerEnvironment;
 using trainpack::python::VersionCompare;
+using trainpack::test_support::python_vectors;
 
 namespace {
-
-json load(const char* name) {
-  std::ifstream in(std::string(TRAINPACK_TESTDATA_DIR) + "/python/" + name);
-  EXPECT_TRUE(in.good()) << name;
-  return json::parse(in);
-}
 
 MarkerEnvironment env_from(const json& j) {
   MarkerEnvironment e;
@@ -60,7 +55,7 @@ VersionCompare recorded_compare(const json& table) {
 }
 
 TEST(PythonMarkers, VectorsFromPackaging) {
-  json data = load("markers.json");
+  json data = python_vectors("markers.json");
   std::map<std::string, MarkerEnvironment> envs;
   for (auto& [name, e] : data.at("environments").items()) envs[name] = env_from(e);
   VersionCompare compare = recorded_compare(data.at("version_compare"));
@@ -85,7 +80,7 @@ TEST(PythonMarkers, VectorsFromPackaging) {
 }
 
 TEST(PythonMarkers, InvalidVectorsFromPackaging) {
-  json data = load("markers.json");
+  json data = python_vectors("markers.json");
   for (const auto& c : data.at("invalid")) {
     std::string text = c.at("marker");
     SCOPED_TRACE(text);

@@ -2,26 +2,21 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "support/error.h"
+#include "tests/unit/python_vectors.h"
 
 using nlohmann::json;
 using trainpack::Error;
 using trainpack::python::MarkerEnvironment;
 using trainpack::python::Requirement;
+using trainpack::test_support::python_vectors;
 
 namespace {
 
-json load(const char* name) {
-  std::ifstream in(std::string(TRAINPACK_TESTDATA_DIR) + "/python/" + name);
-  EXPECT_TRUE(in.good()) << name;
-  return json::parse(in);
-}
-
 TEST(PythonRequirement, VectorsFromPackaging) {
-  json data = load("requirements.json");
+  json data = python_vectors("requirements.json");
   ASSERT_GT(data.at("cases").size(), 40u);
   for (const auto& c : data.at("cases")) {
     std::string text = c.at("requirement");
@@ -48,7 +43,7 @@ TEST(PythonRequirement, VectorsFromPackaging) {
 }
 
 TEST(PythonRequirement, InvalidVectorsFromPackaging) {
-  json data = load("requirements.json");
+  json data = python_vectors("requirements.json");
   for (const auto& c : data.at("invalid")) {
     std::string text = c.at("requirement");
     SCOPED_TRACE(text);

@@ -2,22 +2,17 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "support/error.h"
+#include "tests/unit/python_vectors.h"
 
 using trainpack::python::Specifier;
 using trainpack::python::SpecifierSet;
 using trainpack::python::Version;
+using trainpack::test_support::python_vectors;
 
 namespace {
-
-nlohmann::json load(const std::string& name) {
-  std::ifstream in(std::string(TRAINPACK_TESTDATA_DIR) + "/python/" + name);
-  EXPECT_TRUE(in) << name;
-  return nlohmann::json::parse(in);
-}
 
 std::vector<Version> vs(std::initializer_list<const char*> list) {
   std::vector<Version> out;
@@ -34,7 +29,7 @@ std::vector<std::string> strs(const std::vector<Version>& list) {
 }  // namespace
 
 TEST(PythonSpecifier, ParseVectors) {
-  auto data = load("specifiers.json");
+  auto data = python_vectors("specifiers.json");
   for (const auto& c : data["specifiers"]) {
     const std::string input = c["input"];
     SCOPED_TRACE("spec: '" + input + "'");
@@ -50,7 +45,7 @@ TEST(PythonSpecifier, ParseVectors) {
 }
 
 TEST(PythonSpecifier, ContainsVectorsWithExplicitPrereleases) {
-  auto data = load("specifiers.json");
+  auto data = python_vectors("specifiers.json");
   ASSERT_GT(data["contains"].size(), 1000u);
   for (const auto& c : data["contains"]) {
     SpecifierSet set(c[0].get<std::string>());
@@ -62,7 +57,7 @@ TEST(PythonSpecifier, ContainsVectorsWithExplicitPrereleases) {
 }
 
 TEST(PythonSpecifier, FilterVectorsWithExplicitPrereleases) {
-  auto data = load("specifiers.json");
+  auto data = python_vectors("specifiers.json");
   for (const auto& c : data["filter"]) {
     SpecifierSet set(c["set"].get<std::string>());
     std::vector<Version> input;

@@ -81,7 +81,7 @@ const FileEntry* find(const FileEntries& entries, const std::string& path) {
   return nullptr;
 }
 
-std::string bytes_of(const FileEntry& e) {
+std::string content_of(const FileEntry& e) {
   trainpack::layers::EntryContentReader reader;
   return reader.read(e, 1u << 20);
 }
@@ -212,14 +212,14 @@ TEST_F(PythonStepsTest, InstallsAWheelIntoTheImagesSchemeWithRecordInstallerAndS
   const FileEntries& entries = out.layers[0].entries;
   const FileEntry* init = find(entries, kSite + "alpha/__init__.py");
   ASSERT_NE(init, nullptr);
-  EXPECT_EQ(bytes_of(*init), "VERSION = '1.0'\n");
+  EXPECT_EQ(content_of(*init), "VERSION = '1.0'\n");
   const FileEntry* installer_file = find(entries, kSite + "alpha-1.0.dist-info/INSTALLER");
   ASSERT_NE(installer_file, nullptr);
-  EXPECT_EQ(bytes_of(*installer_file), "pip\n");
+  EXPECT_EQ(content_of(*installer_file), "pip\n");
   EXPECT_NE(find(entries, kSite + "alpha-1.0.dist-info/REQUESTED"), nullptr) << "the user asked for it";
   const FileEntry* record = find(entries, kSite + "alpha-1.0.dist-info/RECORD");
   ASSERT_NE(record, nullptr);
-  std::string record_text = bytes_of(*record);
+  std::string record_text = content_of(*record);
   for (const std::string row : {"alpha/__init__.py,sha256=", "alpha-1.0.dist-info/INSTALLER,sha256=",
                                 "../../../bin/alpha-cli,sha256=", "alpha-1.0.dist-info/RECORD,,"})
     EXPECT_NE(record_text.find(row), std::string::npos) << row << " in\n" << record_text;
@@ -228,7 +228,7 @@ TEST_F(PythonStepsTest, InstallsAWheelIntoTheImagesSchemeWithRecordInstallerAndS
   const FileEntry* script = find(entries, kBin + "alpha-cli");
   ASSERT_NE(script, nullptr);
   EXPECT_EQ(script->mode, 0755u);
-  std::string launcher = bytes_of(*script);
+  std::string launcher = content_of(*script);
   EXPECT_TRUE(launcher.starts_with("#!/usr/bin/python3\n")) << launcher;
   EXPECT_NE(launcher.find("from alpha.cli import main"), std::string::npos) << launcher;
 
@@ -363,7 +363,7 @@ TEST_F(PythonStepsTest, ALaterStepSeesWhatAnEarlierStepInstalled) {
                                                           kSite + "alpha/.wh..wh..opq"}));
   const FileEntry* init = find(entries, kSite + "alpha/__init__.py");
   ASSERT_NE(init, nullptr);
-  EXPECT_EQ(bytes_of(*init), "VERSION = '2.0'\n");
+  EXPECT_EQ(content_of(*init), "VERSION = '2.0'\n");
   EXPECT_NE(find(entries, kBin + "alpha-cli"), nullptr);
 
   std::lock_guard lock(log_mutex_);
@@ -480,7 +480,7 @@ TEST_F(PythonStepsTest, ALocalWheelIsInstalledWithItsDirectUrlAndItsDependencies
   EXPECT_EQ(out.installed[1].url, "");
   const FileEntry* direct_url = find(out.layers.at(0).entries, kSite + "trainer-0.1.dist-info/direct_url.json");
   ASSERT_NE(direct_url, nullptr);
-  EXPECT_EQ(json::parse(bytes_of(*direct_url)),
+  EXPECT_EQ(json::parse(content_of(*direct_url)),
             json({{"archive_info", json::object()}, {"url", "file:///usr/app/trainer-0.1-py3-none-any.whl"}}));
 }
 
@@ -499,12 +499,12 @@ TEST_F(PythonStepsTest, CompilesBytecodeWithAHostPythonOfTheImagesVersion) {
   const FileEntries& entries = out.layers.at(0).entries;
   const FileEntry* pyc = find(entries, kSite + "alpha/__pycache__/cli.cpython-311.pyc");
   ASSERT_NE(pyc, nullptr);
-  std::string bytes = bytes_of(*pyc);
+  std::string bytes = content_of(*pyc);
   ASSERT_GT(bytes.size(), 16u);
   EXPECT_EQ(bytes.substr(2, 2), "\r\n") << "a .pyc's magic number ends in \\r\\n";
   const FileEntry* record_file = find(entries, kSite + "alpha-1.0.dist-info/RECORD");
   ASSERT_NE(record_file, nullptr);
-  std::string record = bytes_of(*record_file);
+  std::string record = content_of(*record_file);
   EXPECT_NE(record.find("alpha/__pycache__/__init__.cpython-311.pyc,,"), std::string::npos) << record;
   EXPECT_NE(record.find("alpha/__pycache__/cli.cpython-311.pyc,,"), std::string::npos) << record;
 }

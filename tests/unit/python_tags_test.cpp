@@ -2,8 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "tests/unit/python_vectors.h"
 
 using nlohmann::json;
 using trainpack::python::CPythonTarget;
@@ -11,14 +12,11 @@ using trainpack::python::Libc;
 using trainpack::python::Tag;
 using trainpack::python::TagBehaviour;
 using trainpack::python::TagPriority;
+using trainpack::test_support::python_vectors;
 
 namespace {
 
-json load(const char* name) {
-  std::ifstream in(std::string(TRAINPACK_TESTDATA_DIR) + "/python/tags/" + name);
-  EXPECT_TRUE(in.good()) << name;
-  return json::parse(in);
-}
+json tag_vectors(const char* name) { return python_vectors(std::string("tags/") + name); }
 
 std::vector<std::string> strs(const std::vector<Tag>& tags) {
   std::vector<std::string> out;
@@ -38,7 +36,7 @@ CPythonTarget glibc_target(int minor, std::string arch, int glibc_minor) {
 }
 
 TEST(PythonTags, VectorsFromPackaging) {
-  json data = load("tags.json");
+  json data = tag_vectors("tags.json");
   ASSERT_GE(data.at("cases").size(), 30u);
   for (const auto& c : data.at("cases")) {
     CPythonTarget t;

@@ -17,7 +17,7 @@ using namespace trainpack::python;
 
 namespace {
 
-const std::string kSite = "/usr/local/lib/python3.11/dist-packages";
+const std::string kDistSite = "/usr/local/lib/python3.11/dist-packages";
 const std::string kRel = "usr/local/lib/python3.11/dist-packages/";
 
 UninstallContext context() {
@@ -28,7 +28,7 @@ UninstallContext context() {
 }
 
 SiteDistribution only_dist(const MemoryFilesystem& fs) {
-  std::vector<SiteDistribution> found = find_installed_distributions(fs, site_sys_path(fs, {kSite}));
+  std::vector<SiteDistribution> found = find_installed_distributions(fs, site_sys_path(fs, {kDistSite}));
   EXPECT_EQ(found.size(), 1u);
   return found.empty() ? SiteDistribution{} : found.front();
 }
@@ -72,7 +72,7 @@ TEST(Uninstall, EggInfoWithInstalledFilesListsPathsRelativeToItself) {
   fs.add_file("usr/local/bin/keep", "", 0755);
   SiteDistribution dist = only_dist(fs);
   EXPECT_EQ(dist.form, DistributionForm::kEggInfo);
-  EXPECT_EQ(dist.record, kSite + "/legacy-0.1-py3.11.egg-info/installed-files.txt");
+  EXPECT_EQ(dist.record, kDistSite + "/legacy-0.1-py3.11.egg-info/installed-files.txt");
   UninstallPaths got = compress_for_rename(fs, uninstall_set(fs, dist, context()).paths);
   EXPECT_EQ(got.directories, (std::vector<std::string>{kRel + "legacy", kRel + "legacy-0.1-py3.11.egg-info"}));
   EXPECT_EQ(got.files, (std::vector<std::string>{"usr/local/bin/legacy-tool"}));
@@ -112,15 +112,15 @@ TEST(Uninstall, AnEggGoesWholeAndLeavesEasyInstallPth) {
   fs.add_file(kRel + "egged-2.0-py3.11.egg/EGG-INFO/PKG-INFO", "Name: egged\nVersion: 2.0\n");
   fs.add_file(kRel + "egged-2.0-py3.11.egg/egged/__init__.py", "");
   fs.add_file(kRel + "other-1.0-py3.11.egg/EGG-INFO/PKG-INFO", "Name: other\nVersion: 1.0\n");
-  std::vector<SysPathEntry> path = site_sys_path(fs, {kSite});
+  std::vector<SysPathEntry> path = site_sys_path(fs, {kDistSite});
   ASSERT_EQ(path.size(), 3u);
-  EXPECT_EQ(path[1], (SysPathEntry{kSite + "/egged-2.0-py3.11.egg", kSite + "/easy-install.pth"}));
+  EXPECT_EQ(path[1], (SysPathEntry{kDistSite + "/egged-2.0-py3.11.egg", kDistSite + "/easy-install.pth"}));
   std::vector<SiteDistribution> found = find_installed_distributions(fs, path);
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].form, DistributionForm::kEgg);
-  EXPECT_EQ(found[0].site_dir, kSite + "/egged-2.0-py3.11.egg");
+  EXPECT_EQ(found[0].site_dir, kDistSite + "/egged-2.0-py3.11.egg");
   UninstallSet set = uninstall_set(fs, found[0], context());
-  EXPECT_EQ(set.paths, (std::vector<std::string>{kSite + "/egged-2.0-py3.11.egg"}));
+  EXPECT_EQ(set.paths, (std::vector<std::string>{kDistSite + "/egged-2.0-py3.11.egg"}));
   ASSERT_EQ(set.pth_entries.size(), 1u);
   EXPECT_EQ(remove_pth_entries(*fs.read(kRel + "easy-install.pth", 1000), set.pth_entries.begin()->second),
             "./other-1.0-py3.11.egg\n");
@@ -132,14 +132,14 @@ TEST(Uninstall, ADevelopInstallLosesItsEggLinkAndPthLine) {
   fs.add_file("src/proj/proj/__init__.py", "");
   fs.add_file(kRel + "proj.egg-link", "/src/proj\n.");
   fs.add_file(kRel + "easy-install.pth", "/src/proj\r\n");
-  std::vector<SiteDistribution> found = find_installed_distributions(fs, site_sys_path(fs, {kSite}));
+  std::vector<SiteDistribution> found = find_installed_distributions(fs, site_sys_path(fs, {kDistSite}));
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].form, DistributionForm::kDevelop);
   EXPECT_EQ(found[0].site_dir, "/src/proj");
-  EXPECT_EQ(found[0].egg_link, kSite + "/proj.egg-link");
+  EXPECT_EQ(found[0].egg_link, kDistSite + "/proj.egg-link");
   UninstallSet set = uninstall_set(fs, found[0], context());
-  EXPECT_EQ(set.paths, (std::vector<std::string>{kSite + "/proj.egg-link"}));
-  EXPECT_EQ(remove_pth_entries("/src/proj\r\n", set.pth_entries.at(kSite + "/easy-install.pth")), "");
+  EXPECT_EQ(set.paths, (std::vector<std::string>{kDistSite + "/proj.egg-link"}));
+  EXPECT_EQ(remove_pth_entries("/src/proj\r\n", set.pth_entries.at(kDistSite + "/easy-install.pth")), "");
 }
 
 TEST(Uninstall, InAVenvPathsOutsideItStay) {

@@ -3,22 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 
 #include "python/names.h"
 #include "support/error.h"
+#include "tests/unit/python_vectors.h"
 
 using trainpack::python::Version;
+using trainpack::test_support::python_vectors;
 
 namespace {
-
-nlohmann::json load(const std::string& name) {
-  std::ifstream in(std::string(TRAINPACK_TESTDATA_DIR) + "/python/" + name);
-  EXPECT_TRUE(in) << name;
-  return nlohmann::json::parse(in);
-}
 
 std::string local_json(const Version& v) {
   return v.has_local() ? v.local_str() : std::string();
@@ -27,7 +22,7 @@ std::string local_json(const Version& v) {
 }  // namespace
 
 TEST(PythonVersion, PackagingVectors) {
-  auto data = load("versions.json");
+  auto data = python_vectors("versions.json");
   ASSERT_GT(data["cases"].size(), 300u);
   for (const auto& c : data["cases"]) {
     const std::string input = c["input"];
@@ -69,7 +64,7 @@ TEST(PythonVersion, PackagingVectors) {
 }
 
 TEST(PythonVersion, OrderingMatchesPackaging) {
-  auto data = load("versions_order.json");
+  auto data = python_vectors("versions_order.json");
   std::vector<std::vector<Version>> groups;
   std::vector<Version> flat;
   for (const auto& g : data["groups"]) {
