@@ -9,8 +9,19 @@
 # Exit code: 0 when ctest and the sanitizer step both passed, else ctest's code (or 1 if only the sanitizer failed).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# What runs in the background (the fixtures' cache, the sanitizer build) stops when this does.
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 
 bash scripts/install-deps.sh --test
+build_dir=${BUILD_DIR:-build}
+# The whole suite makes the fixtures' slow cache entries (base images, a CPython compile, Debian roots) beside the
+# compile, which needs none of them: their time is mostly downloads and dpkg (tests/fixtures/warm-cache.sh).
+warm=$(( $# == 0 ))
+if [[ "$warm" == 1 ]]; then
+  mkdir -p "$build_dir"
+  nice -n 10 bash tests/fixtures/warm-cache.sh "$build_dir/warm-cache" > "$build_dir/warm-cache.out" 2>&1 &
+  warm_cache=$!
+fi
 # In CI a compiler warning in the project's code fails the build (TRAINPACK_WERROR). Only this build's: the release
 # builds the tests make (scripts/package.sh) keep their own flags.
 configure=${CMAKE_ARGS:-}
@@ -19,7 +30,6 @@ if [[ -n "${CI:-}" ]]; then  # one more argument, in the form build.sh splits th
   configure+=-DTRAINPACK_WERROR=ON
 fi
 CMAKE_ARGS=$configure bash scripts/build.sh
-build_dir=${BUILD_DIR:-build}
 # A run of selected tests (ctest arguments) skips the sanitizer step unless asked for.
 sanitize=${SANITIZE:-$(( $# == 0 ))}
 # The sanitizer step's clang build goes on beside ctest, at the lowest CPU priority: the integration tests run one
@@ -43,5 +53,9 @@ if [[ "$sanitize" == 1 ]]; then
     tail -n 40 "$sanitize_log" >&2
     (( rc != 0 )) || rc=1
   fi
+fi
+if [[ "$warm" == 1 ]]; then
+  wait "$warm_cache" || true  # a fixture it could not make was made again, or reported, by its test
+  cat "$build_dir/warm-cache.out"
 fi
 exit "$rc"
