@@ -1,6 +1,5 @@
 #include "net/google_credentials.h"
 
-#include <curl/curl.h>
 #include <openssl/bio.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -173,52 +172,19 @@ std::string sign_jwt_rs256(std::string_view header_json, std::string_view claims
 
 // ---- metadata transport ---------------------------------------------------------------------------------------------
 
-namespace {
-size_t curl_write(char* data, size_t size, size_t n, void* user) {
-  auto* body = static_cast<std::string*>(user);
-  size_t len = size * n;
-  if (body->size() + len > (1u << 20)) return 0;
-  body->append(data, len);
-  return len;
-}
-size_t curl_header(char* data, size_t size, size_t n, void* user) {
-  auto* headers = static_cast<std::vector<std::pair<std::string, std::string>>*>(user);
-  std::string line(data, size * n);
-  size_t colon = line.find(':');
-  if (colon != std::string::npos)
-    headers->emplace_back(ascii_lower(ascii_trim(line.substr(0, colon))),
-                          std::string(ascii_trim(line.substr(colon + 1))));
-  return size * n;
-}
-}  // namespace
-
+// The metadata server speaks plain HTTP on a link-local address; HttpClient reaches it directly, never through a
+// proxy. One attempt, no redirects, within the request's total_timeout (3 s by default): a machine without one must
+// not wait for retries.
 HttpResponse metadata_http_get(const HttpRequest& request) {
-  CURL* curl = curl_easy_init();
-  if (!curl) throw Error("cannot initialise libcurl");
-  HttpResponse resp;
-  curl_slist* headers = nullptr;
-  for (const auto& [k, v] : request.headers) headers = curl_slist_append(headers, (k + ": " + v).c_str());
-  long timeout_ms = request.total_timeout ? static_cast<long>(request.total_timeout->count() * 1000) : 3000;
-  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
-  curl_easy_setopt(curl, CURLOPT_PROXY, "");
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, curl_write);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &resp.body);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, curl_header);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &resp.headers);
-  CURLcode rc = curl_easy_perform(curl);
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp.status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(curl);
-  if (rc != CURLE_OK)
-    throw Error("the metadata server at " + endpoint_label(request.url) + " did not answer: " + curl_easy_strerror(rc));
-  resp.url = request.url;
-  return resp;
+  HttpOptions options;
+  options.insecure_hosts = {split_url(request.url).authority};
+  options.max_attempts = 1;
+  HttpClient client(std::move(options));
+  HttpRequest once = request;
+  once.follow_redirects = false;
+  once.max_response_bytes = 1u << 20;
+  if (!once.total_timeout) once.total_timeout = std::chrono::seconds(3);
+  return client.send(once);  // its errors name the host, the cause and what to check
 }
 
 // ---- GoogleCredentials ----------------------------------------------------------------------------------------------
