@@ -1,13 +1,6 @@
 #include "builder/build.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <ctime>
-#include <ostream>
 
 #include <nlohmann/json.hpp>
 
@@ -44,41 +37,6 @@ using layers::FileEntry;
 using layers::PathInfo;
 using layers::RootfsIndex;
 using nlohmann::json;
-
-namespace {
-
-// <temp>/trainpack-cache-<uid>, created 0700; one that another user owns is refused (it could be planted).
-fs::path temp_cache_dir() {
-  fs::path dir = fs::temp_directory_path() / ("trainpack-cache-" + std::to_string(::geteuid()));
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-    throw Error("cannot create the cache directory " + dir.string() + ": " + std::strerror(errno),
-                "pass --cache-dir=DIR or set TRAINPACK_CACHE_DIR to a writable directory");
-  struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
-    throw Error(dir.string() + " is not a directory of this user, so it is not used as the cache",
-                "pass --cache-dir=DIR or set TRAINPACK_CACHE_DIR to a writable directory");
-  return dir;
-}
-
-}  // namespace
-
-fs::path default_cache_dir(std::ostream* note) {
-  if (const char* d = std::getenv("TRAINPACK_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "trainpack";
-  const char* h = std::getenv("HOME");
-  if (h == nullptr || *h == '\0') return temp_cache_dir();
-  // ~/.cache/trainpack, unless HOME is not writable (a container run as an arbitrary user gets HOME=/).
-  fs::path dir = fs::path(h) / ".cache" / "trainpack";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (!ec && ::access(dir.c_str(), W_OK | X_OK) == 0) return dir;
-  if (!ec) ec = std::error_code(errno, std::generic_category());
-  fs::path fallback = temp_cache_dir();
-  if (note != nullptr)
-    *note << "trainpack: cannot use the cache directory " << dir.string() << " (" << ec.message() << "); using "
-          << fallback.string() << " (--cache-dir or TRAINPACK_CACHE_DIR choose another)\n";
-  return fallback;
-}
 
 namespace {
 

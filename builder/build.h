@@ -135,9 +135,4 @@ std::shared_ptr<const image::Image> open_image(const transports::ImageLocation& 
                                                registry::Registries* registries, bool platform_required = false,
                                                registry::BlobFetchProgress on_fetch = {});
 
-// The default cache directory: $TRAINPACK_CACHE_DIR, else $XDG_CACHE_HOME/trainpack, else ~/.cache/trainpack
-// (created here). Without HOME, or when ~/.cache/trainpack cannot be created or written (a container run as an
-// arbitrary user has HOME=/), <temp>/trainpack-cache-<uid> (0700, this user's), said on `note` when HOME was set.
-std::filesystem::path default_cache_dir(std::ostream* note = nullptr);
-
 }  // namespace trainpack::builder

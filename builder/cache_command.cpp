@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "builder/build.h"
+#include "store/cache_dir.h"
 #include "store/cache_prune.h"
 #include "support/error.h"
 #include "support/human.h"
@@ -31,7 +32,8 @@ struct CacheFlags {
 };
 
 fs::path cache_root(const CacheFlags& f) {
-  return fs::absolute(f.cache_dir.empty() ? default_cache_dir(&std::cerr) : fs::path(f.cache_dir)).lexically_normal();
+  fs::path dir = f.cache_dir.empty() ? store::default_cache_dir(&std::cerr) : fs::path(f.cache_dir);
+  return fs::absolute(dir).lexically_normal();
 }
 
 std::uint64_t effective_cap(const fs::path& root) {

@@ -263,7 +263,7 @@ BuildRequest request_for(const LocalRunSpec& spec, const BuildFlags& bf) {
   if (!req.base_location.path.empty()) req.base_location.path = fs::absolute(req.base_location.path).lexically_normal();
   if (spec.builds_image()) req.steps = plan_steps(plan_input(spec));
   // Absolute from the start: parts of a build change directory (the runc unpacker) and must still find it.
-  fs::path cache = bf.cache_dir.empty() ? default_cache_dir(&std::cerr) : fs::path(bf.cache_dir);
+  fs::path cache = bf.cache_dir.empty() ? store::default_cache_dir(&std::cerr) : fs::path(bf.cache_dir);
   req.cache_dir = fs::absolute(cache).lexically_normal();
   req.cache_max_size = cache_cap_setting(bf.cache_max_size);
   if (!bf.cache_repo.empty()) req.cache_repo = parse_cache_repo(bf.cache_repo);
@@ -711,7 +711,7 @@ void run_sbom(const SbomFlags& f) {
                      "leave out one of --generate and --all");
   transports::ImageLocation location = transports::parse_image_location_or_throw(f.image, "IMAGE", true);
   Network network = make_network(f.network);
-  fs::path cache = fs::absolute(f.network.cache_dir.empty() ? default_cache_dir(&std::cerr)
+  fs::path cache = fs::absolute(f.network.cache_dir.empty() ? store::default_cache_dir(&std::cerr)
                                                             : fs::path(f.network.cache_dir));
   store::CacheDir cache_dir(cache);
   const store::BlobStore& store = cache_dir.blobs();

@@ -27,6 +27,7 @@
 // Prune keeps every entry used since the oldest process in users/ started: what a running build holds stays.
 #include <cstdint>
 #include <filesystem>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -75,6 +76,11 @@ enum class CacheAccess {
   kUse,      // a build, local-run, sbom: a missing or empty directory is made a cache
   kInspect,  // cache du and prune: the directory must be a cache; nothing is made but this process's registration
 };
+
+// The default cache directory: $TRAINPACK_CACHE_DIR, else $XDG_CACHE_HOME/trainpack, else ~/.cache/trainpack
+// (created here). Without HOME, or when ~/.cache/trainpack cannot be created or written (a container run as an
+// arbitrary user has HOME=/), <temp>/trainpack-cache-<uid> (0700, this user's), said on `note` when HOME was set.
+std::filesystem::path default_cache_dir(std::ostream* note = nullptr);
 
 // Whether `dir` is missing or empty (temporary names aside): no cache yet, and nothing else either.
 bool is_missing_or_empty(const std::filesystem::path& dir);

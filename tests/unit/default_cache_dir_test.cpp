@@ -1,4 +1,4 @@
-// builder::default_cache_dir: the variables it reads, and the per-user temp directory it falls back to when HOME
+// store::default_cache_dir: the variables it reads, and the per-user temp directory it falls back to when HOME
 // cannot hold ~/.cache/trainpack (a container run with --user UID:GID gets HOME=/, which only root may write).
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,14 +10,14 @@
 #include <sstream>
 #include <string>
 
-#include "builder/build.h"
+#include "store/cache_dir.h"
 #include "support/fs.h"
 #include "tests/env_guard.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using trainpack::builder::default_cache_dir;
+using trainpack::store::default_cache_dir;
 using trainpack::testing::EnvGuard;
 
 fs::path temp_cache() { return fs::temp_directory_path() / ("trainpack-cache-" + std::to_string(::geteuid())); }
