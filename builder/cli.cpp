@@ -32,6 +32,7 @@
 #include "net/google_credentials.h"
 #include "net/http_client.h"
 #include "net/url.h"
+#include "registry/reference.h"
 #include "registry/registries.h"
 #include "store/cache_dir.h"
 #include "transports/oci_layout.h"
@@ -61,20 +62,12 @@ PlanInput plan_input(const LocalRunSpec& spec) {
   return in;
 }
 
-// Whether an image name starts with a registry host ("host.domain/...", "host:port/...", "localhost/...").
-bool names_registry_host(const std::string& image) {
-  auto slash = image.find('/');
-  if (slash == std::string::npos) return false;
-  std::string first = image.substr(0, slash);
-  return first.find('.') != std::string::npos || first.find(':') != std::string::npos || first == "localhost";
-}
-
-// The tag of an image name ("host:5000/a/b:tag" → "tag"), or "latest".
-std::string tag_of(const std::string& image) {
-  auto slash = image.rfind('/');
-  auto colon = image.rfind(':');
-  if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) return "latest";
-  return image.substr(colon + 1);
+// The tag an OCI layout output gets when its location names none: --output-image-uri's ("latest" when that names
+// none, names a digest, or was generated).
+std::string oci_tag_for(const LocalRunSpec& spec) {
+  if (spec.output_image_generated) return "latest";
+  std::string tag = registry::Reference::parse(spec.output_image).tag;
+  return tag.empty() ? "latest" : tag;
 }
 
 struct BuildFlags {
@@ -376,7 +369,7 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
   std::vector<std::string> outputs = bf.outputs;
   if (outputs.empty()) {
     // gcloud's --output-image-uri names where the image goes; with a registry host in it, that means a push.
-    if (spec.output_image_generated || !names_registry_host(spec.output_image))
+    if (spec.output_image_generated || !registry::starts_with_registry(spec.output_image))
       throw Error("nowhere to put the image: no --output, and no --output-image-uri naming a registry",
                   "pass --output-image-uri=REGISTRY/REPOSITORY:TAG to push, or --output=oci:DIR or "
                   "--output=docker-archive:FILE");
@@ -385,8 +378,7 @@ void run_build_command(const LocalRunFlags& flags, const BuildFlags& bf, JobSpec
   for (const auto& o : outputs) {
     transports::ImageLocation loc = transports::parse_image_location_or_throw(o, "--output");
     if (loc.ref.empty()) {
-      loc.ref = loc.transport == "oci" ? (spec.output_image_generated ? "latest" : tag_of(spec.output_image))
-                                       : spec.output_image;
+      loc.ref = loc.transport == "oci" ? oci_tag_for(spec) : spec.output_image;
       if (loc.transport == "oci") req.outputs_without_attachments.insert(loc.str());
     }
     req.outputs.push_back(loc);

@@ -140,24 +140,27 @@ constexpr const char* kFormatHint =
   throw Error(mask_userinfo("invalid image reference \"" + std::string(text) + "\": " + why), std::move(hint));
 }
 
+}  // namespace
+
+bool starts_with_registry(std::string_view name) {
+  std::size_t slash = name.find('/');
+  if (slash == std::string_view::npos) return false;
+  std::string_view first = name.substr(0, slash);
+  return first == "localhost" || first.find_first_of(".:") != std::string_view::npos || ascii_lower(first) != first;
+}
+
+namespace {
+
 // splitDockerDomain: the registry part and the rest.
 std::pair<std::string, std::string> split_docker_domain(std::string_view name) {
   std::string domain, remainder;
-  std::size_t slash = name.find('/');
-  if (slash == std::string_view::npos) {
+  if (starts_with_registry(name)) {
+    std::size_t slash = name.find('/');
+    domain = std::string(name.substr(0, slash));
+    remainder = std::string(name.substr(slash + 1));
+  } else {
     domain = kDefaultDomain;
     remainder = std::string(name);
-  } else {
-    std::string_view first = name.substr(0, slash);
-    bool is_domain = first == "localhost" || first.find_first_of(".:") != std::string_view::npos ||
-                     ascii_lower(first) != first;
-    if (is_domain) {
-      domain = std::string(first);
-      remainder = std::string(name.substr(slash + 1));
-    } else {
-      domain = kDefaultDomain;
-      remainder = std::string(name);
-    }
   }
   if (domain == kLegacyDefaultDomain) domain = kDefaultDomain;
   if (domain == kDefaultDomain && remainder.find('/') == std::string::npos) remainder = kOfficialRepoPrefix + remainder;

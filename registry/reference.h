@@ -30,6 +30,10 @@ struct Reference {
 // Whether `tag` is a tag of the distribution spec's grammar ([a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}).
 bool is_valid_tag(std::string_view tag);
 
+// Whether the name begins with its registry ("host.domain/…", "host:port/…", "localhost/…"), by Docker's rule for
+// splitting one off; "python:3.11" and "team/app" do not (they are Docker Hub's).
+bool starts_with_registry(std::string_view name);
+
 // True when `text` names a registry image rather than a local location ("oci:…", "docker-archive:…").
 bool is_registry_reference(std::string_view text);
 

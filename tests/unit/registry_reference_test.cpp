@@ -8,6 +8,7 @@
 
 using trainpack::registry::is_registry_reference;
 using trainpack::registry::Reference;
+using trainpack::registry::starts_with_registry;
 
 namespace {
 
@@ -236,4 +237,14 @@ TEST(ReferenceParse, RegistryReferenceVersusLocalLocations) {
   EXPECT_TRUE(is_registry_reference("localhost:5000/x"));
   EXPECT_TRUE(is_registry_reference("us-docker.pkg.dev/p/r/i:tag"));
   EXPECT_TRUE(is_registry_reference("ocifoo/bar"));
+}
+
+// Docker's splitDockerDomain rule: the first component is the registry when it has "." or ":", is "localhost", or
+// has an uppercase letter.
+TEST(ReferenceParse, StartsWithRegistryOnlyWhenTheFirstComponentIsAHost) {
+  for (const char* named :
+       {"localhost/x", "localhost:5000/x", "127.0.0.1:5000/a/b:v1", "us-docker.pkg.dev/p/r/i", "gcr.io/p/i", "Reg/x"})
+    EXPECT_TRUE(starts_with_registry(named)) << named;
+  for (const char* hub : {"python", "python:3.11", "team/app", "team/app:v1", "library/ubuntu", "localhostx/y"})
+    EXPECT_FALSE(starts_with_registry(hub)) << hub;
 }
