@@ -13,6 +13,7 @@
 #include "image/digest.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "tests/unit/error_of.h"
 
 namespace trainpack::test_support {
 
@@ -27,16 +28,6 @@ inline void write_aged(const std::filesystem::path& path, const std::string& byt
   std::filesystem::create_directories(path.parent_path());
   trainpack::write_file_atomic(path, bytes);
   age(path, seconds);
-}
-
-// What `f` throws as an Error, or "(no error)".
-inline std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 // Every path below `dir`, with its size for files: what a refused open must leave as it was.

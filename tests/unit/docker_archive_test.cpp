@@ -14,6 +14,7 @@
 #include "transports/oci_layout.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "tests/unit/error_of.h"
 
 namespace fs = std::filesystem;
 using namespace trainpack::image;
@@ -61,17 +62,6 @@ std::vector<ArchiveEntry> list_tar(const fs::path& file) {
   }
   archive_read_free(a);
   return out;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("NOT A trainpack::Error: ") + e.what();
-  }
-  return "no error";
 }
 
 void write_bytes(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }

@@ -7,6 +7,9 @@
 #include <functional>
 
 #include "support/error.h"
+#include "tests/unit/error_of.h"
+
+using trainpack::test_support::error_of;
 
 namespace {
 
@@ -21,15 +24,6 @@ json manifest_json() {
           {"config",
            {{"mediaType", "application/vnd.oci.image.config.v1+json"}, {"digest", kConfigDigest}, {"size", 2}}},
           {"layers", json::array()}};
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const trainpack::Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(ImageMetadata, ManifestWithMembersOfTheWrongTypeIsMalformed) {

@@ -11,9 +11,12 @@
 #include "python/version.h"
 #include "support/error.h"
 #include "transports/docker_archive.h"
+#include "tests/unit/error_of.h"
 
 using trainpack::Error;
 using namespace trainpack::python;
+
+using trainpack::test_support::error_of;
 
 namespace {
 
@@ -29,15 +32,6 @@ std::string long_marker(size_t size) {
   std::string m = "os_name == \"posix\"";
   while (m.size() < size) m += " and os_name == \"posix\"";
   return m;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 RequirementsEnv no_files() {

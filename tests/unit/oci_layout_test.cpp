@@ -11,6 +11,7 @@
 #include "image/media_types.h"
 #include "support/error.h"
 #include "support/fs.h"
+#include "tests/unit/error_of.h"
 
 namespace fs = std::filesystem;
 using namespace trainpack::image;
@@ -24,17 +25,6 @@ namespace {
 
 const Platform kAmd64 = Platform::parse("linux/amd64");
 const Platform kArm64 = Platform::parse("linux/arm64");
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("NOT A trainpack::Error: ") + e.what();
-  }
-  return "no error";
-}
 
 class OciLayoutTest : public ::testing::Test {
  protected:
@@ -136,7 +126,7 @@ TEST_F(OciLayoutTest, ConcurrentWritersKeepEveryTag) {
         errors[i] = error_of([&] { write_oci_layout(*a.image, out, "t" + std::to_string(i), nullptr); });
       });
     for (auto& t : threads) t.join();
-    for (const auto& e : errors) EXPECT_EQ(e, "no error");
+    for (const auto& e : errors) EXPECT_EQ(e, kNoError);
     for (int i = 0; i < kWriters; ++i)
       EXPECT_EQ(open_oci_layout(out, "t" + std::to_string(i), kAmd64)->manifest_digest(), a.image->manifest_digest());
   }

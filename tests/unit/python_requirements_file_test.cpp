@@ -10,11 +10,15 @@
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/text.h"
+#include "tests/unit/error_of.h"
 
 using nlohmann::json;
 using trainpack::Error;
 using namespace trainpack::python;
 namespace fs = std::filesystem;
+
+using trainpack::test_support::error_of;
+using trainpack::test_support::kNoError;
 
 namespace {
 
@@ -39,15 +43,6 @@ RequirementsEnv cases_env(const json& vars) {
   };
   env.path_exists = [](const std::string& path) { return fs::exists(host_path(path)); };
   return env;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 // The part of pip's message we reproduce: optparse's "error: ..." line, else the first line without
@@ -92,7 +87,7 @@ TEST(PythonRequirementsFile, VectorsFromPip) {
         continue;
       }
       std::string mine = error_of([&] { parse_requirements_file(file, env); });
-      ASSERT_FALSE(mine.empty()) << "pip: " << pip_error;
+      ASSERT_NE(mine, kNoError) << "pip: " << pip_error;
       EXPECT_NE(mine.find(file), std::string::npos) << mine;
       if (pip_error != "RecursionError" && pip_error.rfind("InvalidMarker", 0) != 0) {
         EXPECT_NE(mine.find(pip_reason(pip_error)), std::string::npos) << mine << "\npip: " << pip_error;

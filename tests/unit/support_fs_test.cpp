@@ -19,21 +19,11 @@
 
 #include "context/dockerignore.h"
 #include "support/error.h"
+#include "tests/unit/error_of.h"
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const trainpack::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-}  // namespace
+using trainpack::test_support::error_of;
 
 TEST(SupportFs, AFifoIsRefusedAtOnceNotWaitedOn) {
   trainpack::ScopedDir dir(trainpack::make_temp_dir("", "tp-fs-"));
