@@ -15,6 +15,7 @@
 
 #include "tests/integration/test_support.h"
 #include "tests/integration/test_wheels.h"
+#include "tests/pid_files.h"
 
 using namespace trainpack::testing;
 namespace fs = std::filesystem;
@@ -56,15 +57,6 @@ fs::path pid_dir(const fs::path& work) {
   EXPECT_EQ(::chmod(dir.c_str(), 01777), 0);
   return dir;
 }
-
-std::vector<pid_t> pids_in(const fs::path& file) {
-  std::vector<pid_t> pids;
-  std::ifstream in(file);
-  for (long pid; in >> pid;) pids.push_back(static_cast<pid_t>(pid));
-  return pids;
-}
-
-bool alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
 
 // The work directory, readable by a build that runs as an unprivileged user.
 void open_to_builds(const fs::path& work) { ASSERT_EQ(::chmod(work.c_str(), 0755), 0); }

@@ -12,10 +12,14 @@
 #include <string>
 #include <thread>
 
+#include "tests/pid_files.h"
+
 using trainpack::find_program;
 using trainpack::lower_this_thread_priority;
 using trainpack::ProcessOptions;
 using trainpack::run_process;
+using trainpack::testing::alive;
+using trainpack::testing::pids_in;
 using namespace std::chrono_literals;
 
 TEST(Process, PassesInputAndCollectsOutputsAndStatus) {
@@ -47,16 +51,6 @@ TEST(Process, TimeoutKillsAndMissingProgramIs127) {
 }
 
 namespace {
-
-// The pids listed in `file`, one a line (written by the processes a confined program started).
-std::vector<pid_t> pids_in(const std::filesystem::path& file) {
-  std::vector<pid_t> pids;
-  std::ifstream in(file);
-  for (long pid; in >> pid;) pids.push_back(static_cast<pid_t>(pid));
-  return pids;
-}
-
-bool alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
 
 // A shell line that starts a daemon as daemons start (fork, setsid, fork again) which writes its pid to `file` and
 // sleeps, keeping the program's stdout and stderr open; it waits until the pid is written.
