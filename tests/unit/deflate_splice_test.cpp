@@ -3,28 +3,17 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
-#include <random>
 #include <string>
 
 #include "layers/gzip_encoder.h"
 #include "support/error.h"
 #include "tests/unit/inflate_for_tests.h"
+#include "tests/unit/sample_bytes.h"
 
 namespace trainpack::layers {
 namespace {
 
-std::string sample(std::size_t size, unsigned seed) {
-  std::mt19937 random(seed);
-  std::string out;
-  while (out.size() < size) {
-    if (random() % 3 == 0)
-      for (int i = 0; i < 300; ++i) out.push_back(static_cast<char>(random()));
-    else
-      out += "def f" + std::to_string(random() % 500) + "(x):\n    return x * 2\n";
-  }
-  out.resize(size);
-  return out;
-}
+using test_support::mixed_bytes;
 
 // Raw deflate as a zip writer would make it; full_flush_at puts a byte-aligned flush point mid-stream.
 std::string raw_deflate(const std::string& plain, int level, int strategy, std::size_t full_flush_at = 0) {
@@ -69,7 +58,7 @@ TEST(DeflateSplicer, EveryKindOfStreamBecomesANonFinalByteAlignedPrefix) {
                  Case{300000, 6, Z_DEFAULT_STRATEGY, 0}, Case{300000, 1, Z_DEFAULT_STRATEGY, 100000},
                  Case{200000, 0, Z_DEFAULT_STRATEGY, 0}, Case{100000, 9, Z_FIXED, 0},
                  Case{100000, 6, Z_HUFFMAN_ONLY, 5}}) {
-    std::string plain = sample(c.size, static_cast<unsigned>(c.size + c.level));
+    std::string plain = mixed_bytes(c.size, static_cast<unsigned>(c.size + c.level), 300);
     std::string deflated = raw_deflate(plain, c.level, c.strategy, c.flush_at);
     for (std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{65536}}) {
       if (piece == 1 && c.size > 100000) continue;  // byte by byte is slow; small streams cover it
@@ -92,7 +81,7 @@ TEST(DeflateSplicer, EveryKindOfStreamBecomesANonFinalByteAlignedPrefix) {
 }
 
 TEST(DeflateSplicer, BadStreamsAreErrors) {
-  std::string deflated = raw_deflate(sample(50000, 3), 6, Z_DEFAULT_STRATEGY);
+  std::string deflated = raw_deflate(mixed_bytes(50000, 3, 300), 6, Z_DEFAULT_STRATEGY);
   auto ignore = [](const char*, std::size_t) {};
   DeflateSplicer truncated(ignore, ignore);
   truncated.write(deflated.data(), deflated.size() / 2);
@@ -104,7 +93,8 @@ TEST(DeflateSplicer, BadStreamsAreErrors) {
 }
 
 TEST(DeflateSplicer, ASplicedMemberInsideAGzipLayerReadsBackAndIsTheSameOnAnyThreadCount) {
-  std::string before = sample(200000, 1), member = sample(150000, 2), after = sample(70000, 3);
+  std::string before = mixed_bytes(200000, 1, 300), member = mixed_bytes(150000, 2, 300),
+              after = mixed_bytes(70000, 3, 300);
   Spliced s = splice(raw_deflate(member, 6, Z_DEFAULT_STRATEGY), 4096);
   std::string outputs[2];
   for (unsigned threads : {1u, 2u}) {

@@ -3,31 +3,18 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
-#include <random>
 #include <string>
 
 #include "support/error.h"
 #include "tests/unit/inflate_for_tests.h"
+#include "tests/unit/sample_bytes.h"
 
 namespace trainpack::layers {
 namespace {
 
-constexpr std::size_t kBlock = 64 * 1024;
+using test_support::mixed_bytes;
 
-// Half incompressible, half text, so blocks see both stored and compressed deflate blocks.
-std::string mixed_bytes(std::size_t size) {
-  std::mt19937 random(7);
-  std::string out;
-  out.reserve(size);
-  while (out.size() < size) {
-    if ((out.size() / 10000) % 2 == 0)
-      out.push_back(static_cast<char>(random()));
-    else
-      out += "line " + std::to_string(random() % 1000) + " of some text\n";
-  }
-  out.resize(size);
-  return out;
-}
+constexpr std::size_t kBlock = 64 * 1024;
 
 std::string encode(const std::string& input, GzipOptions options, std::size_t write_size = 4096) {
   std::string out;

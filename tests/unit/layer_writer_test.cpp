@@ -11,13 +11,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <random>
 
 #include "layers/layer_cache.h"
 #include "store/cache_dir.h"
 #include "support/error.h"
 #include "support/fs.h"
 #include "tests/unit/gzip_test_support.h"
+#include "tests/unit/sample_bytes.h"
+#include "tests/unit/wheel_test_support.h"
 
 namespace fs = std::filesystem;
 using namespace trainpack::image;
@@ -26,6 +27,9 @@ using namespace trainpack::store;
 
 namespace {
 
+using trainpack::test_support::mixed_bytes;
+using trainpack::test_support::write_zip;
+using trainpack::test_support::ZipItem;
 using trainpack::testing::gunzip;
 
 struct TarRow {
@@ -217,53 +221,19 @@ TEST_F(LayerWriterTest, CacheHitSkipsWritingAndStampChangeMisses) {
   EXPECT_TRUE(store_->has(c.blob.digest));
 }
 
-namespace {
-
-struct ZipMember {
-  std::string name, bytes;
-  bool deflate = true;
-};
-
-// A zip like a wheel: members deflated by libzip (zlib, as Python's zipfile writes wheels) or stored.
-void write_zip(const fs::path& path, const std::vector<ZipMember>& members) {
-  int err = 0;
-  zip_t* z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
-  ASSERT_NE(z, nullptr);
-  for (const ZipMember& m : members) {
-    zip_source_t* src = zip_source_buffer(z, m.bytes.data(), m.bytes.size(), 0);
-    zip_int64_t index = zip_file_add(z, m.name.c_str(), src, ZIP_FL_ENC_UTF_8);
-    ASSERT_GE(index, 0);
-    zip_set_file_compression(z, static_cast<zip_uint64_t>(index), m.deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 6);
-  }
-  ASSERT_EQ(zip_close(z), 0);
-}
-
-std::string mixed_bytes(std::size_t size, unsigned seed) {
-  std::mt19937 random(seed);
-  std::string out;
-  while (out.size() < size) {
-    out += "def step_" + std::to_string(random() % 1000) + "(x):\n    return x * " + std::to_string(random()) + "\n";
-    for (int i = 0; i < 16; ++i) out += static_cast<char>(random());
-  }
-  out.resize(size);
-  return out;
-}
-
-}  // namespace
-
 // Deflated members of 16 KiB or more are spliced, not recompressed: the tar inside is the same as for the same bytes
 // given inline, the gzip stream is valid, and its bytes depend on neither the number of threads nor the run.
 TEST_F(LayerWriterTest, SplicedWheelMembersGiveTheSameTarAsPlainBytes) {
-  std::vector<ZipMember> members{{"pkg/big.py", mixed_bytes(300 * 1024, 1)},
+  std::vector<ZipItem> members{{"pkg/big.py", mixed_bytes(300 * 1024, 1)},
                                  {"pkg/small.py", mixed_bytes(3000, 2)},
-                                 {"pkg/stored.bin", mixed_bytes(40 * 1024, 3), false},
+                                 {"pkg/stored.bin", mixed_bytes(40 * 1024, 3), 0100644, ZIP_CM_STORE},
                                  {"pkg/zeros.bin", std::string(2 * 1024 * 1024, '\0')}};
   fs::path wheel = dir_ / "pkg-1.0-py3-none-any.whl";
   write_zip(wheel, members);
   FileEntries from_zip{FileEntry::directory("pkg", 0755)}, inline_entries{FileEntry::directory("pkg", 0755)};
   for (std::size_t i = 0; i < members.size(); ++i) {
-    from_zip.push_back(FileEntry::zip_file(members[i].name, wheel, members[i].name, i, members[i].bytes.size()));
-    inline_entries.push_back(FileEntry::inline_file(members[i].name, members[i].bytes));
+    from_zip.push_back(FileEntry::zip_file(members[i].name, wheel, members[i].name, i, members[i].data.size()));
+    inline_entries.push_back(FileEntry::inline_file(members[i].name, members[i].data));
   }
   from_zip.push_back(FileEntry::inline_file("pkg/tail.txt", mixed_bytes(5000, 4)));
   inline_entries.push_back(from_zip.back());
@@ -283,12 +253,12 @@ TEST_F(LayerWriterTest, SplicedWheelMembersGiveTheSameTarAsPlainBytes) {
 // A zstd layer holds the same tar (same diff_id) as a gzip one, wheel members inflated and compressed again, and its
 // bytes do not depend on the number of threads.
 TEST_F(LayerWriterTest, AZstdLayerHoldsTheSameTarAsAGzipOne) {
-  std::vector<ZipMember> members{{"pkg/big.py", mixed_bytes(300 * 1024, 1)}, {"pkg/small.py", mixed_bytes(3000, 2)}};
+  std::vector<ZipItem> members{{"pkg/big.py", mixed_bytes(300 * 1024, 1)}, {"pkg/small.py", mixed_bytes(3000, 2)}};
   fs::path wheel = dir_ / "pkg-1.0-py3-none-any.whl";
   write_zip(wheel, members);
   FileEntries entries{FileEntry::directory("pkg", 0755)};
   for (std::size_t i = 0; i < members.size(); ++i)
-    entries.push_back(FileEntry::zip_file(members[i].name, wheel, members[i].name, i, members[i].bytes.size()));
+    entries.push_back(FileEntry::zip_file(members[i].name, wheel, members[i].name, i, members[i].data.size()));
 
   LayerBlob gzip = write_layer(*store_, entries, {});
   LayerBlob zstd = write_layer(*store_, entries, {.compression = LayerCompression::kZstd, .zstd = {.threads = 1}});
@@ -316,7 +286,7 @@ TEST_F(LayerWriterTest, AZstdLayerHoldsTheSameTarAsAGzipOne) {
   }
   archive_read_free(a);
   EXPECT_EQ(paths, (std::vector<std::string>{"pkg/", "pkg/big.py", "pkg/small.py"}));
-  EXPECT_EQ(big, members[0].bytes);
+  EXPECT_EQ(big, members[0].data);
 
   LayerBlob again = write_layer(*store_, entries, {.compression = LayerCompression::kZstd, .zstd = {.threads = 3}});
   EXPECT_EQ(again.digest, zstd.digest);

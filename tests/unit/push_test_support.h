@@ -4,7 +4,6 @@
 // what push_image is given.
 #include <chrono>
 #include <functional>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,16 +16,9 @@
 #include "support/fs.h"
 #include "tests/unit/fake_registry.h"
 #include "tests/unit/image_test_support.h"
+#include "tests/unit/sample_bytes.h"
 
 namespace trainpack::test_support {
-
-// Bytes gzip cannot shrink, so that a layer of them stays larger than the size below which a blob is sent unasked.
-inline std::string incompressible(std::size_t size) {
-  std::mt19937 random(7);
-  std::string bytes(size, '\0');
-  for (char& c : bytes) c = static_cast<char>(random());
-  return bytes;
-}
 
 // Whether `condition` came true within `limit` (a bound, so that a test whose condition never comes fails instead
 // of hanging).

@@ -8,24 +8,13 @@
 #include <string>
 
 #include "support/error.h"
+#include "tests/unit/sample_bytes.h"
 
 using trainpack::layers::ZstdEncoder;
 using trainpack::layers::ZstdOptions;
+using trainpack::test_support::mixed_bytes;
 
 namespace {
-
-// Text-like bytes that compress, with some noise, long enough to span several of libzstd's jobs.
-std::string mixed_bytes(std::size_t n) {
-  std::string s;
-  s.reserve(n);
-  unsigned x = 12345;
-  while (s.size() < n) {
-    x = x * 1103515245u + 12345u;
-    s += "line " + std::to_string(x % 1000) + (x % 7 == 0 ? std::string(1, static_cast<char>(x >> 24)) : "") + "\n";
-  }
-  s.resize(n);
-  return s;
-}
 
 std::string compress(const std::string& input, ZstdOptions options, std::size_t piece = 100000) {
   std::string out;
