@@ -11,7 +11,9 @@ set -euo pipefail
 arch=$1 dir=$2
 packages=(libisal2 libisal-dev)
 
-versions=$(apt-cache policy "${packages[@]/%/:$arch}" | awk '/^[^ ]/ {name=$1} /Candidate:/ {print name, $2}')
+# The stamp: the packages' versions, and the form this script writes the .pc files in.
+versions=$(apt-cache policy "${packages[@]/%/:$arch}" | awk '/^[^ ]/ {name=$1} /Candidate:/ {print name, $2}'
+           echo "pc prefix: blanks escaped")
 if [[ -f "$dir/.packages" && "$(cat "$dir/.packages")" == "$versions" ]]; then
   exit 0
 fi
@@ -27,7 +29,11 @@ fi
 mkdir "$work/root"
 for deb in "$work"/*.deb; do dpkg-deb -x "$deb" "$work/root"; done
 abs=$(realpath -m "$dir")
-find "$work/root" -name '*.pc' -exec sed -i "s|^prefix=/usr\$|prefix=$abs/usr|" {} +
+# A value of a .pc file is split at blanks unless they are escaped with a backslash (pkg-config prints them escaped,
+# and CMake's FindPkgConfig reads them back whole); then \, & and | escaped again for sed's replacement text.
+pc_prefix=$(printf '%s' "$abs/usr" | sed 's/[[:space:]\\]/\\&/g')
+replacement=$(printf '%s' "$pc_prefix" | sed 's/[\\&|]/\\&/g')
+find "$work/root" -name '*.pc' -exec sed -i "s|^prefix=/usr\$|prefix=$replacement|" {} +
 printf '%s\n' "$versions" > "$work/root/.packages"
 rm -rf "$dir"
 mkdir -p "$(dirname "$abs")"
