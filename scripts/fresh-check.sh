@@ -111,7 +111,7 @@ while IFS= read -r command; do
   fi
 done <<<"$commands"
 
-printf '\nfresh-check.sh: times (%s, %s cores)\n' "$(git -C "$checkout" rev-parse --short HEAD)" "$(nproc)"
+printf '\nfresh-check.sh: times (%s, %s cores)\n' "$(git -C "$root$clone" rev-parse --short HEAD)" "$(nproc)"
 printf '  %s\n' "${times[@]}"
 ((status == 0)) && echo "fresh-check.sh: passed" || echo "fresh-check.sh: FAILED" >&2
 exit "$status"
