@@ -8,13 +8,15 @@
 
 namespace trainpack::test_support {
 
-// Python-like source lines and runs of random bytes in turn, each run up to `max_run` bytes long: deflate and zstd
-// meet both what they compress and what they can only store.
-inline std::string mixed_bytes(std::size_t size, unsigned seed = 7, std::size_t max_run = 10000) {
+// Runs of Python-like source lines and runs of random bytes, each up to `max_run` bytes long, a run of noise with a
+// chance of `noise_percent` in 100: deflate and zstd meet both what they compress and what they can only store.
+inline std::string mixed_bytes(std::size_t size, unsigned seed = 7, std::size_t max_run = 10000,
+                               unsigned noise_percent = 50) {
   std::mt19937 random(seed);
   std::string out;
   out.reserve(size + 64);
-  for (bool noise = true; out.size() < size; noise = !noise) {
+  while (out.size() < size) {
+    const bool noise = random() % 100 < noise_percent;
     const std::size_t run_end = out.size() + 1 + random() % max_run;
     while (out.size() < run_end) {
       if (noise)
