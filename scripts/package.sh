@@ -102,9 +102,11 @@ interp=$(patchelf --print-interpreter "$build_dir/trainpack")
 loader=$(basename "$interp")
 # What ldd prints, from the binary's own loader (of its architecture: ldd runs only this machine's).
 loaded=$("${run[@]}" "$interp" ${prefix_libs:+--library-path "$prefix_libs"} --list "$build_dir/trainpack")
-libs=$(awk '$2 == "=>" && $3 ~ /^\// {print $3}' <<<"$loaded")
-nss=$(dirname "$(awk '$1 ~ /^libc\.so/ {print $3}' <<<"$loaded")")/libnss_compat.so.2
-for path in $libs "$nss" "$interp"; do
+# "NAME => PATH (0xADDRESS)" lines; PATH may hold blanks (a cross prefix under the checkout).
+mapfile -t libs < <(sed -n 's/^[[:space:]]*[^[:space:]]* => \(\/.*\) (0x[0-9a-f]*)$/\1/p' <<<"$loaded")
+nss=$(dirname "$(sed -n 's/^[[:space:]]*libc\.so[^[:space:]]* => \(\/.*\) (0x[0-9a-f]*)$/\1/p' <<<"$loaded")")
+nss+=/libnss_compat.so.2
+for path in "${libs[@]}" "$nss" "$interp"; do
   soname=$(basename "$path")
   cp -L "$path" "$top/lib/$soname"
   chmod 755 "$top/lib/$soname"
