@@ -29,62 +29,62 @@ std::set<std::string> normalized_extras(const std::set<std::string>& extras) {
   return out;
 }
 
-enum class CandKind { index, installed, python };
+enum class CandidateKind { index, installed, python };
 
-struct Req;
+struct ResolverRequirement;
 
-struct Cand {
-  CandKind kind = CandKind::index;
+struct Candidate {
+  CandidateKind kind = CandidateKind::index;
   std::string id;    // resolver identifier: name, name[extras] or kPythonId
   std::string name;  // canonical project name
   std::set<std::string> extras;
   Version version;
   const CandidateInfo* file = nullptr;       // index candidates
   const InstalledDist* installed = nullptr;  // installed candidates
-  const Cand* base = nullptr;                // extras candidates
+  const Candidate* base = nullptr;                // extras candidates
   // pip's template InstallRequirement: the requirement whose lookup created the candidate, and its parent.
-  const Req* template_req = nullptr;
-  const Cand* template_parent = nullptr;
+  const ResolverRequirement* template_req = nullptr;
+  const Candidate* template_parent = nullptr;
 };
 
-enum class ReqKind { specifier, explicit_candidate, requires_python };
+enum class RequirementKind { specifier, explicit_candidate, requires_python };
 
-struct Req {
-  ReqKind kind = ReqKind::specifier;
+struct ResolverRequirement {
+  RequirementKind kind = RequirementKind::specifier;
   std::string id;
   std::string name;
   std::set<std::string> extras;
   std::optional<Requirement> req;  // specifier requirements
   SpecifierSet spec;               // specifier and Requires-Python requirements
   std::string spec_text;           // str(SpecifierSet)
-  const Cand* candidate = nullptr; // explicit requirements
+  const Candidate* candidate = nullptr; // explicit requirements
   std::string display;             // pip's format_for_error
 };
 
 struct Info {
-  const Req* requirement = nullptr;
-  const Cand* parent = nullptr;
+  const ResolverRequirement* requirement = nullptr;
+  const Candidate* parent = nullptr;
 };
 
 struct Criterion {
-  std::vector<const Cand*> candidates;
+  std::vector<const Candidate*> candidates;
   std::vector<Info> information;
-  std::vector<const Cand*> incompatibilities;
+  std::vector<const Candidate*> incompatibilities;
 };
 using CritPtr = std::shared_ptr<const Criterion>;
 using Criteria = std::map<std::string, CritPtr>;
 
 struct State {
-  std::vector<std::pair<std::string, const Cand*>> mapping;  // insertion ordered: the last pin is at the back
-  std::map<std::string, const Cand*> pins;                   // the same pins, for lookups
+  std::vector<std::pair<std::string, const Candidate*>> mapping;  // insertion ordered: the last pin is at the back
+  std::map<std::string, const Candidate*> pins;                   // the same pins, for lookups
   Criteria criteria;
   std::vector<Info> backtrack_causes;
 
-  const Cand* pin(const std::string& name) const {
+  const Candidate* pin(const std::string& name) const {
     auto it = pins.find(name);
     return it == pins.end() ? nullptr : it->second;
   }
-  void set_pin(const std::string& name, const Cand* c) {
+  void set_pin(const std::string& name, const Candidate* c) {
     if (pins.count(name)) std::erase_if(mapping, [&](const auto& p) { return p.first == name; });
     mapping.emplace_back(name, c);
     pins[name] = c;
@@ -116,6 +116,10 @@ struct Preference {
   auto operator<=>(const Preference&) const = default;
 };
 
+bool matches_all(const std::vector<Specifier>& specs, const Version& v) {
+  return std::all_of(specs.begin(), specs.end(), [&v](const Specifier& s) { return s.matches(v); });
+}
+
 // packaging 21.3's Specifier.prereleases (what pip <= 25 consults): only ==, >=, <=, ~=, === on a pre-release.
 bool spec_requests_prerelease_pip23(const Specifier& s) {
   const std::string& op = s.op();
@@ -141,7 +145,7 @@ class Resolver {
     python_version_ = Version::parse(std::to_string(py->major()) + "." + std::to_string(py->minor()) + "." +
                                      std::to_string(py->micro()));
     python_cand_ = new_cand();
-    python_cand_->kind = CandKind::python;
+    python_cand_->kind = CandidateKind::python;
     python_cand_->id = python_cand_->name = kPythonId;
     python_cand_->version = python_version_;
     for (const auto& dist : options.installed) installed_[canonicalize_name(dist.name)] = &dist;
@@ -151,12 +155,12 @@ class Resolver {
 
  private:
   // ---- candidates and requirements (pip's factory) ----
-  Cand* new_cand() {
-    cands_.push_back(std::make_unique<Cand>());
+  Candidate* new_cand() {
+    cands_.push_back(std::make_unique<Candidate>());
     return cands_.back().get();
   }
-  Req* new_req() {
-    reqs_.push_back(std::make_unique<Req>());
+  ResolverRequirement* new_req() {
+    reqs_.push_back(std::make_unique<ResolverRequirement>());
     return reqs_.back().get();
   }
   void log(const std::string& line) const {
@@ -175,12 +179,12 @@ class Resolver {
     }
     return false;
   }
-  const Req* make_specifier_req(const Requirement& r) {
+  const ResolverRequirement* make_specifier_req(const Requirement& r) {
     if (!r.url.empty())
       throw Error("direct URL requirement '" + r.str() + "' is not supported by the resolver",
                   "download the file and pass it as a local path, or publish it to an index");
-    Req* q = new_req();
-    q->kind = ReqKind::specifier;
+    ResolverRequirement* q = new_req();
+    q->kind = RequirementKind::specifier;
     q->name = canonicalize_name(r.name);
     q->extras = normalized_extras(r.extras);
     q->id = identifier_for(q->name, q->extras);
@@ -190,18 +194,18 @@ class Resolver {
     q->display = r.str();
     return q;
   }
-  const Req* make_explicit_req(const Cand* c) {
+  const ResolverRequirement* make_explicit_req(const Candidate* c) {
     auto it = explicit_reqs_.find(c);
     if (it != explicit_reqs_.end()) return it->second;
-    Req* q = new_req();
-    q->kind = ReqKind::explicit_candidate;
+    ResolverRequirement* q = new_req();
+    q->kind = RequirementKind::explicit_candidate;
     q->id = q->name = c->id;
     q->candidate = c;
     q->display = c->name + "==" + c->version.str();
     explicit_reqs_[c] = q;
     return q;
   }
-  const Req* make_requires_python_req(const std::string& text, const Cand* parent) {
+  const ResolverRequirement* make_requires_python_req(const std::string& text, const Candidate* parent) {
     SpecifierSet spec;
     try {
       spec = SpecifierSet(text);
@@ -210,20 +214,21 @@ class Resolver {
       return nullptr;
     }
     if (spec.str().empty()) return nullptr;
-    Req* q = new_req();
-    q->kind = ReqKind::requires_python;
+    ResolverRequirement* q = new_req();
+    q->kind = RequirementKind::requires_python;
     q->id = q->name = kPythonId;
     q->spec = spec;
     q->spec_text = spec.str();
     q->display = "Python " + spec.str();
     return q;
   }
-  const Cand* extras_cand(const Cand* base, const std::set<std::string>& extras) {
+  const Candidate* extras_cand(const Candidate* base, const std::set<std::string>& extras) {
     if (extras.empty()) return base;
-    std::string key = "E|" + identifier_for(base->name, extras) + "|" + std::to_string(reinterpret_cast<uintptr_t>(base));
+    std::string key =
+        "E|" + identifier_for(base->name, extras) + "|" + std::to_string(reinterpret_cast<uintptr_t>(base));
     auto it = cand_cache_.find(key);
     if (it != cand_cache_.end()) return it->second;
-    Cand* c = new_cand();
+    Candidate* c = new_cand();
     *c = *base;
     c->base = base;
     c->extras = extras;
@@ -231,18 +236,19 @@ class Resolver {
     cand_cache_[key] = c;
     return c;
   }
-  const Cand* base_cand(CandKind kind, const std::string& name, const Version& version, const CandidateInfo* file,
-                        const Req* template_req, const Cand* template_parent) {
-    std::string key = (kind == CandKind::installed ? "I|" : "L|") + name + "|" +
+  const Candidate* base_cand(CandidateKind kind, const std::string& name, const Version& version,
+                             const CandidateInfo* file, const ResolverRequirement* template_req,
+                             const Candidate* template_parent) {
+    std::string key = (kind == CandidateKind::installed ? "I|" : "L|") + name + "|" +
                       (file ? std::to_string(reinterpret_cast<uintptr_t>(file)) : version.str());
     auto it = cand_cache_.find(key);
     if (it != cand_cache_.end()) return it->second;
-    Cand* c = new_cand();
+    Candidate* c = new_cand();
     c->kind = kind;
     c->id = c->name = name;
     c->version = version;
     c->file = file;
-    if (kind == CandKind::installed) c->installed = installed_.at(name);
+    if (kind == CandidateKind::installed) c->installed = installed_.at(name);
     c->template_req = template_req;
     c->template_parent = template_parent;
     cand_cache_[key] = c;
@@ -261,11 +267,11 @@ class Resolver {
       return true;  // pip ignores an invalid data-requires-python
     }
   }
-  const CandidateMetadata& metadata_of(const Cand* base) {
+  const CandidateMetadata& metadata_of(const Candidate* base) {
     auto it = metadata_.find(base);
     if (it != metadata_.end()) return it->second;
     CandidateMetadata md;
-    if (base->kind == CandKind::installed) {
+    if (base->kind == CandidateKind::installed) {
       md.requires_dist = base->installed->requires_dist;
       md.provides_extra = base->installed->provides_extra;
     } else {
@@ -274,30 +280,36 @@ class Resolver {
     }
     return metadata_.emplace(base, std::move(md)).first->second;
   }
-  void check_hash_pinned(const Cand* c) const;
+  void check_hash_pinned(const Candidate* c) const;
 
   // pip's Requirement.is_satisfied_by
-  bool satisfied(const Req* r, const Cand* c) const {
+  bool satisfied(const ResolverRequirement* r, const Candidate* c) const {
     switch (r->kind) {
-      case ReqKind::specifier: return r->spec.contains(c->version, true);
-      case ReqKind::explicit_candidate: return r->candidate == c;
-      case ReqKind::requires_python: return r->spec.contains(c->version, true);
+      case RequirementKind::specifier: return r->spec.contains(c->version, true);
+      case RequirementKind::explicit_candidate: return r->candidate == c;
+      case RequirementKind::requires_python: return r->spec.contains(c->version, true);
     }
     return false;
   }
 
-  std::vector<const Req*> requirements_of(const Criteria& criteria, const std::string& id) const {
-    std::vector<const Req*> out;
+  std::vector<const ResolverRequirement*> requirements_of(const Criteria& criteria, const std::string& id) const {
+    std::vector<const ResolverRequirement*> out;
     auto it = criteria.find(id);
     if (it != criteria.end())
       for (const auto& i : it->second->information) out.push_back(i.requirement);
     return out;
   }
-  std::vector<const Cand*> find_matches(const std::string& id, const std::vector<const Req*>& reqs,
-                                        const Criteria& criteria, const std::vector<const Cand*>& incompat);
-  std::vector<const Cand*> found_candidates(const std::string& id, const std::vector<const Req*>& ireqs,
-                                            const Constraint* constraint, const Cand* template_parent,
-                                            const std::vector<const Cand*>& incompat);
+  std::vector<const Candidate*> find_matches(const std::string& id, const std::vector<const ResolverRequirement*>& reqs,
+                                             const Criteria& criteria, const std::vector<const Candidate*>& incompat);
+  std::vector<const Candidate*> found_candidates(const std::string& id,
+                                                 const std::vector<const ResolverRequirement*>& specifier_requirements,
+                                                 const Constraint* constraint, const Candidate* template_parent,
+                                                 const std::vector<const Candidate*>& incompat);
+  std::vector<const CandidateInfo*> index_files(const std::string& name, const std::vector<Specifier>& specs);
+  std::vector<const CandidateInfo*> allowed_versions(const std::vector<const CandidateInfo*>& usable,
+                                                     const std::vector<Specifier>& specs) const;
+  std::vector<const Candidate*> with_installed(const std::string& id, const Candidate* installed,
+                                               const std::vector<const Candidate*>& index) const;
   const Constraint* constraint_for(const std::string& id) const {
     auto it = constraints_.find(id);
     if (it == constraints_.end()) it = constraints_.find(id.substr(0, id.find('[')));
@@ -307,16 +319,17 @@ class Resolver {
     if (opt_.upgrade_strategy == UpgradeStrategy::eager) return true;
     return upgrade_requested_.count(id) || upgrade_requested_.count(id.substr(0, id.find('[')));
   }
-  const std::vector<const Req*>& dependencies(const Cand* c);
-  const Req* make_dependency(const std::string& text, const std::set<std::string>& extras, const Cand* parent);
+  const std::vector<const ResolverRequirement*>& dependencies(const Candidate* c);
+  const ResolverRequirement* make_dependency(const std::string& text, const std::set<std::string>& extras,
+                                             const Candidate* parent);
 
   // ---- resolvelib ----
   State& state() { return states_.back(); }
   void push_new_state() { states_.push_back(states_.back()); }
-  void add_to_criteria(Criteria& criteria, const Req* req, const Cand* parent);
+  void add_to_criteria(Criteria& criteria, const ResolverRequirement* req, const Candidate* parent);
   Preference preference(const std::string& id);
   bool pin_satisfying(const std::string& name, const Criterion& crit) {
-    const Cand* pin = state().pin(name);
+    const Candidate* pin = state().pin(name);
     if (!pin) return false;
     for (const auto& i : crit.information)
       if (!satisfied(i.requirement, pin)) return false;
@@ -324,11 +337,11 @@ class Resolver {
   }
   std::vector<CritPtr> attempt_to_pin(const std::string& name);
   bool backjump(const std::vector<Info>& causes);
-  bool patch_criteria(std::vector<std::pair<std::string, std::vector<const Cand*>>>& incompat_from_broken);
+  bool patch_criteria(std::vector<std::pair<std::string, std::vector<const Candidate*>>>& incompat_from_broken);
   std::vector<std::string> narrow(const std::vector<std::string>& names) const;
   void collect_constraints();
-  std::vector<const Req*> collect_root_requirements();
-  void add_root_requirements(const std::vector<const Req*>& root_reqs);
+  std::vector<const ResolverRequirement*> collect_root_requirements();
+  void add_root_requirements(const std::vector<const ResolverRequirement*>& root_reqs);
   std::string choose_next(const std::vector<std::string>& unsatisfied);
   void backtrack(const std::vector<CritPtr>& failure);
   void drop_invalidated(const std::set<std::string>& satisfied_names);
@@ -341,32 +354,33 @@ class Resolver {
   [[noreturn]] void report_requires_python(const std::vector<Info>& python_causes) const;
   [[noreturn]] void report_no_match(const Info& cause);
   [[noreturn]] void report_conflict(const std::vector<Info>& causes) const;
-  std::string describe_trigger(const Cand* parent) const;
+  std::string describe_trigger(const Candidate* parent) const;
 
   const std::vector<RootRequirement>& roots_;
   const ResolveOptions& opt_;
   CandidateSource& source_;
   Version python_version_;
-  Cand* python_cand_ = nullptr;
+  Candidate* python_cand_ = nullptr;
   std::map<std::string, const InstalledDist*> installed_;
   std::map<std::string, Constraint> constraints_;
   std::map<std::string, int> user_requested_;
   std::map<std::string, int> upgrade_requested_;
-  std::vector<std::unique_ptr<Cand>> cands_;
-  std::vector<std::unique_ptr<Req>> reqs_;
-  std::unordered_map<std::string, const Cand*> cand_cache_;
-  std::unordered_map<const Cand*, const Req*> explicit_reqs_;
+  std::vector<std::unique_ptr<Candidate>> cands_;
+  std::vector<std::unique_ptr<ResolverRequirement>> reqs_;
+  std::unordered_map<std::string, const Candidate*> cand_cache_;
+  std::unordered_map<const Candidate*, const ResolverRequirement*> explicit_reqs_;
   std::map<std::string, std::vector<CandidateInfo>> infos_;
-  std::unordered_map<const Cand*, CandidateMetadata> metadata_;
-  std::unordered_map<const Cand*, std::vector<const Req*>> deps_;
+  std::unordered_map<const Candidate*, CandidateMetadata> metadata_;
+  std::unordered_map<const Candidate*, std::vector<const ResolverRequirement*>> deps_;
   std::vector<State> states_;
-  const Req* adding_req_ = nullptr;  // the requirement add_to_criteria is adding, and its parent (template lookup)
-  const Cand* adding_parent_ = nullptr;
+  // The requirement add_to_criteria is adding, and its parent (template lookup).
+  const ResolverRequirement* adding_req_ = nullptr;
+  const Candidate* adding_parent_ = nullptr;
 };
 
-void Resolver::check_hash_pinned(const Cand* c) const {
+void Resolver::check_hash_pinned(const Candidate* c) const {
   if (!opt_.require_hashes) return;
-  const Req* t = c->template_req;
+  const ResolverRequirement* t = c->template_req;
   if (!t || !t->req) return;
   const auto& items = t->req->specifier_items;
   if (items.size() == 1 && (items[0].first == "==" || items[0].first == "===")) return;
@@ -379,11 +393,15 @@ void Resolver::check_hash_pinned(const Cand* c) const {
 }
 
 // pip's factory.find_candidates.
-std::vector<const Cand*> Resolver::find_matches(const std::string& id, const std::vector<const Req*>& reqs,
-                                                const Criteria& criteria, const std::vector<const Cand*>& incompat) {
-  auto is_incompat = [&](const Cand* c) { return std::find(incompat.begin(), incompat.end(), c) != incompat.end(); };
-  auto all_satisfied = [&](const Cand* c) {
-    for (const Req* r : reqs)
+std::vector<const Candidate*> Resolver::find_matches(const std::string& id,
+                                                     const std::vector<const ResolverRequirement*>& reqs,
+                                                     const Criteria& criteria,
+                                                     const std::vector<const Candidate*>& incompat) {
+  auto is_incompat = [&](const Candidate* c) {
+    return std::find(incompat.begin(), incompat.end(), c) != incompat.end();
+  };
+  auto all_satisfied = [&](const Candidate* c) {
+    for (const ResolverRequirement* r : reqs)
       if (!satisfied(r, c)) return false;
     return true;
   };
@@ -391,14 +409,14 @@ std::vector<const Cand*> Resolver::find_matches(const std::string& id, const std
     if (!is_incompat(python_cand_) && all_satisfied(python_cand_)) return {python_cand_};
     return {};
   }
-  std::vector<const Cand*> explicit_cands;
-  std::vector<const Req*> ireqs;
-  for (const Req* r : reqs) {
-    if (r->kind == ReqKind::explicit_candidate) {
+  std::vector<const Candidate*> explicit_cands;
+  std::vector<const ResolverRequirement*> specifier_requirements;
+  for (const ResolverRequirement* r : reqs) {
+    if (r->kind == RequirementKind::explicit_candidate) {
       if (std::find(explicit_cands.begin(), explicit_cands.end(), r->candidate) == explicit_cands.end())
         explicit_cands.push_back(r->candidate);
-    } else if (r->kind == ReqKind::specifier) {
-      ireqs.push_back(r);
+    } else if (r->kind == RequirementKind::specifier) {
+      specifier_requirements.push_back(r);
     }
   }
   // foo[x] also takes the exact base that some other requirement already fixed for foo.
@@ -412,28 +430,29 @@ std::vector<const Cand*> Resolver::find_matches(const std::string& id, const std
       extras.insert(list.substr(pos, comma - pos));
       pos = comma + 1;
     }
-    for (const Req* r : requirements_of(criteria, base)) {
-      if (r->kind != ReqKind::explicit_candidate) continue;
-      const Cand* c = extras_cand(r->candidate, extras);
-      if (std::find(explicit_cands.begin(), explicit_cands.end(), c) == explicit_cands.end()) explicit_cands.push_back(c);
+    for (const ResolverRequirement* r : requirements_of(criteria, base)) {
+      if (r->kind != RequirementKind::explicit_candidate) continue;
+      const Candidate* c = extras_cand(r->candidate, extras);
+      if (std::find(explicit_cands.begin(), explicit_cands.end(), c) == explicit_cands.end())
+        explicit_cands.push_back(c);
     }
   }
   const Constraint* constraint = constraint_for(id);
   if (explicit_cands.empty()) {
-    if (ireqs.empty()) return {};
+    if (specifier_requirements.empty()) return {};
     // The parent of the template requirement: whoever added the first specifier requirement.
-    const Cand* template_parent = ireqs.front() == adding_req_ ? adding_parent_ : nullptr;
+    const Candidate* template_parent = specifier_requirements.front() == adding_req_ ? adding_parent_ : nullptr;
     auto it = criteria.find(id);
     if (it != criteria.end())
       for (const auto& i : it->second->information)
-        if (i.requirement == ireqs.front()) {
+        if (i.requirement == specifier_requirements.front()) {
           template_parent = i.parent;
           break;
         }
-    return found_candidates(id, ireqs, constraint, template_parent, incompat);
+    return found_candidates(id, specifier_requirements, constraint, template_parent, incompat);
   }
-  std::vector<const Cand*> out;
-  for (const Cand* c : explicit_cands) {
+  std::vector<const Candidate*> out;
+  for (const Candidate* c : explicit_cands) {
     if (is_incompat(c) || !all_satisfied(c)) continue;
     if (constraint) {
       bool ok = std::all_of(constraint->specs.begin(), constraint->specs.end(),
@@ -446,34 +465,43 @@ std::vector<const Cand*> Resolver::find_matches(const std::string& id, const std
 }
 
 // pip's factory._iter_found_candidates + PackageFinder's filtering + found_candidates.FoundCandidates.
-std::vector<const Cand*> Resolver::found_candidates(const std::string& id, const std::vector<const Req*>& ireqs,
-                                                    const Constraint* constraint, const Cand* template_parent,
-                                                    const std::vector<const Cand*>& incompat) {
-  const Req* tmpl = ireqs.front();
-  const std::string& name = tmpl->name;
+std::vector<const Candidate*> Resolver::found_candidates(
+    const std::string& id, const std::vector<const ResolverRequirement*>& specifier_requirements,
+    const Constraint* constraint, const Candidate* template_parent, const std::vector<const Candidate*>& incompat) {
+  const ResolverRequirement* template_requirement = specifier_requirements.front();
+  const std::string& name = template_requirement->name;
   std::set<std::string> extras;
   std::vector<Specifier> specs;
   if (constraint) specs = constraint->specs;
-  for (const Req* r : ireqs) {
+  for (const ResolverRequirement* r : specifier_requirements) {
     extras.insert(r->extras.begin(), r->extras.end());
     specs.insert(specs.end(), r->spec.specifiers().begin(), r->spec.specifiers().end());
   }
-  auto is_incompat = [&](const Cand* c) { return std::find(incompat.begin(), incompat.end(), c) != incompat.end(); };
-  auto matches_all = [&](const Version& v) {
-    return std::all_of(specs.begin(), specs.end(), [&](const Specifier& s) { return s.matches(v); });
+  auto is_incompat = [&](const Candidate* c) {
+    return std::find(incompat.begin(), incompat.end(), c) != incompat.end();
   };
 
-  const Cand* installed = nullptr;
-  if (auto it = installed_.find(name); it != installed_.end() && matches_all(it->second->version)) {
-    const Cand* c = extras_cand(
-        base_cand(CandKind::installed, name, it->second->version, nullptr, tmpl, template_parent), extras);
+  const Candidate* installed = nullptr;
+  if (auto it = installed_.find(name); it != installed_.end() && matches_all(specs, it->second->version)) {
+    const Candidate* c = extras_cand(
+        base_cand(CandidateKind::installed, name, it->second->version, nullptr, template_requirement, template_parent),
+        extras);
     if (!is_incompat(c)) installed = c;
   }
+  std::vector<const Candidate*> index;
+  for (const CandidateInfo* i : index_files(name, specs))
+    index.push_back(extras_cand(
+        base_cand(CandidateKind::index, name, i->version, i, template_requirement, template_parent), extras));
+  std::vector<const Candidate*> out = installed ? with_installed(id, installed, index) : index;
+  std::erase_if(out, is_incompat);
+  return out;
+}
 
-  // PackageFinder: Requires-Python from the index, then the specifier with pip's pre-release policy.
-  const auto& all = infos(name);
+// PackageFinder: the index's files of `name` that `specs` allow (Requires-Python from the index, then the specifier
+// with pip's pre-release policy), best first, one per version, yanked ones as pip's version of PEP 592 keeps them.
+std::vector<const CandidateInfo*> Resolver::index_files(const std::string& name, const std::vector<Specifier>& specs) {
   std::vector<const CandidateInfo*> usable;
-  for (const auto& info : all) {
+  for (const auto& info : infos(name)) {
     if (!index_requires_python_ok(info)) {
       log("Link requires a different Python (" + python_version_.str() + " not in: '" + info.requires_python +
           "'): " + name + " " + info.version.str());
@@ -481,31 +509,7 @@ std::vector<const Cand*> Resolver::found_candidates(const std::string& id, const
     }
     usable.push_back(&info);
   }
-  std::vector<const CandidateInfo*> applicable;
-  if (opt_.prerelease_fallback) {
-    std::vector<std::string> texts;
-    for (const auto& s : specs) texts.push_back(s.str());
-    SpecifierSet set(join(texts, ","));
-    std::vector<Version> versions;
-    for (const auto* i : usable) versions.push_back(i->version);
-    std::vector<Version> filtered = set.filter(versions, opt_.pre ? std::optional<bool>(true) : std::nullopt);
-    std::set<Version> kept(filtered.begin(), filtered.end());
-    for (const auto* i : usable)
-      if (kept.count(i->version)) applicable.push_back(i);
-  } else {
-    bool allow_pre = opt_.pre || std::any_of(specs.begin(), specs.end(), spec_requests_prerelease_pip23);
-    bool any_final = false;
-    for (const auto* i : usable) {
-      if (!matches_all(i->version)) continue;
-      if (i->version.is_prerelease() && !allow_pre) continue;
-      any_final = any_final || !i->version.is_prerelease();
-      applicable.push_back(i);
-    }
-    // packaging 21.3: only a bare name falls back to pre-releases when nothing final is there.
-    if (specs.empty() && !allow_pre && !any_final)
-      for (const auto* i : usable)
-        if (i->version.is_prerelease()) applicable.push_back(i);
-  }
+  std::vector<const CandidateInfo*> applicable = allowed_versions(usable, specs);
   // pip 20.3.0-20.3.1 only ranked yanked files last (the finder's sort key puts yank_value before the version).
   const bool yanked_last = opt_.yanked_rule == YankedRule::ranked_last;
   std::stable_sort(applicable.begin(), applicable.end(), [yanked_last](const CandidateInfo* a, const CandidateInfo* b) {
@@ -527,42 +531,75 @@ std::vector<const Cand*> Resolver::found_candidates(const std::string& id, const
     }
     return i->yanked && !(all_yanked && pinned);
   };
-  std::vector<const Cand*> index;
+  std::vector<const CandidateInfo*> files;
   std::optional<Version> last;  // applicable is sorted: one file per version is the first one seen
   for (const auto* i : applicable) {
     if (skip_yanked(i)) continue;
     if (last && *last == i->version) continue;
     last = i->version;
-    index.push_back(extras_cand(base_cand(CandKind::index, name, i->version, i, tmpl, template_parent), extras));
+    files.push_back(i);
   }
+  return files;
+}
 
-  std::vector<const Cand*> out;
-  if (!installed) {
-    out = index;
-  } else if (!eligible_for_upgrade(id)) {
-    out.push_back(installed);
-    for (const Cand* c : index)
-      if (!(c->version == installed->version)) out.push_back(c);
-  } else {
-    bool inserted = false;
-    for (const Cand* c : index) {
-      if (inserted && c->version == installed->version) continue;
-      if (!inserted && installed->version >= c->version) {
-        out.push_back(installed);
-        inserted = true;
-        if (c->version == installed->version) continue;
-      }
-      out.push_back(c);
-    }
-    if (!inserted) out.push_back(installed);
+// The files whose versions `specs` allow, with the pre-release policy of the pip being emulated.
+std::vector<const CandidateInfo*> Resolver::allowed_versions(const std::vector<const CandidateInfo*>& usable,
+                                                             const std::vector<Specifier>& specs) const {
+  std::vector<const CandidateInfo*> applicable;
+  if (opt_.prerelease_fallback) {
+    std::vector<std::string> texts;
+    for (const auto& s : specs) texts.push_back(s.str());
+    SpecifierSet set(join(texts, ","));
+    std::vector<Version> versions;
+    for (const auto* i : usable) versions.push_back(i->version);
+    std::vector<Version> filtered = set.filter(versions, opt_.pre ? std::optional<bool>(true) : std::nullopt);
+    std::set<Version> kept(filtered.begin(), filtered.end());
+    for (const auto* i : usable)
+      if (kept.count(i->version)) applicable.push_back(i);
+    return applicable;
   }
-  std::erase_if(out, is_incompat);
-  (void)id;
+  bool allow_pre = opt_.pre || std::any_of(specs.begin(), specs.end(), spec_requests_prerelease_pip23);
+  bool any_final = false;
+  for (const auto* i : usable) {
+    if (!matches_all(specs, i->version)) continue;
+    if (i->version.is_prerelease() && !allow_pre) continue;
+    any_final = any_final || !i->version.is_prerelease();
+    applicable.push_back(i);
+  }
+  // packaging 21.3: only a bare name falls back to pre-releases when nothing final is there.
+  if (specs.empty() && !allow_pre && !any_final)
+    for (const auto* i : usable)
+      if (i->version.is_prerelease()) applicable.push_back(i);
+  return applicable;
+}
+
+// found_candidates.FoundCandidates: the installed distribution first when it cannot be upgraded (then the index's
+// other versions), else in its place among the index's versions, newest first.
+std::vector<const Candidate*> Resolver::with_installed(const std::string& id, const Candidate* installed,
+                                                       const std::vector<const Candidate*>& index) const {
+  std::vector<const Candidate*> out;
+  if (!eligible_for_upgrade(id)) {
+    out.push_back(installed);
+    for (const Candidate* c : index)
+      if (!(c->version == installed->version)) out.push_back(c);
+    return out;
+  }
+  bool inserted = false;
+  for (const Candidate* c : index) {
+    if (inserted && c->version == installed->version) continue;
+    if (!inserted && installed->version >= c->version) {
+      out.push_back(installed);
+      inserted = true;
+      if (c->version == installed->version) continue;
+    }
+    out.push_back(c);
+  }
+  if (!inserted) out.push_back(installed);
   return out;
 }
 
-const Req* Resolver::make_dependency(const std::string& text, const std::set<std::string>& extras,
-                                     const Cand* parent) {
+const ResolverRequirement* Resolver::make_dependency(const std::string& text, const std::set<std::string>& extras,
+                                     const Candidate* parent) {
   std::optional<Requirement> r;
   try {
     r = Requirement::parse(text);
@@ -576,12 +613,12 @@ const Req* Resolver::make_dependency(const std::string& text, const std::set<std
 }
 
 // pip's Candidate.iter_dependencies (LinkCandidate, AlreadyInstalledCandidate, ExtrasCandidate).
-const std::vector<const Req*>& Resolver::dependencies(const Cand* c) {
+const std::vector<const ResolverRequirement*>& Resolver::dependencies(const Candidate* c) {
   auto it = deps_.find(c);
   if (it != deps_.end()) return it->second;
-  std::vector<const Req*> out;
-  if (c->kind != CandKind::python) {
-    const Cand* base = c->base ? c->base : c;
+  std::vector<const ResolverRequirement*> out;
+  if (c->kind != CandidateKind::python) {
+    const Candidate* base = c->base ? c->base : c;
     const CandidateMetadata& md = metadata_of(base);
     std::set<std::string> valid_extras;
     if (c->base) {
@@ -596,23 +633,23 @@ const std::vector<const Req*>& Resolver::dependencies(const Cand* c) {
       }
     }
     for (const auto& text : md.requires_dist)
-      if (const Req* r = make_dependency(text, valid_extras, c)) out.push_back(r);
-    if (!c->base && c->kind == CandKind::index)
-      if (const Req* r = make_requires_python_req(md.requires_python, c)) out.push_back(r);
+      if (const ResolverRequirement* r = make_dependency(text, valid_extras, c)) out.push_back(r);
+    if (!c->base && c->kind == CandidateKind::index)
+      if (const ResolverRequirement* r = make_requires_python_req(md.requires_python, c)) out.push_back(r);
   }
   return deps_.emplace(c, std::move(out)).first->second;
 }
 
-void Resolver::add_to_criteria(Criteria& criteria, const Req* req, const Cand* parent) {
+void Resolver::add_to_criteria(Criteria& criteria, const ResolverRequirement* req, const Candidate* parent) {
   const std::string& id = req->id;
   auto it = criteria.find(id);
-  std::vector<const Cand*> incompat;
+  std::vector<const Candidate*> incompat;
   std::vector<Info> information;
   if (it != criteria.end()) {
     incompat = it->second->incompatibilities;
     information = it->second->information;
   }
-  std::vector<const Req*> reqs = requirements_of(criteria, id);
+  std::vector<const ResolverRequirement*> reqs = requirements_of(criteria, id);
   reqs.push_back(req);
   adding_req_ = req;
   adding_parent_ = parent;
@@ -644,8 +681,8 @@ Preference Resolver::preference(const std::string& id) {
   const Criterion& crit = *state().criteria.at(id);
   bool direct = false, pinned = false, upper = false, unfree = false;
   for (const auto& info : crit.information) {
-    const Req* r = info.requirement;
-    if (r->kind != ReqKind::specifier) {
+    const ResolverRequirement* r = info.requirement;
+    if (r->kind != RequirementKind::specifier) {
       direct = true;
       continue;
     }
@@ -664,12 +701,12 @@ Preference Resolver::preference(const std::string& id) {
 std::vector<CritPtr> Resolver::attempt_to_pin(const std::string& name) {
   CritPtr crit = state().criteria.at(name);
   std::vector<CritPtr> causes;
-  for (const Cand* candidate : crit->candidates) {
+  for (const Candidate* candidate : crit->candidates) {
     Criteria criteria = state().criteria;
     try {
-      for (const Req* dep : dependencies(candidate)) add_to_criteria(criteria, dep, candidate);
+      for (const ResolverRequirement* dep : dependencies(candidate)) add_to_criteria(criteria, dep, candidate);
     } catch (const RequirementsConflicted& e) {
-      if (opt_.log && candidate->kind != CandKind::python) {
+      if (opt_.log && candidate->kind != CandidateKind::python) {
         std::string why;
         for (const auto& i : e.criterion->information)
           if (i.parent == candidate) why = i.requirement->display;
@@ -690,13 +727,14 @@ std::vector<CritPtr> Resolver::attempt_to_pin(const std::string& name) {
   return causes;
 }
 
-bool Resolver::patch_criteria(std::vector<std::pair<std::string, std::vector<const Cand*>>>& incompat_from_broken) {
+bool Resolver::patch_criteria(
+    std::vector<std::pair<std::string, std::vector<const Candidate*>>>& incompat_from_broken) {
   for (auto& [k, incompat] : incompat_from_broken) {
     if (incompat.empty()) continue;
     auto it = state().criteria.find(k);
     if (it == state().criteria.end()) continue;
     CritPtr crit = it->second;
-    std::vector<const Cand*> all = crit->incompatibilities;
+    std::vector<const Candidate*> all = crit->incompatibilities;
     all.insert(all.end(), incompat.begin(), incompat.end());
     auto candidates = find_matches(k, requirements_of(state().criteria, k), state().criteria, all);
     if (candidates.empty()) return false;
@@ -720,7 +758,7 @@ bool Resolver::backjump(const std::vector<Info>& causes) {
   while (states_.size() >= 3) {
     states_.pop_back();
     std::string name;
-    const Cand* candidate = nullptr;
+    const Candidate* candidate = nullptr;
     State broken;
     while (true) {
       if (states_.empty()) throw Impossible{causes};
@@ -731,11 +769,11 @@ bool Resolver::backjump(const std::vector<Info>& causes) {
       candidate = broken.mapping.back().second;
       broken.pop_last_pin();
       bool touches = false;
-      for (const Req* d : dependencies(candidate))
+      for (const ResolverRequirement* d : dependencies(candidate))
         if (incompatible_deps.count(d->id)) touches = true;
       if (touches || broken.mapping.empty()) break;
     }
-    std::vector<std::pair<std::string, std::vector<const Cand*>>> incompat_from_broken;
+    std::vector<std::pair<std::string, std::vector<const Candidate*>>> incompat_from_broken;
     for (const auto& [k, v] : broken.criteria) incompat_from_broken.emplace_back(k, v->incompatibilities);
     incompat_from_broken.push_back({name, {candidate}});
     if (opt_.log) log("Backtracking: " + candidate->id + " " + candidate->version.str());
@@ -747,7 +785,7 @@ bool Resolver::backjump(const std::vector<Info>& causes) {
 
 Resolution Resolver::run() {
   collect_constraints();
-  std::vector<const Req*> root_reqs = collect_root_requirements();
+  std::vector<const ResolverRequirement*> root_reqs = collect_root_requirements();
   states_.push_back(State{});
   try {
     add_root_requirements(root_reqs);
@@ -792,15 +830,15 @@ void Resolver::collect_constraints() {
 }
 
 // collect_root_requirements, requirements half.
-std::vector<const Req*> Resolver::collect_root_requirements() {
-  std::vector<const Req*> root_reqs;
+std::vector<const ResolverRequirement*> Resolver::collect_root_requirements() {
+  std::vector<const ResolverRequirement*> root_reqs;
   for (size_t i = 0; i < roots_.size(); ++i) {
     const Requirement& r = roots_[i].requirement;
     if (!marker_matches(r, {})) {
       log("Ignoring " + r.name + ": markers '" + r.marker->str() + "' don't match your environment");
       continue;
     }
-    const Req* q = make_specifier_req(r);
+    const ResolverRequirement* q = make_specifier_req(r);
     if (roots_[i].user_requested) user_requested_.emplace(q->id, static_cast<int>(i));
     if (roots_[i].upgrade) upgrade_requested_.emplace(q->id, static_cast<int>(i));
     root_reqs.push_back(q);
@@ -808,8 +846,8 @@ std::vector<const Req*> Resolver::collect_root_requirements() {
   return root_reqs;
 }
 
-void Resolver::add_root_requirements(const std::vector<const Req*>& root_reqs) {
-  for (const Req* r : root_reqs) {
+void Resolver::add_root_requirements(const std::vector<const ResolverRequirement*>& root_reqs) {
+  for (const ResolverRequirement* r : root_reqs) {
     try {
       add_to_criteria(state().criteria, r, nullptr);
     } catch (const RequirementsConflicted& e) {
@@ -903,7 +941,7 @@ Resolution Resolver::build_result() {
 
 InstallGraph Resolver::install_graph() const {
   const State& st = states_.back();
-  std::map<const Cand*, std::string> key_of;
+  std::map<const Candidate*, std::string> key_of;
   for (const auto& [k, c] : st.mapping) key_of[c] = k;
   InstallGraph graph;
   std::set<std::string>& connected = graph.connected;
@@ -952,7 +990,7 @@ std::map<std::string, ResolvedDist> Resolver::dists_to_install(const std::set<st
   std::map<std::string, ResolvedDist> dists;
   std::map<std::string, std::set<std::string>> extras_of;
   for (const auto& [k, c] : state().mapping) {
-    if (!connected.count(k) || c->kind == CandKind::python) continue;
+    if (!connected.count(k) || c->kind == CandidateKind::python) continue;
     if (c->base) {
       extras_of[c->name].insert(c->extras.begin(), c->extras.end());
       continue;
@@ -961,7 +999,7 @@ std::map<std::string, ResolvedDist> Resolver::dists_to_install(const std::set<st
     d.name = c->name;
     d.version = c->version;
     auto inst = installed_.find(c->name);
-    if (c->kind == CandKind::installed || (inst != installed_.end() && inst->second->version == c->version)) {
+    if (c->kind == CandidateKind::installed || (inst != installed_.end() && inst->second->version == c->version)) {
       d.already_installed = true;
     } else {
       d.file = *c->file;
@@ -980,10 +1018,10 @@ std::map<std::string, ResolvedDist> Resolver::dists_to_install(const std::set<st
   return dists;
 }
 
-std::string Resolver::describe_trigger(const Cand* parent) const {
-  if (parent->base || parent->kind == CandKind::installed || !parent->template_parent)
+std::string Resolver::describe_trigger(const Candidate* parent) const {
+  if (parent->base || parent->kind == CandidateKind::installed || !parent->template_parent)
     return parent->id + "==" + parent->version.str();
-  const Cand* from = parent->template_parent->base ? parent->template_parent->base : parent->template_parent;
+  const Candidate* from = parent->template_parent->base ? parent->template_parent->base : parent->template_parent;
   if (from->template_req && from->template_req->req) return from->template_req->req->name;
   return from->name;
 }
@@ -992,7 +1030,7 @@ std::string Resolver::describe_trigger(const Cand* parent) const {
 void Resolver::report(const std::vector<Info>& causes) {
   std::vector<Info> python_causes;
   for (const auto& c : causes)
-    if (c.requirement->kind == ReqKind::requires_python && !satisfied(c.requirement, python_cand_))
+    if (c.requirement->kind == RequirementKind::requires_python && !satisfied(c.requirement, python_cand_))
       python_causes.push_back(c);
   if (!python_causes.empty()) report_requires_python(python_causes);
   if (causes.size() == 1 && !constraints_.count(causes[0].requirement->name)) report_no_match(causes[0]);
@@ -1018,8 +1056,8 @@ void Resolver::report_requires_python(const std::vector<Info>& python_causes) co
 
 void Resolver::report_no_match(const Info& cause) {
   using Kind = ResolutionError::Kind;
-  const Req* req = cause.requirement;
-  const Cand* parent = cause.parent;
+  const ResolverRequirement* req = cause.requirement;
+  const Candidate* parent = cause.parent;
   std::string disp = parent ? req->display + " (from " + parent->id + ")" : req->display;
   std::vector<Version> versions;
   std::vector<std::string> skipped;
@@ -1031,7 +1069,7 @@ void Resolver::report_no_match(const Info& cause) {
       continue;
     }
     if (std::find(versions.begin(), versions.end(), info.version) == versions.end()) versions.push_back(info.version);
-    if (req->kind == ReqKind::specifier && req->spec.contains(info.version, true)) {
+    if (req->kind == RequirementKind::specifier && req->spec.contains(info.version, true)) {
       if (info.yanked)
         yanked_matches.push_back(info.version.str() +
                                  (info.yanked_reason.empty() ? "" : " (yanked: " + info.yanked_reason + ")"));
