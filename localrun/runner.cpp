@@ -164,11 +164,10 @@ ContainerUser resolve_user(const std::string& user, const fs::path& rootfs) {
   return out;
 }
 
-json runtime_spec(const json& image_config, const RunOptions& options, const fs::path& rootfs,
+// The OCI runtime spec's process: the image's Entrypoint + Cmd (or the given arguments), user, environment and
+// working directory resolved as docker run resolves them, with docker's default capabilities.
+json process_spec(const json& image_config, const RunOptions& options, const fs::path& rootfs,
                   const std::string& hostname) {
-  if (options.gpu)
-    throw Error("--gpu needs docker or podman with the NVIDIA Container Toolkit; runc alone cannot pass GPUs",
-                "install docker (or podman) and the NVIDIA Container Toolkit, or run without --gpu");
   const json empty = json::object();
   const json& cfg = image_config.contains("config") && image_config["config"].is_object() ? image_config["config"]
                                                                                            : empty;
@@ -210,7 +209,11 @@ json runtime_spec(const json& image_config, const RunOptions& options, const fs:
       {"noNewPrivileges", false},
   };
   if (!user.additional_gids.empty()) process["user"]["additionalGids"] = user.additional_gids;
+  return process;
+}
 
+// docker's default mounts, the host's resolver files, the credentials file and the user's --mount folders.
+json runtime_mounts(const RunOptions& options) {
   json mounts = json::array({
       {{"destination", "/proc"}, {"type", "proc"}, {"source", "proc"}, {"options", {"nosuid", "noexec", "nodev"}}},
       {{"destination", "/dev"},
@@ -245,8 +248,12 @@ json runtime_spec(const json& image_config, const RunOptions& options, const fs:
   for (const auto& [host, ctr] : options.mounts)
     mounts.push_back({{"destination", ctr}, {"type", "bind"}, {"source", fs::absolute(host).string()},
                       {"options", {"rbind", "rw"}}});
+  return mounts;
+}
 
-  json linux_ = {
+// Docker's namespaces but the network one, its masked and read-only paths.
+json linux_spec() {
+  return json{
       // No network namespace: the host's network, so the trainer reaches what the host reaches.
       {"namespaces", json::array({{{"type", "pid"}}, {{"type", "ipc"}}, {{"type", "uts"}}, {{"type", "mount"}}})},
       {"resources", {{"devices", json::array({{{"allow", false}, {"access", "rwm"}}})}}},
@@ -255,12 +262,19 @@ json runtime_spec(const json& image_config, const RunOptions& options, const fs:
         "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware", "/sys/devices/virtual/powercap"}},
       {"readonlyPaths", {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"}},
   };
+}
+
+json runtime_spec(const json& image_config, const RunOptions& options, const fs::path& rootfs,
+                  const std::string& hostname) {
+  if (options.gpu)
+    throw Error("--gpu needs docker or podman with the NVIDIA Container Toolkit; runc alone cannot pass GPUs",
+                "install docker (or podman) and the NVIDIA Container Toolkit, or run without --gpu");
   return json{{"ociVersion", "1.0.2"},
-              {"process", process},
+              {"process", process_spec(image_config, options, rootfs, hostname)},
               {"root", {{"path", rootfs.string()}, {"readonly", false}}},
               {"hostname", hostname},
-              {"mounts", mounts},
-              {"linux", linux_}};
+              {"mounts", runtime_mounts(options)},
+              {"linux", linux_spec()}};
 }
 
 std::string choose_engine(const std::string& engine) {
