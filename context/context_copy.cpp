@@ -27,7 +27,7 @@ std::string quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 std::vector<std::string> split_path(std::string_view p) { return split_nonempty(p, "/"); }
 
-std::string join_all(const std::vector<std::string>& parts) {
+std::string relative_path(const std::vector<std::string>& parts) {
   std::string out;
   for (const auto& p : parts) out = join_path(out, p);
   return out;
@@ -237,7 +237,7 @@ Resolved resolve_source(const fs::path& root, const std::string& rel, std::strin
       continue;
     }
     done.push_back(comp);
-    std::string cur = join_all(done);
+    std::string cur = relative_path(done);
     fs::path host = root / cur;
     struct stat st;
     if (::lstat(host.c_str(), &st) != 0) {
@@ -270,7 +270,7 @@ Resolved resolve_source(const fs::path& root, const std::string& rel, std::strin
       throw_not_found(root, source, quote(cur) + " is not a directory", ignore, "");
     }
   }
-  r.rel = join_all(done);
+  r.rel = relative_path(done);
   return r;
 }
 
@@ -398,7 +398,7 @@ FileEntries collect_copy(const fs::path& context_dir, std::string_view source_re
     Copier::DirState ds = copier.dir_state(res.rel);
     if (!ds.reachable) throw_not_found(root, source_rel, "", ignore, res.rel);
     FileEntries below;
-    copier.walk(res.rel, join_all(dest_parts), ds.root ? nullptr : &ds.state, ds.excluded, below);
+    copier.walk(res.rel, relative_path(dest_parts), ds.root ? nullptr : &ds.state, ds.excluded, below);
     if (ds.excluded && below.empty()) throw_not_found(root, source_rel, "", ignore, res.rel);
     add_ancestors(dest_parts, dest_parts.size());  // the destination itself included
     for (FileEntry& e : below) out.push_back(std::move(e));
@@ -406,14 +406,14 @@ FileEntries collect_copy(const fs::path& context_dir, std::string_view source_re
     if (ignore.excluded(res.rel)) throw_not_found(root, source_rel, "", ignore, res.rel);
     std::vector<std::string> final_parts = dest_parts;
     bool into_dir = dest_is_dir_hint || final_parts.empty();
-    if (!into_dir && opts.existing_dir && opts.existing_dir(join_all(final_parts))) into_dir = true;
+    if (!into_dir && opts.existing_dir && opts.existing_dir(relative_path(final_parts))) into_dir = true;
     if (into_dir) {
       std::string base = split_path(rel).empty() ? std::string() : split_path(rel).back();
       final_parts.push_back(base);
     }
     add_ancestors(final_parts, final_parts.size() - 1);
-    copier.add_non_directory(src_host, st, join_all(final_parts), out);
-    if (out.empty() || out.back().path != join_all(final_parts))  // a socket: nothing to copy
+    copier.add_non_directory(src_host, st, relative_path(final_parts), out);
+    if (out.empty() || out.back().path != relative_path(final_parts))  // a socket: nothing to copy
       throw Error("cannot copy " + src_host.string() + ": it is a socket");
   }
 

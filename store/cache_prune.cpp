@@ -103,7 +103,7 @@ std::string link_passed_by(const fs::path& link) {
   return link.string() + " is a symbolic link: not followed, nothing in it pruned";
 }
 
-std::string joined(const std::vector<std::string>& parts) {
+std::string relative_path(const std::vector<std::string>& parts) {
   fs::path p;
   for (const std::string& part : parts) p /= part;
   return p.string();
@@ -122,9 +122,9 @@ void collect(const fs::path& root, int dir, std::vector<std::string>& parts, int
     bool made = depth > 1 ? is_group_name(layout, name) && S_ISDIR(st.st_mode)
                           : is_entry_name(layout, name) && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
     if (there && depth > 1 && S_ISLNK(st.st_mode) && is_group_name(layout, name)) {
-      out.warnings.push_back(link_passed_by(root / joined(parts)));
+      out.warnings.push_back(link_passed_by(root / relative_path(parts)));
     } else if (there && !made) {
-      out.strays.push_back(joined(parts));
+      out.strays.push_back(relative_path(parts));
     } else if (there && depth > 1) {
       Fd sub = open_dir_at(dir, name);
       if (sub.ok()) collect(root, sub.get(), parts, depth - 1, kind, seen, out);
