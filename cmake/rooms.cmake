@@ -20,7 +20,7 @@ function(trainpack_room name)
 
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${name}/*.cpp)
   file(GLOB headers CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${name}/*.h)
-  list(FILTER sources EXCLUDE REGEX ".*/builder/main\\.cpp$")
+  list(FILTER sources EXCLUDE REGEX ".*/cli/main\\.cpp$")
   list(TRANSFORM ROOM_USES PREPEND trainpack_ OUTPUT_VARIABLE used_targets)
   if(sources)
     add_library(trainpack_${name} STATIC ${sources} ${ROOM_GENERATED})

@@ -5,11 +5,11 @@
 namespace trainpack::layers {
 
 StackedFilesystem::StackedFilesystem(const ImageFilesystem& base, RootfsIndex base_index,
-                                     const std::vector<FileEntries>& layers)
+                                     const std::vector<const FileEntries*>& layers)
     : base_(base), index_(std::move(base_index)) {
-  for (const FileEntries& layer : layers) {
-    index_.apply(layer);
-    for (const FileEntry& e : layer) own_[e.path] = &e;
+  for (const FileEntries* layer : layers) {
+    index_.apply(*layer);
+    for (const FileEntry& e : *layer) own_[e.path] = &e;
   }
 }
 

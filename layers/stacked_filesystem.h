@@ -16,7 +16,7 @@ namespace trainpack::layers {
 class StackedFilesystem : public ImageFilesystem {
  public:
   // `base` and the entries of `layers` must outlive this view.
-  StackedFilesystem(const ImageFilesystem& base, RootfsIndex base_index, const std::vector<FileEntries>& layers);
+  StackedFilesystem(const ImageFilesystem& base, RootfsIndex base_index, const std::vector<const FileEntries*>& layers);
 
   const PathInfo* find(std::string_view path) const override { return index_.find(path); }
   std::string resolve(std::string_view path) const override { return index_.resolve(path); }

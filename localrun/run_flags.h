@@ -1,6 +1,6 @@
 #pragma once
 // The flags only `trainpack local-run` has: how the image runs (engine, the trainer's arguments, Vertex AI's AIP_*
-// directories), not what is built. The build flags it shares with `trainpack build` stay with builder/cli.cpp.
+// directories), not what is built. The build flags it shares with `trainpack build` stay with cli/cli.cpp.
 #include <string>
 #include <vector>
 

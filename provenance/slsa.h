@@ -22,7 +22,7 @@ struct Dependency {
   std::string name;    // "numpy-1.24.2-cp311-cp311-manylinux_2_17_x86_64.whl", "base image"; may be ""
 };
 
-// The CI run that started the build, from its documented variables (builder/ reads them).
+// The CI run that started the build, from its documented variables (cli/ reads them).
 struct CiRun {
   std::string platform;     // "GitHub Actions", "GitLab CI", "Cloud Build"; "" when run elsewhere
   std::string invocation;   // the run's URL or id (GITHUB_SERVER_URL/REPOSITORY/actions/runs/RUN_ID/attempts/N,

@@ -137,7 +137,7 @@ const BuiltDistribution& IndexCandidates::built(std::size_t handle) {
                   "the file changed on the index during the build; run the build again");
     file.built = std::move(b);
   } else {
-    // An sdist: pip builds it in the image; trainpack builds it the same way (builder/source_builds.h).
+    // An sdist: pip builds it in the image; trainpack builds it the same way (imagebuild/source_builds.h).
     auto sdist = SdistFilename::try_parse(file.index.filename);
     std::string display = sdist ? sdist->name + " " + sdist->version.str() : file.index.filename;
     file.built = build_sdist_(downloaded, file.index.filename, display);

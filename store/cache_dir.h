@@ -4,12 +4,12 @@
 //
 //   blobs/sha256/HEX       content-addressed blobs (BlobStore)
 //   layers/KEY             a layer's input fingerprint → its blob (layers::LayerCache)
-//   pip-steps/KEY          a pip step's layers and listings (builder/pip_step_cache.h)
+//   pip-steps/KEY          a pip step's layers and listings (imagebuild/pip_step_cache.h)
 //   scans/SELECTION/KEY    files kept from one base layer (layers::ScannedImage)
 //   checked-layers/HEX     base layers whose tar entries were checked safe (layers/entry_safety.h)
 //   interpreters/KEY       a base's Python extracted to run it (python/image_interpreter.h)
 //   site-packages/KEY      a base's build packages extracted for it
-//   built-wheels/KEY       wheels built from sdists (builder/source_builds.h)
+//   built-wheels/KEY       wheels built from sdists (imagebuild/source_builds.h)
 //   blob-locations/KEY     repositories known to hold a blob (registry::BlobLocations)
 //   index-pages/KEY        package index pages with their validators (python::IndexPageCache)
 //   sboms/KEY              SBOMs generated for an image

@@ -1,7 +1,7 @@
 #pragma once
 // What the cache says when an entry it reads back is damaged. The cache is input, not truth: a damaged entry (a
 // listing that does not parse, a blob whose bytes do not hash to its name) is a miss, made or fetched again, and
-// said in one warning naming its file. A build sends the warnings to its progress (builder/progress.h); without a
+// said in one warning naming its file. A build sends the warnings to its progress (imagebuild/progress.h); without a
 // sink they go to stderr as "trainpack: warning: …". Thread-safe: layers are scanned and blobs written in parallel.
 #include <functional>
 #include <mutex>

@@ -1,16 +1,16 @@
-// gcloud's flag values (builder/gcloud_flags): ArgList splitting, and argv read as argparse reads it. The input is
+// gcloud's flag values (gcloud/gcloud_flags): ArgList splitting, and argv read as argparse reads it. The input is
 // a list value on its first line, then one argument per line for a command with list and value flags. A value
 // split on ',' joins back to itself with one trailing delimiter dropped.
 #include <CLI/CLI.hpp>
 
-#include "builder/gcloud_flags.h"
+#include "gcloud/gcloud_flags.h"
 #include "support/error.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {
 
 using trainpack::fuzz::require;
-using namespace trainpack::builder;
+using namespace trainpack::gcloud;
 
 void check_split(std::string_view value) {
   std::vector<std::string> items;

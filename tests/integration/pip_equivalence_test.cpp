@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -245,7 +246,7 @@ TEST(PipLayers, ADistributionInItsOwnLayerIsReusedWhenOtherRequirementsChange) {
 
 
 // A wheel that is ready is installed (unpacked, its bytecode compiled) while one that pip installs before it still
-// downloads (builder/python_steps.cpp, install): the image must not depend on the order the wheels arrive in. Here
+// downloads (imagebuild/python_steps.cpp, install): the image must not depend on the order the wheels arrive in. Here
 // the first distribution pip installs comes two seconds after the others; the image is the one built without delay.
 TEST(PipDownloads, AWheelThatArrivesLastGivesTheSameImage) {
   TempDir dir("tp-pip-late-wheel");
@@ -348,7 +349,51 @@ TEST(PipStepCache, AnUnchangedStepIsReusedWithoutAskingTheIndex) {
   EXPECT_NE(build("").exit_code, 0) << "a changed requirements.txt did not ask the index";
 }
 
-// A reused pip step keeps its file listing in the pip-step cache until something needs it (builder/pip_step_cache.h,
+// A build whose trainer code alone changed reuses its pip step without reading that step's listing from the
+// pip-step cache, with the SBOM and provenance on (the defaults): the image's packages are kept under what they
+// depend on, and its SBOM names the same ones. Without the kept packages the listing is read (and -v says so).
+TEST(PipStepCache, ACodeChangeReadsNoPipStepListing) {
+  TempDir dir("tp-pip-step-code-change");
+  fs::path pkg = script_with_requirements(dir.path(), "import tp_beta\n", "tp-beta==0.9\n");
+  const std::string out = "oci:" + (dir.path() / "out").string() + ":x";
+  const fs::path cache = dir.path() / "cache";
+  auto build = [&]() {
+    return run_command({trainpack_bin(), "build", "--executor-image-uri=python:3.11", "--base-source=" + base_oci_ref(),
+                        "--local-package-path=" + pkg.string(), "--script=task.py", "--output=" + out,
+                        "--cache-dir=" + cache.string(), "--index-url=" + index_url(), "--break-system-packages",
+                        "--verbose", "--format=json"});
+  };
+  auto sbom_packages = [&]() {
+    std::set<std::string> named;
+    nlohmann::json spdx = nlohmann::json::parse(run_ok({trainpack_bin(), "sbom", out}));
+    for (const auto& p : spdx.at("packages")) named.insert(p.value("name", "") + " " + p.value("versionInfo", ""));
+    return named;
+  };
+  const std::string listing_read = "read the listing of a reused pip layer";
+  CommandResult first = build();
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::set<std::string> cold = sbom_packages();
+  EXPECT_TRUE(std::any_of(cold.begin(), cold.end(), [](const std::string& p) {
+    return p.find("beta") != std::string::npos && p.ends_with(" 0.9");
+  })) << "the SBOM misses what the pip step installed";
+
+  write_file(pkg / "task.py", "import tp_beta\nprint('edited')\n");
+  CommandResult warm = build();
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  EXPECT_NE(warm.err.find("pip step unchanged"), std::string::npos) << warm.err;
+  EXPECT_EQ(warm.err.find(listing_read), std::string::npos) << warm.err;
+  EXPECT_EQ(sbom_packages(), cold);
+
+  const fs::path kept = trainpack::store::kind_dir(cache, trainpack::store::CacheKind::kSboms);
+  for (const auto& entry : fs::directory_iterator(kept)) fs::remove(entry.path());
+  write_file(pkg / "task.py", "import tp_beta\nprint('edited again')\n");
+  CommandResult unkept = build();
+  ASSERT_EQ(unkept.exit_code, 0) << unkept.err;
+  EXPECT_NE(unkept.err.find(listing_read), std::string::npos) << unkept.err;
+  EXPECT_EQ(sbom_packages(), cold);
+}
+
+// A reused pip step keeps its file listing in the pip-step cache until something needs it (imagebuild/pip_step_cache.h,
 // DeferredListing). Here the next step needs it: its --requirements item upgrades tp-beta 0.9, which the reused
 // requirements.txt step installed, so it reads that step's RECORD and whites out its files. The image is the one a
 // build with an empty cache makes.

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "builder/cli.h"
+#include "cli/cli.h"
 
 namespace trainpack::testing {
 
@@ -22,7 +22,7 @@ inline CliResult trainpack(std::vector<std::string> args) {
   std::ostringstream out, err;
   std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
   std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
-  const int code = trainpack::builder::run_cli(static_cast<int>(argv.size()), argv.data());
+  const int code = trainpack::cli::run_cli(static_cast<int>(argv.size()), argv.data());
   std::cout.rdbuf(old_out);
   std::cerr.rdbuf(old_err);
   return {code, out.str(), err.str()};

@@ -1,5 +1,0 @@
-#pragma once
-// The trainpack command line: subcommands, flag parsing, and turning errors into one-line messages.
-namespace trainpack::builder {
-int run_cli(int argc, char** argv);
-}
