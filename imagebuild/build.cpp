@@ -845,8 +845,8 @@ std::vector<sbom::Package> Build::kept_image_packages() {
   std::error_code ec;
   if (kept.use(name) && fs::is_regular_file(kept.path_of(name), ec)) {
     try {
-      if (std::optional<std::string_view> text = store::unseal(read_file(kept.path_of(name))))
-        return packages_from_json(json::parse(*text));
+      const std::string file = read_file(kept.path_of(name));  // unseal's view points into it
+      if (std::optional<std::string_view> text = store::unseal(file)) return packages_from_json(json::parse(*text));
     } catch (const std::exception&) {  // unreadable, or not a list packages_json wrote: made again below
     }
     kept.discard(name, "it is not a package list this trainpack kept");
