@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "support/python_strings.h"
+
 namespace trainpack::templates {
 // templates/dockerfile/*.txt, embedded by CMakeLists.txt.
 extern const std::string_view dockerfile_header, dockerfile_sitecustomize_removal, dockerfile_setup_py,
@@ -101,98 +103,13 @@ std::string_view posix_extension(std::string_view p) {
   return {};
 }
 
-// "\\uXXXX" with lowercase hex digits, as json.dumps writes it.
-void append_hex4(std::string& out, unsigned value) {
-  constexpr std::string_view kDigits = "0123456789abcdef";
-  out += "\\u";
-  for (int shift = 12; shift >= 0; shift -= 4) out += kDigits[(value >> shift) & 0xF];
-}
-
 }  // namespace
-
-std::u32string python_code_points(std::string_view utf8) {
-  std::u32string out;
-  out.reserve(utf8.size());
-  std::size_t i = 0;
-  const std::size_t n = utf8.size();
-  while (i < n) {
-    const auto c = static_cast<unsigned char>(utf8[i]);
-    if (c < 0x80) {
-      out += static_cast<char32_t>(c);
-      ++i;
-      continue;
-    }
-    // Well-formed UTF-8 (Unicode table 3-7): lead byte, then a restricted range for the second byte, then 80..BF.
-    std::size_t len = 0;
-    char32_t cp = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2, cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3, cp = c & 0x0F;
-      if (c == 0xE0) lo = 0xA0;  // no overlong forms
-      if (c == 0xED) hi = 0x9F;  // no surrogates
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4, cp = c & 0x07;
-      if (c == 0xF0) lo = 0x90;  // no overlong forms
-      if (c == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
-    }
-    bool ok = len != 0 && i + len <= n;
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      const auto b = static_cast<unsigned char>(utf8[i + k]);
-      const unsigned char min = k == 1 ? lo : 0x80, max = k == 1 ? hi : 0xBF;
-      if (b < min || b > max) {
-        ok = false;
-      } else {
-        cp = (cp << 6) | (b & 0x3F);
-      }
-    }
-    if (ok) {
-      out += cp;
-      i += len;
-    } else {
-      // surrogateescape: this byte alone becomes U+DC80..U+DCFF; decoding resumes at the next byte, which gives the
-      // same result as Python's maximal-subpart error ranges because no byte inside such a range can start a
-      // valid sequence.
-      out += static_cast<char32_t>(0xDC00 + c);
-      ++i;
-    }
-  }
-  return out;
-}
-
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char32_t cp : python_code_points(s)) {
-    switch (cp) {
-      case U'"': out += "\\\""; break;
-      case U'\\': out += "\\\\"; break;
-      case U'\n': out += "\\n"; break;
-      case U'\r': out += "\\r"; break;
-      case U'\t': out += "\\t"; break;
-      case U'\b': out += "\\b"; break;
-      case U'\f': out += "\\f"; break;
-      default:
-        if (cp >= 0x20 && cp <= 0x7E) {
-          out += static_cast<char>(cp);
-        } else if (cp < 0x10000) {
-          append_hex4(out, static_cast<unsigned>(cp));
-        } else {
-          const char32_t v = cp - 0x10000;
-          append_hex4(out, static_cast<unsigned>(0xD800 | (v >> 10)));
-          append_hex4(out, static_cast<unsigned>(0xDC00 | (v & 0x3FF)));
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
 
 std::string json_list(const std::vector<std::string>& items) {
   std::string out = "[";
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (i) out += ", ";
-    out += json_string(items[i]);
+    out += python_json_string(items[i]);
   }
   out += ']';
   return out;

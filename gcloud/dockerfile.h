@@ -48,8 +48,6 @@ bool is_vertex_prebuilt_image(std::string_view uri);
 // surrogate pairs above U+FFFF), '/' unescaped. Input is UTF-8; a byte that is not part of valid UTF-8 becomes
 // \udcXX like Python's surrogateescape, which is how such bytes reach gcloud from argv or the file system.
 std::string json_list(const std::vector<std::string>& items);
-// json.dumps of one str.
-std::string json_string(std::string_view s);
 
 // Python's shlex.quote (six.moves.shlex_quote): '' for the empty string, the string itself when every byte is in
 // [A-Za-z0-9_@%+=:,./-], else the string in single quotes with each ' written as '"'"'.
@@ -57,10 +55,6 @@ std::string shlex_quote(std::string_view s);
 
 // gcloud's ModuleToPath on POSIX: "a.b.c" -> "a/b/c.py".
 std::string module_to_path(std::string_view module);
-
-// How Python sees bytes from argv or the file system: UTF-8 decoded with surrogateescape, so each byte that is not part
-// of a valid UTF-8 sequence (overlong forms and encoded surrogates included) becomes one code point U+DC80..U+DCFF.
-std::u32string python_code_points(std::string_view utf8);
 
 // Python's textwrap.dedent as gcloud's bundled Python runs it (the regex implementation of CPython <= 3.13): lines of
 // only spaces/tabs are emptied, then the longest common leading run of spaces/tabs of the other lines is removed.

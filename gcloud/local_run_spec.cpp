@@ -12,6 +12,7 @@
 #include "gcloud/gcloud_flags.h"
 #include "support/error.h"
 #include "support/paths.h"
+#include "support/python_strings.h"
 #include "support/redact.h"
 #include "support/utf8.h"
 

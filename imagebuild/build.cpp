@@ -42,17 +42,10 @@ using nlohmann::json;
 
 namespace {
 
-// "./a//b/." → "a/b"; "." → ""; keeps ".." so callers can refuse it.
-std::string clean_relative(std::string_view p) {
-  std::string out;
-  for (std::string_view part : path_components(p)) out = join_path(out, part);
-  return out;
-}
-
 std::string image_path(std::string_view absolute_or_relative_to_workdir) {
   std::string_view p = absolute_or_relative_to_workdir;
-  if (p.starts_with('/')) return clean_relative(p);
-  return join_path(clean_relative(gcloud::kWorkdir), clean_relative(p));
+  if (p.starts_with('/')) return clean_path(p);
+  return join_path(clean_path(gcloud::kWorkdir), clean_path(p));
 }
 
 // Adds every ancestor directory of `path` that `entries` lacks: with the attributes an earlier step of this build
@@ -122,7 +115,7 @@ bool history_made_workdir(const image::ImageConfig& config, const std::string& d
 // RUN rm -rf PATH: a whiteout. Without the base's listing trainpack cannot know whether PATH exists; a whiteout
 // of a missing path changes nothing when the image is unpacked, so the result is the same either way.
 FileEntries run_rm_entries(const RootfsIndex& index, const std::string& path) {
-  std::string clean = clean_relative(path);
+  std::string clean = clean_path(path);
   auto slash = clean.rfind('/');
   std::string parent = slash == std::string::npos ? "" : index.resolve(clean.substr(0, slash));
   std::string target = join_path(parent, slash == std::string::npos ? clean : clean.substr(slash + 1));
@@ -600,7 +593,7 @@ FileEntries Build::run_mkdir_step(const gcloud::MkdirStep& step) {
 // history; otherwise its layers are listed to know (downloaded unless their listing is cached).
 FileEntries Build::missing_workdir_entries() {
   const std::string workdir = config_.working_dir();
-  const std::string dir = clean_relative(workdir);
+  const std::string dir = clean_path(workdir);
   const RootfsIndex& own = stack_.index();
   if (dir.empty() || own.find(own.resolve(dir)) || history_made_workdir(base_->config(), workdir)) return {};
   const RootfsIndex& base = base_python_filesystem().index();

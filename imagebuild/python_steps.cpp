@@ -38,6 +38,7 @@
 #include "python/wheel_installer.h"
 #include "store/cache_dir.h"
 #include "support/error.h"
+#include "support/serial_queue.h"
 #include "support/text.h"
 #include "support/fs.h"
 #include "support/privileges.h"
@@ -83,7 +84,6 @@ std::string image_relative(std::string_view path, std::string_view cwd) {
   return normalize_path(path.starts_with('/') ? std::string(path) : std::string(cwd) + "/" + std::string(path));
 }
 
-
 }  // namespace
 
 namespace {
@@ -108,58 +108,6 @@ fs::path make_work_dir(const fs::path& cache_temp) {
   }
   return make_temp_dir(cache_temp, "pip-");
 }
-
-// One background thread running posted jobs in order (started by the first). Destroying the queue drops the jobs
-// not yet started and waits for the one running.
-class SerialQueue {
- public:
-  SerialQueue() = default;
-  SerialQueue(const SerialQueue&) = delete;
-  SerialQueue& operator=(const SerialQueue&) = delete;
-  ~SerialQueue() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      jobs_.clear();
-      stopping_ = true;
-    }
-    ready_.notify_one();
-    if (thread_.joinable()) thread_.join();
-  }
-
-  template <typename Job>
-  std::future<std::invoke_result_t<Job>> post(Job job) {
-    auto task = std::make_shared<std::packaged_task<std::invoke_result_t<Job>()>>(std::move(job));
-    std::future<std::invoke_result_t<Job>> result = task->get_future();
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      jobs_.push_back([task] { (*task)(); });
-      if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
-    }
-    ready_.notify_one();
-    return result;
-  }
-
- private:
-  void run() {
-    for (;;) {
-      std::function<void()> job;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
-        if (jobs_.empty()) return;
-        job = std::move(jobs_.front());
-        jobs_.pop_front();
-      }
-      job();
-    }
-  }
-
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<std::function<void()>> jobs_;
-  bool stopping_ = false;
-  std::thread thread_;
-};
 
 }  // namespace
 

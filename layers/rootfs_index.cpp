@@ -22,12 +22,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string clean_tar_path(std::string_view p) {
-  std::string out;
-  for (std::string_view comp : path_components(p)) out = join_path(out, comp);
-  return out;
-}
-
 // Docker's rules (layers/entry_safety.h): a layer that breaks them is refused, whether its files are read or only
 // passed on.
 void refuse_unsafe_entry(struct archive_entry* e, std::string_view what) {
@@ -56,7 +50,7 @@ LayerListing list_layer_blob(const fs::path& blob, const std::optional<image::Di
   while ((rc = archive_read_next_header(a, &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
     const char* name = archive_entry_pathname(e);
     refuse_unsafe_entry(e, what);
-    std::string path = clean_tar_path(name ? name : "");
+    std::string path = clean_path(name ? name : "");
     if (path.empty()) continue;
     PathInfo info;
     info.mode = archive_entry_perm(e);
@@ -64,7 +58,7 @@ LayerListing list_layer_blob(const fs::path& blob, const std::optional<image::Di
     info.gid = static_cast<std::uint32_t>(archive_entry_gid(e));
     if (const char* hl = archive_entry_hardlink(e)) {
       info.type = PathInfo::Type::kHardlink;
-      info.link_target = clean_tar_path(hl);
+      info.link_target = clean_path(hl);
     } else {
       switch (archive_entry_filetype(e)) {
         case AE_IFREG: info.type = PathInfo::Type::kRegular; break;

@@ -315,15 +315,9 @@ bool evaluate_list(const Marker::List& list, const MarkerEnvironment& env, const
 
 std::optional<bool> string_only_version_compare(std::string_view op, std::string_view lhs, std::string_view rhs) {
   if (op != "===") return std::nullopt;
-  auto lower = [](std::string_view s) {
-    std::string o(s);
-    for (auto& c : o)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return o;
-  };
-  std::string r = lower(rhs);
+  std::string r = ascii_lower(rhs);
   size_t b = r.find_first_not_of(" \t\n\r\f\v");
-  return lower(lhs) == (b == std::string::npos ? std::string() : r.substr(b));
+  return ascii_lower(lhs) == (b == std::string::npos ? std::string() : r.substr(b));
 }
 
 MarkerEnvironment MarkerEnvironment::cpython_linux(std::string_view version, std::string_view machine) {

@@ -335,15 +335,10 @@ std::pair<std::string, std::string> break_args_options(std::string_view line) {
   std::vector<std::string_view> tokens = split_at(line, ' ');
   size_t k = 0;
   while (k < tokens.size() && !(!tokens[k].empty() && tokens[k][0] == '-')) ++k;
-  auto join = [&](size_t from, size_t to) {
-    std::string s;
-    for (size_t i = from; i < to; ++i) {
-      if (i > from) s += ' ';
-      s += tokens[i];
-    }
-    return s;
+  auto joined = [&](size_t from, size_t to) {
+    return join(std::vector<std::string>(tokens.begin() + from, tokens.begin() + to), " ");
   };
-  return {join(0, k), join(k, tokens.size())};
+  return {joined(0, k), joined(k, tokens.size())};
 }
 
 // shlex.split(s) (posix, no comments); nullopt where Python raises ValueError.

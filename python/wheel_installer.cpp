@@ -7,6 +7,7 @@
 #include "python/wheel_file.h"
 #include "support/error.h"
 #include "support/paths.h"
+#include "support/python_strings.h"
 #include "support/utf8.h"
 
 namespace trainpack::python {
@@ -85,46 +86,6 @@ void set_installed_files(InstalledWheel& out, layers::FileEntries entries) {
   }
 }
 
-// json.dumps(value, sort_keys=True) with Python's default separators and ensure_ascii.
-std::string json_string(std::string_view s) {
-  static const char* hex = "0123456789abcdef";
-  std::string out = "\"";
-  auto u16 = [&](unsigned v) {
-    out += "\\u";
-    for (int sh = 12; sh >= 0; sh -= 4) out += hex[(v >> sh) & 0xF];
-  };
-  for (std::size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      // json's ESCAPE_DCT: these characters have two-character escapes, the other controls \u00XX.
-      static constexpr std::string_view kEscaped = "\"\\\n\r\t\b\f", kEscapeLetters = "\"\\nrtbf";
-      if (std::size_t k = kEscaped.find(static_cast<char>(c)); k != std::string_view::npos) {
-        out += '\\';
-        out += kEscapeLetters[k];
-      } else if (c < 0x20 || c == 0x7f) {
-        u16(c);
-      } else {
-        out += static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    // nlohmann::json holds valid UTF-8; decode one code point.
-    std::size_t n = (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : 3;
-    unsigned cp = c & (n == 1 ? 0x1F : n == 2 ? 0x0F : 0x07);
-    for (std::size_t k = 1; k <= n && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    i += n + 1;
-    if (cp >= 0x10000) {
-      cp -= 0x10000;
-      u16(0xD800 + (cp >> 10));
-      u16(0xDC00 + (cp & 0x3FF));
-    } else {
-      u16(cp);
-    }
-  }
-  return out + "\"";
-}
-
 void dump_json(const nlohmann::json& v, std::string& out) {
   switch (v.type()) {
     case nlohmann::json::value_t::object: {
@@ -133,7 +94,7 @@ void dump_json(const nlohmann::json& v, std::string& out) {
       for (auto it = v.begin(); it != v.end(); ++it) {  // nlohmann's object is a std::map: keys sorted
         if (!first) out += ", ";
         first = false;
-        out += json_string(it.key());
+        out += python_json_string(it.key());
         out += ": ";
         dump_json(it.value(), out);
       }
@@ -149,7 +110,7 @@ void dump_json(const nlohmann::json& v, std::string& out) {
       out += ']';
       break;
     }
-    case nlohmann::json::value_t::string: out += json_string(v.get_ref<const std::string&>()); break;
+    case nlohmann::json::value_t::string: out += python_json_string(v.get_ref<const std::string&>()); break;
     case nlohmann::json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; break;
     case nlohmann::json::value_t::null: out += "null"; break;
     default: out += v.dump(); break;  // numbers

@@ -21,6 +21,12 @@ bool has_parent_reference(std::string_view path) {
   return false;
 }
 
+std::string clean_path(std::string_view path) {
+  std::string out;
+  for (std::string_view c : path_components(path)) out = join_path(out, c);
+  return out;
+}
+
 std::string normalize_path(std::string_view path) {
   std::vector<std::string_view> parts;
   for (std::string_view c : path_components(path)) {

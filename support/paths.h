@@ -9,6 +9,9 @@ namespace trainpack {
 // The components of `path`, skipping empty ones and "." ("./a//b/." → a, b); ".." is kept for the caller.
 std::vector<std::string_view> path_components(std::string_view path);
 
+// The components of `path` joined by "/" ("./a//b/." → "a/b", "." → ""); ".." is kept, for the caller to refuse.
+std::string clean_path(std::string_view path);
+
 // The path resolved lexically inside a root: "." and empty components dropped, ".." taking one back but never
 // above the root; returned relative, without a leading "/" ("/a/./b/../c" → "a/c", "../x" → "x", "/" → "").
 std::string normalize_path(std::string_view path);

@@ -1,5 +1,6 @@
 // The generated Dockerfile against gcloud 578.0.0's output (lib/googlecloudsdk/command_lib/ai/docker/build.py), byte for byte.
 #include "gcloud/dockerfile.h"
+#include "support/python_strings.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +15,7 @@ namespace {
 using trainpack::gcloud::DockerfileSpec;
 using trainpack::gcloud::is_vertex_prebuilt_image;
 using trainpack::gcloud::json_list;
-using trainpack::gcloud::json_string;
+using trainpack::python_json_string;
 using trainpack::gcloud::module_to_path;
 using trainpack::gcloud::python_dedent;
 using trainpack::gcloud::render_dockerfile;
@@ -386,7 +387,7 @@ TEST(JsonDumps, SpecExample) {
 TEST(JsonDumps, EdgeCasesMatchPython) {
   EXPECT_EQ(json_list({}), "[]");
   EXPECT_EQ(json_list({""}), "[\"\"]");
-  EXPECT_EQ(json_string(""), "\"\"");
+  EXPECT_EQ(python_json_string(""), "\"\"");
   EXPECT_EQ(json_list({"\"q\""}), "[\"\\\"q\\\"\"]");
   EXPECT_EQ(json_list({"a/b"}), "[\"a/b\"]");  // '/' is not escaped
   // Control characters: named escapes where JSON has them, \u00XX otherwise; DEL is escaped too.
@@ -397,9 +398,9 @@ TEST(JsonDumps, EdgeCasesMatchPython) {
   EXPECT_EQ(json_list({"\xe2\x80\xa8"}), "[\"\\u2028\"]");
   // Bytes that are not UTF-8 arrive in Python as surrogateescape code points.
   EXPECT_EQ(json_list({"\xff\xe4"}), "[\"\\udcff\\udce4\"]");
-  EXPECT_EQ(json_string("\xed\xa0\x80"), "\"\\udced\\udca0\\udc80\"");  // an encoded surrogate is invalid UTF-8
-  EXPECT_EQ(json_string("\xc0\xaf"), "\"\\udcc0\\udcaf\"");              // overlong
-  EXPECT_EQ(json_string("\xe2\x82" "A"), "\"\\udce2\\udc82A\"");          // truncated sequence
+  EXPECT_EQ(python_json_string("\xed\xa0\x80"), "\"\\udced\\udca0\\udc80\"");  // an encoded surrogate is invalid UTF-8
+  EXPECT_EQ(python_json_string("\xc0\xaf"), "\"\\udcc0\\udcaf\"");              // overlong
+  EXPECT_EQ(python_json_string("\xe2\x82" "A"), "\"\\udce2\\udc82A\"");          // truncated sequence
   EXPECT_EQ(json_list({"a", "b", "c"}), "[\"a\", \"b\", \"c\"]");
 }
 
