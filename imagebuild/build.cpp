@@ -854,8 +854,7 @@ std::vector<sbom::Package> Build::kept_image_packages() {
 std::vector<sbom::Package> Build::image_packages_through(std::size_t history_entries) {
   const layers::ScannedImage& base = base_python_filesystem();
   layers::StackedFilesystem fs(base, base.index(), stack_.entries(0, history_entries));
-  python::ImageConfigFacts cfg{config_.env().entries(), config_.user(), config_.architecture(), config_.variant()};
-  python::PythonFacts python = python::read_python_facts(base, cfg, false);
+  python::PythonFacts python = python::read_python_facts(base, python::ImageConfigFacts::of(config_), false);
   return image_packages(fs, &python, installed_);
 }
 

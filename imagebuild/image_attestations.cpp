@@ -143,8 +143,7 @@ sbom::Document generated_sbom(std::shared_ptr<const image::Image> image, const s
   layers::ScannedImage fs(image, cache, python_scan_selection());
   std::optional<python::PythonFacts> python;
   try {
-    python::ImageConfigFacts cfg{config.env().entries(), config.user(), config.architecture(), config.variant()};
-    python = python::read_python_facts(fs, cfg, false);
+    python = python::read_python_facts(fs, python::ImageConfigFacts::of(config), false);
   } catch (const Error&) {
     // no Python the pip steps could use: the image's OS packages only
   }

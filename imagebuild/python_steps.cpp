@@ -145,13 +145,7 @@ struct PythonInstaller::State {
   }
 
   python::PythonFacts facts(const image::ImageConfig& config, bool python3_names) {
-    const layers::ScannedImage& fs = filesystem();
-    python::ImageConfigFacts cfg;
-    cfg.env = config.env().entries();
-    cfg.user = config.user();
-    cfg.architecture = config.architecture();
-    cfg.variant = config.variant();
-    return python::read_python_facts(fs, cfg, python3_names);
+    return python::read_python_facts(filesystem(), python::ImageConfigFacts::of(config), python3_names);
   }
 
   net::HttpClient& http_client() {
@@ -229,6 +223,7 @@ class PythonInstaller::Step {
   const gcloud::PipInstallStep& step_;
   const image::ImageConfig& config_;
   python::PythonFacts facts_;
+  python::TagPriority tags_;  // the wheel tags the image's Python takes, most preferred first
   const python::PipConfig& pip_;
   python::PipBehaviour behaviour_;                      // what the image's pip version (and Debian's patches) change
   const std::string cwd_ = gcloud::kWorkdir;
@@ -263,7 +258,8 @@ class PythonInstaller::Step {
 
 PythonInstaller::Step::Step(State& st, const gcloud::PipInstallStep& step, const image::ImageConfig& config,
                             const std::vector<const FileEntries*>& own_layers)
-    : st_(st), step_(step), config_(config), facts_(st.facts(config, step.pip3)), pip_(facts_.pip_config),
+    : st_(st), step_(step), config_(config), facts_(st.facts(config, step.pip3)), tags_(tags_for(facts_)),
+      pip_(facts_.pip_config),
       behaviour_(python::PipBehaviour::of(facts_)), fs_(st.filesystem(), st.filesystem().index(), own_layers),
       merged_(fs_.index()),
       installed_(python::find_installed_distributions(fs_, python::site_sys_path(fs_, facts_.site_dirs))) {
@@ -289,8 +285,7 @@ PipStepOutcome PythonInstaller::Step::run() {
   python::FormatControl formats = file_options_.format_control;
   for (const auto& n : pip_.only_binary) formats.add_only_binary(n);
   for (const auto& n : pip_.no_binary) formats.add_no_binary(n);
-  python::TagPriority tags = tags_for(facts_);
-  IndexCandidates source(client, st_.store, tags, formats, local_dists_,
+  IndexCandidates source(client, st_.store, tags_, formats, local_dists_,
                          [this](const fs::path& file, const std::string& filename, const std::string& display) {
                            Timings::Scope building = st_.timings.scope(Phase::kInstall);
                            return st_.builder.build_sdist(build_step(), file, filename, display);
@@ -452,12 +447,11 @@ IsolatedEnvironment PythonInstaller::Step::install_isolated(const std::vector<st
   }
   python::IndexClient client(st_.http_client(), st_.cache, index_);
   python::FormatControl formats = file_options_.format_control;
-  python::TagPriority tags = tags_for(facts_);
   auto no_sdists = [&display](const fs::path&, const std::string& filename, const std::string&) -> BuiltDistribution {
     throw Error("the build requirement " + filename + " of " + display + " has no wheel",
                 "publish a wheel of it to the index");
   };
-  IndexCandidates source(client, st_.store, tags, formats, {}, no_sdists, behaviour_);
+  IndexCandidates source(client, st_.store, tags_, formats, {}, no_sdists, behaviour_);
   python::ResolveOptions ro = resolve_options();
   ro.constraints.clear();
   python::Resolution resolution = python::resolve(roots, ro, source);
@@ -531,7 +525,6 @@ BuiltDistribution PythonInstaller::Step::build_project(const LocalItem& item) {
 
 // Local wheels, sdists and project directories, each the only candidate of its project.
 void PythonInstaller::Step::prepare_local_items() {
-  const python::TagPriority tags = tags_for(facts_);
   for (const LocalItem& item : local_items_) {
     LocalDistribution local;
     const std::string url = "file:///" + item.image_rel;
@@ -548,7 +541,7 @@ void PythonInstaller::Step::prepare_local_items() {
         auto wf = python::WheelFilename::try_parse(filename);
         if (!wf) throw Error(item.display + ": " + filename + " is not a valid wheel file name",
                              "wheel names are NAME-VERSION-TAGS.whl");
-        python::require_supported_wheel(*wf, filename, tags, item.display);
+        python::require_supported_wheel(*wf, filename, tags_, item.display);
         local.built.wheel = *host;
         local.built.name = wf->name;
         local.built.version = wf->version;

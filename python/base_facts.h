@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "image/config.h"
 #include "layers/image_filesystem.h"
 #include "python/pip_config.h"
 #include "python/sysconfigdata.h"
@@ -28,6 +29,10 @@ struct ImageConfigFacts {
   std::string user;              // "" = root; "name", "uid", "name:group", "uid:gid"
   std::string architecture;      // "amd64", "arm64", ...
   std::string variant;           // "v7", "v8", or ""
+
+  static ImageConfigFacts of(const image::ImageConfig& config) {
+    return {config.env().entries(), config.user(), config.architecture(), config.variant()};
+  }
 };
 
 struct PythonFacts {
