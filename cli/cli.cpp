@@ -158,7 +158,7 @@ void apply_image_metadata(imagebuild::BuildRequest& req, const BuildFlags& bf) {
   for (const transports::ImageLocation& out : req.outputs) {
     if (out.transport == "oci")
       for (const std::string& tag : bf.tags) transports::check_oci_layout_tag(tag);
-    if (out.is_registry()) refuse_referrers_tag(registry::Reference::parse(out.ref).tag, out.str());
+    if (out.is_registry()) refuse_referrers_tag(out.registry_reference().tag, out.str());
   }
   req.extra_tags = bf.tags;
   req.labels = parse_key_values(bf.labels, "--label");

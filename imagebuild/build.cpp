@@ -368,7 +368,7 @@ void Build::begin_pushes() {
   if (req_.dry_run || !req_.registries) return;
   for (const transports::ImageLocation& out : req_.outputs) {
     if (!out.is_registry() || ahead_.count(out.str())) continue;
-    registry::Reference target = registry::Reference::parse(out.ref);
+    registry::Reference target = out.registry_reference();
     registry::PushAheadOptions options;
     options.jobs = req_.jobs;
     options.locations = &cache_.blob_locations;
@@ -524,7 +524,7 @@ bool Build::registry_outputs_have(const image::Digest& digest) {
   bool any = false;
   for (const transports::ImageLocation& out : req_.outputs) {
     if (!out.is_registry() || !req_.registries) continue;
-    registry::Reference target = registry::Reference::parse(out.ref);
+    registry::Reference target = out.registry_reference();
     net::HttpRequest head;
     head.method = "HEAD";
     head.url = "/v2/" + target.repository + "/blobs/" + digest.str();
@@ -802,7 +802,7 @@ const layers::ScannedImage& Build::base_python_filesystem() {
 std::string Build::image_name() const {
   if (req_.outputs.empty()) return "";
   const transports::ImageLocation& out = req_.outputs.front();
-  return out.is_registry() ? registry::Reference::parse(out.ref).name() : out.str();
+  return out.is_registry() ? out.registry_reference().name() : out.str();
 }
 
 // The image's packages when a pip step read the base's Python (the base's OS and Python packages, what the steps
@@ -902,7 +902,7 @@ void Build::keep_cache_under_cap() {
 provenance::Statement Build::provenance_statement() const {
   provenance::Statement s;
   for (const transports::ImageLocation& out : req_.outputs)
-    s.subjects.push_back({out.is_registry() ? registry::Reference::parse(out.ref).name() : out.str(),
+    s.subjects.push_back({out.is_registry() ? out.registry_reference().name() : out.str(),
                           result_.manifest_digest.hex()});
   s.parameters = req_.parameters;
   std::vector<std::string> indexes;

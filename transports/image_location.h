@@ -7,15 +7,20 @@
 #include <string>
 #include <string_view>
 
+#include "registry/reference.h"
+
 namespace trainpack::transports {
 
 struct ImageLocation {
   std::string transport;       // the transport's name: "oci", "docker-archive", "docker"
   std::filesystem::path path;  // empty for a registry
   std::string ref;  // oci: the tag; docker-archive: "name:tag" (empty = unspecified); registry: the reference
+  std::optional<registry::Reference> reference;  // a registry's `ref`, parsed when the location is read
 
   std::string str() const;
   bool is_registry() const { return transport == "docker"; }
+  // A registry location's reference: the one parsed with it, else `ref` parsed now (Error when malformed).
+  registry::Reference registry_reference() const { return reference ? *reference : registry::Reference::parse(ref); }
 };
 
 // Parses "oci:...", "docker-archive:..." or "docker://..."; nullopt when the text names no transport.

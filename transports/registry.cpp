@@ -29,12 +29,12 @@ registry::Registries& need_registries(registry::Registries* registries) {
 }
 
 // A one-line error for a malformed reference, before any work.
-void check_reference(ImageLocation& location) { registry::Reference::parse(location.ref); }
-void check_reference_only(const ImageLocation& location) { registry::Reference::parse(location.ref); }
+void check_reference(ImageLocation& location) { location.reference = location.registry_reference(); }
+void check_reference_only(const ImageLocation& location) { location.registry_reference(); }
 
 std::shared_ptr<const image::Image> open_location(const ImageLocation& location, const OpenContext& context) {
   registry::Registries& registries = need_registries(context.registries);
-  return open_registry_image(registry::Reference::parse(location.ref), context.platform, context.store, registries,
+  return open_registry_image(location.registry_reference(), context.platform, context.store, registries,
                              context.on_fetch);
 }
 
@@ -42,7 +42,7 @@ WriteReport write_location(const image::Image& image, const ImageLocation& locat
   registry::Registries& registries = need_registries(context.registries);
   registry::PushOptions options = context.push;
   options.extra_tags = context.extra_tags;
-  registry::Reference target = registry::Reference::parse(location.ref);
+  registry::Reference target = location.registry_reference();
   WriteReport report{write_registry_image(image, target, registries, options)};
   registry::PushOptions artifacts;  // a few small blobs each: no progress rows, no push begun during the build
   artifacts.jobs = options.jobs;
@@ -62,7 +62,7 @@ WriteReport write_location(const image::Image& image, const ImageLocation& locat
 std::vector<image::AttachedDocument> read_attached_location(const ImageLocation& location, const OpenContext& context,
                                                            const image::Digest& subject,
                                                            const std::vector<std::string>& types) {
-  registry::Reference ref = registry::Reference::parse(location.ref);
+  registry::Reference ref = location.registry_reference();
   registry::RegistryClient& client = need_registries(context.registries).client(ref.registry);
   return registry::read_attached(client, ref.repository, subject, types);
 }
