@@ -1,6 +1,7 @@
 // docs/architecture.md is the map of the code: every room it lists is a room of CMakeLists.txt and every room is
 // listed, every path it names exists, every type it names is declared in a header (public), and each room's main
-// types and entry points are declared in that room's headers.
+// types and entry points are declared in that room's headers. The map's arrows are the USES of each
+// trainpack_room() line: the rooms a room's files include, no more and no fewer.
 #include <gtest/gtest.h>
 #include <re2/re2.h>
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "support/fs.h"
+#include "support/text.h"
 
 namespace {
 
@@ -43,6 +45,40 @@ std::map<std::string, std::string> room_headers() {
       if (e.path().extension() == ".h") text += trainpack::read_file(e.path());
   }
   return rooms;
+}
+
+// Room name → the rooms its trainpack_room() line USES (up to LIBRARIES, GENERATED or the closing parenthesis).
+std::map<std::string, std::set<std::string>> declared_uses() {
+  static const RE2 room_call(R"(trainpack_room\((\w+)([^)]*)\))");
+  std::string cmake = trainpack::read_file(kSource / "CMakeLists.txt");
+  re2::StringPiece rest(cmake);
+  std::string name, arguments;
+  std::map<std::string, std::set<std::string>> uses;
+  while (RE2::FindAndConsume(&rest, room_call, &name, &arguments)) {
+    std::set<std::string>& used = uses[name];
+    bool in_uses = false;
+    for (const std::string& word : trainpack::split_nonempty(arguments, " \n")) {
+      if (word == "USES" || word == "LIBRARIES" || word == "GENERATED") in_uses = word == "USES";
+      else if (in_uses) used.insert(word);
+    }
+  }
+  return uses;
+}
+
+// The other rooms whose headers the files of `room` include.
+std::set<std::string> included_rooms(const std::string& room,
+                                     const std::map<std::string, std::set<std::string>>& rooms) {
+  static const RE2 include(R"re(#include "(\w+)/)re");
+  std::set<std::string> out;
+  for (const auto& e : fs::directory_iterator(kSource / room)) {
+    if (e.path().extension() != ".cpp" && e.path().extension() != ".h") continue;
+    std::string text = trainpack::read_file(e.path());
+    re2::StringPiece rest(text);
+    std::string included;
+    while (RE2::FindAndConsume(&rest, include, &included))
+      if (included != room && rooms.count(included)) out.insert(included);
+  }
+  return out;
 }
 
 bool declares_type(const std::string& headers, const std::string& type) {
@@ -78,6 +114,18 @@ TEST(ArchitectureDoc, ListsEveryRoomAndOtherwiseOnlyDirectoriesOfData) {
     if (rooms.count(dir)) continue;
     ASSERT_TRUE(fs::is_directory(kSource / dir)) << dir << "/ is no directory";
     EXPECT_FALSE(holds_code(kSource / dir)) << dir << "/ holds code but is no room of CMakeLists.txt";
+  }
+}
+
+TEST(ArchitectureDoc, EachRoomUsesExactlyTheRoomsItIncludes) {
+  const std::map<std::string, std::set<std::string>> uses = declared_uses();
+  ASSERT_GE(uses.size(), 10u) << "no trainpack_room() lines read from CMakeLists.txt";
+  for (const auto& [room, used] : uses) {
+    const std::set<std::string> included = included_rooms(room, uses);
+    for (const std::string& u : used)
+      EXPECT_TRUE(included.count(u)) << room << " USES " << u << " but includes none of its headers";
+    for (const std::string& i : included)
+      EXPECT_TRUE(used.count(i)) << room << "/ includes " << i << "/ but its trainpack_room() line does not USE it";
   }
 }
 
