@@ -290,7 +290,7 @@ imagebuild::BuildRequest request_for(const gcloud::LocalRunSpec& spec, const Bui
                 "it is how long one setup.py or build backend call may run");
   req.python.build_timeout = std::chrono::seconds(bf.build_timeout);
   if (bf.own_layer_mb < 0) throw Error("--own-layer-mb must not be negative");
-  req.python.own_layer_bytes = static_cast<std::uint64_t>(bf.own_layer_mb) << 20;
+  req.python.separate_layer_bytes = static_cast<std::uint64_t>(bf.own_layer_mb) << 20;
   req.python.jobs = bf.jobs;
   return req;
 }

@@ -55,7 +55,7 @@ void add_python_options(image::Sha256& h, const PythonOptions& python) {
   h.update_field(python.no_compile ? "no-compile" : "compile");
   h.update_field(python.break_system_packages ? "break-system-packages" : "");
   h.update_field(std::to_string(static_cast<int>(python.build_python)));
-  h.update_field(std::to_string(python.own_layer_bytes));
+  h.update_field(std::to_string(python.separate_layer_bytes));
 }
 
 // An entry file: a format line (kFormat, then "sha256:" and the SHA-256 of the rest of the file), a JSON line (per

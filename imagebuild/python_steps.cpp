@@ -186,7 +186,7 @@ class PythonInstaller::Step {
     Installed installed;
     std::optional<std::future<FileEntries>> bytecode;  // the .pyc entries; none: no .py, or --no-compile
   };
-  struct OwnLayer {
+  struct SeparateLayer {
     std::string what;  // "torch 2.1.0"
     std::map<std::string, FileEntry> files;
     std::set<std::string> dirs;
@@ -251,7 +251,7 @@ class PythonInstaller::Step {
   std::set<std::string> recreated_dirs_;       // removed by an uninstall, then written again
   std::set<std::string> removed_dirs_;
   std::set<std::string> removed_files_;
-  std::vector<OwnLayer> own_layers_out_;
+  std::vector<SeparateLayer> separate_layers_;
   std::unique_ptr<python::BytecodeCompiler> compiler_;  // made by the first wheel with modules
   SerialQueue compiling_;  // bytecode of the installed wheels, one wheel after another; last: joined first
 };
@@ -714,10 +714,10 @@ void PythonInstaller::Step::install(const python::Resolution& resolution, IndexC
     // requirement does not rewrite it: its layer's inputs stay the same and the layer cache keeps it.
     std::uint64_t bytes = 0;
     for (const FileEntry& e : i.wheel.files) bytes += e.size;
-    if (bytes >= st_.options.own_layer_bytes) {
-      OwnLayer own{i.dist->name + " " + i.dist->version.str(), {}, i.wheel.directories};
-      for (FileEntry& e : i.wheel.files) own.files[e.path] = std::move(e);
-      own_layers_out_.push_back(std::move(own));
+    if (bytes >= st_.options.separate_layer_bytes) {
+      SeparateLayer separate{i.dist->name + " " + i.dist->version.str(), {}, i.wheel.directories};
+      for (FileEntry& e : i.wheel.files) separate.files[e.path] = std::move(e);
+      separate_layers_.push_back(std::move(separate));
     } else {
       for (FileEntry& e : i.wheel.files) out_[e.path] = std::move(e);
       dirs_.insert(i.wheel.directories.begin(), i.wheel.directories.end());
@@ -890,13 +890,13 @@ std::vector<PipLayer> PythonInstaller::Step::layers() {
   // Moved, not listed in braces: an initializer list would copy every entry.
   std::vector<PipLayer> result;
   result.push_back({"", std::move(entries)});
-  for (OwnLayer& own : own_layers_out_) {
-    FileEntries own_entries;
-    directories_for(own.files, own.dirs, own_entries);
-    own_entries.reserve(own_entries.size() + own.files.size());
-    for (auto& [p, e] : own.files) own_entries.push_back(std::move(e));
-    own.files.clear();
-    result.push_back({own.what, std::move(own_entries)});
+  for (SeparateLayer& separate : separate_layers_) {
+    FileEntries entries_of_one;
+    directories_for(separate.files, separate.dirs, entries_of_one);
+    entries_of_one.reserve(entries_of_one.size() + separate.files.size());
+    for (auto& [p, e] : separate.files) entries_of_one.push_back(std::move(e));
+    separate.files.clear();
+    result.push_back({separate.what, std::move(entries_of_one)});
   }
   return result;
 }

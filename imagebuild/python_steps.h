@@ -41,7 +41,7 @@ struct PythonOptions {
   bool break_system_packages = false;         // install into an EXTERNALLY-MANAGED Python anyway
   BuildPython build_python = BuildPython::kAuto;  // which CPython of the image's X.Y builds and compiles
   std::chrono::seconds build_timeout = python::kDefaultBuildTimeout;  // --build-timeout: each setup.py/backend call
-  std::uint64_t own_layer_bytes = 100u << 20;  // a distribution this large gets a layer of its own
+  std::uint64_t separate_layer_bytes = 100u << 20;  // a distribution this large gets a layer of its own
   int jobs = 4;                               // parallel downloads
   // The run's HTTP client (--http-timeout, --ca-file, ...) and Google credentials, shared with registry access;
   // made by the CLI, they outlive the build.

@@ -212,7 +212,7 @@ TEST(PipStepKey, AChangeToAnyInputThatShapesTheLayersChangesTheKey) {
       {"no-compile", [](StepInputs& s) { s.python.no_compile = true; }},
       {"break-system-packages", [](StepInputs& s) { s.python.break_system_packages = true; }},
       {"build python", [](StepInputs& s) { s.python.build_python = trainpack::imagebuild::BuildPython::kHost; }},
-      {"own layer size", [](StepInputs& s) { s.python.own_layer_bytes /= 2; }},
+      {"own layer size", [](StepInputs& s) { s.python.separate_layer_bytes /= 2; }},
       {"mtime", [](StepInputs& s) { s.inputs.layer_options.mtime = 1700000000; }},
       {"gzip level", [](StepInputs& s) { s.inputs.layer_options.gzip.level = 3; }},
       {"gzip engine", [](StepInputs& s) { s.inputs.layer_options.gzip.engine = DeflateEngine::kZlib; }},

@@ -425,7 +425,7 @@ TEST_F(PythonStepsTest, ALargeDistributionGetsALayerOfItsOwn) {
   wheel({"small", "1.0", {"big"}, {{"small/__init__.py", "import big\n"}}});
   wheel({"big", "1.0", {}, {{"big/__init__.py", ""}, {"big/weights.bin", std::string(64 << 10, 'w')}}});
   PythonOptions o = options();
-  o.own_layer_bytes = 32 << 10;
+  o.separate_layer_bytes = 32 << 10;
   auto pip = installer(o);
   PipStepOutcome out = pip->install(requirement("small"), config(), {});
 
