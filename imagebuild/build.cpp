@@ -260,6 +260,28 @@ struct BuildCaches {
 };
 
 // One build in progress: the base, the config being edited, and the layers made so far.
+// A value kept sealed in `area` under `name` (store/sealed_text.h): `from_json` of it when it is there and whole;
+// nullopt when it is not there, or is damaged or of another shape (then discarded with a warning naming `what`).
+template <typename FromJson>
+auto read_kept(const store::CacheArea& area, const std::string& name, const std::string& what, FromJson from_json)
+    -> std::optional<decltype(from_json(json()))> {
+  std::error_code ec;
+  if (!area.use(name) || !fs::is_regular_file(area.path_of(name), ec)) return std::nullopt;
+  try {
+    const std::string file = read_file(area.path_of(name));  // unseal's view points into it
+    if (std::optional<std::string_view> text = store::unseal(file)) return from_json(json::parse(*text));
+  } catch (const std::exception&) {  // unreadable, or not what from_json reads
+  }
+  area.discard(name, "it is not " + what + " this trainpack kept");
+  return std::nullopt;
+}
+
+void keep(const store::CacheArea& area, const std::string& name, const json& value) {
+  std::error_code ec;
+  fs::create_directories(area.dir(), ec);
+  write_file_atomic(area.path_of(name), store::seal(value.dump()));
+}
+
 class Build {
  public:
   Build(const BuildRequest& req, Progress& progress, Timings::Clock::time_point start)
@@ -325,6 +347,7 @@ class Build {
   std::string sbom_text();
   sbom::Document sbom_document();
   std::vector<sbom::Package> kept_image_packages();
+  std::vector<sbom::File> copied_files();
   std::vector<sbom::Package> image_packages_through(std::size_t history_entries);
   provenance::Statement provenance_statement() const;
   std::string image_name() const;
@@ -812,7 +835,7 @@ sbom::Document Build::sbom_document() {
   sbom::Document d{image_name(), result_.manifest_digest.str(), req_.base_name, result_.base_digest, spec_.created,
                    build_identity(), {}, {}};
   if (has_pip_steps()) d.packages = kept_image_packages();
-  d.files = copied_files(stack_.copied());
+  d.files = copied_files();
   return d;
 }
 
@@ -835,19 +858,33 @@ std::vector<sbom::Package> Build::kept_image_packages() {
   }
   const store::CacheArea kept = cache_.dir.area(store::CacheKind::kSboms);
   const std::string name = "packages-" + key.finish().hex() + ".json";
-  std::error_code ec;
-  if (kept.use(name) && fs::is_regular_file(kept.path_of(name), ec)) {
-    try {
-      const std::string file = read_file(kept.path_of(name));  // unseal's view points into it
-      if (std::optional<std::string_view> text = store::unseal(file)) return packages_from_json(json::parse(*text));
-    } catch (const std::exception&) {  // unreadable, or not a list packages_json wrote: made again below
-    }
-    kept.discard(name, "it is not a package list this trainpack kept");
-  }
+  if (auto packages = read_kept(kept, name, "a package list", packages_from_json)) return *packages;
   std::vector<sbom::Package> packages = image_packages_through(through);
-  fs::create_directories(kept.dir(), ec);
-  write_file_atomic(kept.path_of(name), store::seal(packages_json(packages).dump()));
+  keep(kept, name, packages_json(packages));
   return packages;
+}
+
+// The trainer's files: each COPY layer's, kept by the layer's diff_id (its tar's hash: the same files with the same
+// bytes), so a build hashes the files of the layers it made anew and reads the others' lists.
+std::vector<sbom::File> Build::copied_files() {
+  const store::CacheArea kept = cache_.dir.area(store::CacheKind::kSboms);
+  std::vector<std::vector<sbom::File>> per_layer;
+  for (const LayerStack::Layer* layer : stack_.copied()) {
+    if (!layer->blob) {  // a dry run's planned layer
+      per_layer.push_back(layer_files(layer->entries));
+      continue;
+    }
+    const std::string name = "files-" + layer->blob->diff_id.hex() + ".json";
+    if (auto files = read_kept(kept, name, "a file list", files_from_json)) {
+      per_layer.push_back(std::move(*files));
+      continue;
+    }
+    per_layer.push_back(layer_files(layer->entries));
+    keep(kept, name, files_json(per_layer.back()));
+    progress_.detail("hashed the files of a layer for the SBOM (" +
+                     counted(per_layer.back().size(), "file", "files") + "): " + layer->instruction);
+  }
+  return merged_files(per_layer);
 }
 
 // The packages of the base with the first `history_entries` of this build's layers on it.

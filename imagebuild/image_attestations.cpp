@@ -106,13 +106,34 @@ std::vector<sbom::Package> packages_from_json(const nlohmann::json& j) {
   return packages;
 }
 
-std::vector<sbom::File> copied_files(const std::vector<const layers::FileEntries*>& layers) {
+std::vector<sbom::File> layer_files(const layers::FileEntries& entries) {
   std::map<std::string, const layers::FileEntry*> last;
-  for (const layers::FileEntries* entries : layers)
-    for (const layers::FileEntry& e : *entries)
-      if (e.type == layers::FileEntry::Type::kRegular && e.zip_member.empty()) last[e.path] = &e;
+  for (const layers::FileEntry& e : entries)
+    if (e.type == layers::FileEntry::Type::kRegular && e.zip_member.empty()) last[e.path] = &e;
   std::vector<sbom::File> files;
   for (const auto& [path, entry] : last) files.push_back(checksummed(*entry));
+  return files;
+}
+
+std::vector<sbom::File> merged_files(const std::vector<std::vector<sbom::File>>& layers) {
+  std::map<std::string, const sbom::File*> last;
+  for (const std::vector<sbom::File>& files : layers)
+    for (const sbom::File& f : files) last[f.path] = &f;
+  std::vector<sbom::File> out;
+  for (const auto& [path, file] : last) out.push_back(*file);
+  return out;
+}
+
+nlohmann::json files_json(const std::vector<sbom::File>& files) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const sbom::File& f : files) out.push_back({f.path, f.sha1, f.sha256});
+  return out;
+}
+
+std::vector<sbom::File> files_from_json(const nlohmann::json& j) {
+  std::vector<sbom::File> files;
+  for (const nlohmann::json& f : j.get_ref<const nlohmann::json::array_t&>())
+    files.push_back({f.at(0).get<std::string>(), f.at(1).get<std::string>(), f.at(2).get<std::string>()});
   return files;
 }
 

@@ -41,10 +41,10 @@ std::vector<const layers::FileEntries*> LayerStack::entries(std::size_t from, st
   return out;
 }
 
-std::vector<const layers::FileEntries*> LayerStack::copied() const {
-  std::vector<const layers::FileEntries*> out;
+std::vector<const LayerStack::Layer*> LayerStack::copied() const {
+  std::vector<const Layer*> out;
   for (const Layer& l : layers_)
-    if (l.maker == Maker::kCopy) out.push_back(&l.entries);
+    if (l.maker == Maker::kCopy) out.push_back(&l);
   return out;
 }
 

@@ -50,8 +50,8 @@ class LayerStack {
   // The entries of history entries [from, to), deferred listings read (may throw Error).
   std::vector<const layers::FileEntries*> entries(std::size_t from, std::size_t to);
   std::vector<const layers::FileEntries*> entries() { return entries(0, size()); }
-  // The COPY layers' entries: the trainer's files.
-  std::vector<const layers::FileEntries*> copied() const;
+  // The COPY layers: the trainer's files.
+  std::vector<const Layer*> copied() const;
   // The history entries up to and including the last pip step's (0 without one).
   std::size_t through_last_pip_step() const;
 

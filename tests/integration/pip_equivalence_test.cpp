@@ -375,6 +375,14 @@ TEST(PipStepCache, ACodeChangeReadsNoPipStepListing) {
     return named;
   };
   const std::string listing_read = "read the listing of a reused pip layer";
+  auto hashed_layers = [](const CommandResult& r) {  // the layers whose files a build hashed for its SBOM
+    static const std::string said = "hashed the files of a layer for the SBOM (";
+    std::vector<std::string> layers;
+    std::istringstream lines(r.err);
+    for (std::string line; std::getline(lines, line);)
+      if (line.starts_with(said)) layers.push_back(line.substr(line.find("): ") + 3));
+    return layers;
+  };
   CommandResult first = build();
   ASSERT_EQ(first.exit_code, 0) << first.err;
   std::set<std::string> cold = sbom_packages();
@@ -388,6 +396,11 @@ TEST(PipStepCache, ACodeChangeReadsNoPipStepListing) {
   EXPECT_NE(warm.err.find("pip step unchanged"), std::string::npos) << warm.err;
   EXPECT_EQ(warm.err.find(listing_read), std::string::npos) << warm.err;
   EXPECT_EQ(sbom_packages(), cold);
+  // Only the changed layer's files are hashed for the SBOM; the requirements file's layer's list is kept.
+  EXPECT_EQ(hashed_layers(first), (std::vector<std::string>{"COPY [\"./requirements.txt\", \"./requirements.txt\"]",
+                                                            "COPY [\".\", \".\"]"}))
+      << first.err;
+  EXPECT_EQ(hashed_layers(warm), std::vector<std::string>{"COPY [\".\", \".\"]"}) << warm.err;
 
   const fs::path kept = trainpack::store::kind_dir(cache, trainpack::store::CacheKind::kSboms);
   for (const auto& entry : fs::directory_iterator(kept)) fs::remove(entry.path());

@@ -107,13 +107,28 @@ TEST(ImageAttestations, CopiedFilesCarrySha1AndSha256) {
   FileEntries first{FileEntry::inline_file("usr/app/trainer/task.py", "replaced later"),
                     FileEntry::directory("usr/app/trainer", 0755)};
   FileEntries second{on_host, FileEntry::inline_file("usr/app/config/a.yaml", "")};
-  std::vector<trainpack::sbom::File> files = copied_files({&first, &second});
+  std::vector<trainpack::sbom::File> files = merged_files({layer_files(first), layer_files(second)});
   ASSERT_EQ(files.size(), 2u);
   EXPECT_EQ(files[0].path, "usr/app/config/a.yaml");
   EXPECT_EQ(files[0].sha1, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
   EXPECT_EQ(files[1].path, "usr/app/trainer/task.py");
   EXPECT_EQ(files[1].sha1, "a9993e364706816aba3e25717850c26c9cd0d89d");
   EXPECT_EQ(files[1].sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(ImageAttestations, KeptLayerFilesComeBackAsTheyWere) {
+  const std::vector<trainpack::sbom::File> files{{"usr/app/a b.py", std::string(40, '1'), std::string(64, '2')},
+                                                 {"usr/app/\xc3\xa9.txt", std::string(40, '3'), std::string(64, '4')}};
+  const std::vector<trainpack::sbom::File> back = files_from_json(json::parse(files_json(files).dump()));
+  ASSERT_EQ(back.size(), files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    EXPECT_EQ(back[i].path, files[i].path);
+    EXPECT_EQ(back[i].sha1, files[i].sha1);
+    EXPECT_EQ(back[i].sha256, files[i].sha256);
+  }
+  EXPECT_THROW(files_from_json(json::object()), json::exception);
+  EXPECT_THROW(files_from_json(json::array({json::array({"only a path"})})), json::exception);
+  EXPECT_THROW(files_from_json(json::array({json::array({1, 2, 3})})), json::exception);
 }
 
 TEST(ImageAttestations, DependenciesAreTheBaseByDigestTheDownloadsAndTheIndexes) {

@@ -52,7 +52,8 @@ TEST(LayerStack, HistoryBlobsIndexAndCopiedLayersComeFromWhatWasAppended) {
   ASSERT_NE(stack.index().find("usr/app/trainer/task.py"), nullptr);
   EXPECT_EQ(stack.index().find("usr/app")->mode, 0777u);
   ASSERT_EQ(stack.copied().size(), 1u);
-  EXPECT_EQ(paths(*stack.copied()[0]), (std::vector<std::string>{"usr/app/trainer", "usr/app/trainer/task.py"}));
+  EXPECT_EQ(paths(stack.copied()[0]->entries),
+            (std::vector<std::string>{"usr/app/trainer", "usr/app/trainer/task.py"}));
   EXPECT_EQ(stack.through_last_pip_step(), 0u);
 }
 

@@ -211,6 +211,28 @@ TEST(CachePrune, OnlyNamesTrainpackMakesArePrunedAndEverythingElseIsLeftAlone) {
                                            "scans/notes.txt"}));
 }
 
+// The SBOM area holds three kinds of entry (an SBOM, an image's package list, a layer's file list): each is pruned
+// as an entry, none is taken for a stray.
+TEST(CachePrune, EveryKindOfSbomEntryIsAnEntry) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-prune-"));
+  CacheDir cache(dir.path());
+  const fs::path sboms = cache.area(CacheKind::kSboms).dir();
+  fs::create_directories(sboms);
+  const std::vector<fs::path> entries{sboms / (key_of("sbom") + ".json"),
+                                      sboms / ("packages-" + key_of("p") + ".json"),
+                                      sboms / ("files-" + key_of("f") + ".json")};
+  for (const fs::path& e : entries) {
+    trainpack::write_file_atomic(e, "[]");
+    age(e, 1000);
+  }
+  trainpack::store::CacheUsage usage = trainpack::store::measure_cache(cache);
+  EXPECT_EQ(usage_of(usage, CacheKind::kSboms).entries, 3u);
+  EXPECT_TRUE(usage.strays.empty());
+  PruneReport report = trainpack::store::prune_cache(cache, all());
+  EXPECT_EQ(report.removed_entries, 3u);
+  for (const fs::path& e : entries) EXPECT_FALSE(fs::exists(e)) << e;
+}
+
 // A kind's directory, a directory inside one or an entry that is a symbolic link leads out of the cache: prune never
 // follows one, so what it points at stays whole, and says which it passed by.
 TEST(CachePrune, ASymbolicLinkInTheCacheIsNeverFollowed) {
