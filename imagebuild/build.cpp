@@ -259,7 +259,6 @@ struct BuildCaches {
   registry::BlobLocations blob_locations;
 };
 
-// One build in progress: the base, the config being edited, and the layers made so far.
 // A value kept sealed in `area` under `name` (store/sealed_text.h): `from_json` of it when it is there and whole;
 // nullopt when it is not there, or is damaged or of another shape (then discarded with a warning naming `what`).
 template <typename FromJson>
@@ -282,6 +281,7 @@ void keep(const store::CacheArea& area, const std::string& name, const json& val
   write_file_atomic(area.path_of(name), store::seal(value.dump()));
 }
 
+// One build in progress: the base, the config being edited, and the layers made so far.
 class Build {
  public:
   Build(const BuildRequest& req, Progress& progress, Timings::Clock::time_point start)
