@@ -365,13 +365,9 @@ bool list_walk(const fs::path& root, const DockerIgnore& ignore, const std::stri
 
 }  // namespace
 
-FileEntries collect_copy(const fs::path& context_dir, std::string_view source_rel, std::string_view dest_in_image,
-                         const DockerIgnore& ignore, const CopyOptions& opts) {
+CopySource read_copy_source(const fs::path& context_dir, std::string_view source_rel, const DockerIgnore& ignore) {
   fs::path root = canonical_context(context_dir);
   std::string rel = normalize_source(root, context_dir, source_rel);
-  std::vector<std::string> dest_parts = normalize_dest(dest_in_image);
-  bool dest_is_dir_hint = !dest_in_image.empty() && dest_in_image.back() == '/';
-
   Resolved res = resolve_source(root, rel, source_rel, ignore);
   for (const std::string& link : res.links)
     if (ignore.excluded(link)) throw_not_found(root, source_rel, "", ignore, link);
@@ -384,7 +380,25 @@ FileEntries collect_copy(const fs::path& context_dir, std::string_view source_re
     if (err == ENOENT || err == ENOTDIR) throw_not_found(root, source_rel, "", ignore, "");
     throw Error("cannot read " + src_host.string() + ": " + std::strerror(err), "check its permissions");
   }
+  CopySource source;
+  source.directory = S_ISDIR(st.st_mode);
+  if (source.directory) {
+    Copier::DirState ds = copier.dir_state(res.rel);
+    if (!ds.reachable) throw_not_found(root, source_rel, "", ignore, res.rel);
+    copier.walk(res.rel, "", ds.root ? nullptr : &ds.state, ds.excluded, source.entries);
+    if (ds.excluded && source.entries.empty()) throw_not_found(root, source_rel, "", ignore, res.rel);
+    return source;
+  }
+  if (ignore.excluded(res.rel)) throw_not_found(root, source_rel, "", ignore, res.rel);
+  std::vector<std::string> parts = split_path(rel);
+  source.name = parts.empty() ? std::string() : parts.back();
+  copier.add_non_directory(src_host, st, source.name, source.entries);
+  if (source.entries.empty()) throw Error("cannot copy " + src_host.string() + ": it is a socket");
+  return source;
+}
 
+FileEntries place_copy(CopySource source, std::string_view dest_in_image, const CopyOptions& opts) {
+  std::vector<std::string> dest_parts = normalize_dest(dest_in_image);
   FileEntries out;
   auto add_ancestors = [&](const std::vector<std::string>& parts, std::size_t count) {
     std::string p;
@@ -393,32 +407,29 @@ FileEntries collect_copy(const fs::path& context_dir, std::string_view source_re
       out.push_back(dir_entry_for(p, opts));
     }
   };
-
-  if (S_ISDIR(st.st_mode)) {
-    Copier::DirState ds = copier.dir_state(res.rel);
-    if (!ds.reachable) throw_not_found(root, source_rel, "", ignore, res.rel);
-    FileEntries below;
-    copier.walk(res.rel, relative_path(dest_parts), ds.root ? nullptr : &ds.state, ds.excluded, below);
-    if (ds.excluded && below.empty()) throw_not_found(root, source_rel, "", ignore, res.rel);
+  if (source.directory) {
+    const std::string dest = relative_path(dest_parts);
     add_ancestors(dest_parts, dest_parts.size());  // the destination itself included
-    for (FileEntry& e : below) out.push_back(std::move(e));
-  } else {
-    if (ignore.excluded(res.rel)) throw_not_found(root, source_rel, "", ignore, res.rel);
-    std::vector<std::string> final_parts = dest_parts;
-    bool into_dir = dest_is_dir_hint || final_parts.empty();
-    if (!into_dir && opts.existing_dir && opts.existing_dir(relative_path(final_parts))) into_dir = true;
-    if (into_dir) {
-      std::string base = split_path(rel).empty() ? std::string() : split_path(rel).back();
-      final_parts.push_back(base);
+    out.reserve(out.size() + source.entries.size());
+    for (FileEntry& e : source.entries) {
+      e.path = join_path(dest, e.path);
+      out.push_back(std::move(e));
     }
-    add_ancestors(final_parts, final_parts.size() - 1);
-    copier.add_non_directory(src_host, st, relative_path(final_parts), out);
-    if (out.empty() || out.back().path != relative_path(final_parts))  // a socket: nothing to copy
-      throw Error("cannot copy " + src_host.string() + ": it is a socket");
+  } else {
+    bool into_dir = (!dest_in_image.empty() && dest_in_image.back() == '/') || dest_parts.empty();
+    if (!into_dir && opts.existing_dir && opts.existing_dir(relative_path(dest_parts))) into_dir = true;
+    if (into_dir) dest_parts.push_back(source.name);
+    add_ancestors(dest_parts, dest_parts.size() - 1);
+    out.push_back(std::move(source.entries.front()));
+    out.back().path = relative_path(dest_parts);
   }
-
   std::sort(out.begin(), out.end(), [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
   return out;
+}
+
+FileEntries collect_copy(const fs::path& context_dir, std::string_view source_rel, std::string_view dest_in_image,
+                         const DockerIgnore& ignore, const CopyOptions& opts) {
+  return place_copy(read_copy_source(context_dir, source_rel, ignore), dest_in_image, opts);
 }
 
 std::vector<std::string> list_excluded(const fs::path& context_dir, const DockerIgnore& ignore) {

@@ -53,6 +53,20 @@ struct CopyOptions {
   std::function<std::optional<ExistingDir>(std::string_view in_image_path)> existing_dir;
 };
 
+// What a COPY takes from the context, read once, before it is placed in the image (place_copy): the entries below a
+// directory source (paths relative to it), or the one entry of a file source (path ""; `name` is its file name).
+struct CopySource {
+  bool directory = false;
+  std::string name;
+  layers::FileEntries entries;
+};
+
+// Reads `source_rel` (as collect_copy takes it) from the context: the walk, with every check of the source.
+CopySource read_copy_source(const std::filesystem::path& context_dir, std::string_view source_rel,
+                            const DockerIgnore& ignore);
+// The entries `source` makes at `dest_in_image` (as collect_copy takes it), sorted; reads nothing from the context.
+layers::FileEntries place_copy(CopySource source, std::string_view dest_in_image, const CopyOptions& opts = {});
+
 // Entries for `COPY <source_rel> <dest_in_image>`, sorted bytewise by path, with every directory from the image
 // root down present exactly once. `source_rel` is relative to `context_dir` (slash-separated; "." for the whole
 // context); an absolute path is accepted only when it lies inside `context_dir`. `dest_in_image` is relative to

@@ -103,14 +103,20 @@ void LayerCache::remember(const std::string& fp, const LayerBlob& blob) const {
   write_file_atomic(entries_.path_of(fp + ".json"), store::seal(j.dump()));
 }
 
+LayerLookup look_up_layer(const LayerCache& cache, FileEntries entries, const LayerOptions& options) {
+  sort_and_check_entries(entries);
+  std::string fingerprint = LayerCache::fingerprint(entries, options);
+  std::optional<LayerBlob> cached = cache.lookup(fingerprint);
+  return {std::move(entries), std::move(fingerprint), std::move(cached)};
+}
+
 BuiltLayer build_layer(const store::BlobStore& store, const LayerCache& cache, FileEntries entries,
                        const LayerOptions& options) {
-  sort_and_check_entries(entries);
-  std::string fp = LayerCache::fingerprint(entries, options);
-  if (auto hit = cache.lookup(fp)) return {*hit, true, std::move(entries)};
-  LayerBlob blob = write_sorted_layer(store, entries, options);
-  cache.remember(fp, blob);
-  return {blob, false, std::move(entries)};
+  LayerLookup layer = look_up_layer(cache, std::move(entries), options);
+  if (layer.cached) return {*layer.cached, true, std::move(layer.entries)};
+  LayerBlob blob = write_sorted_layer(store, layer.entries, options);
+  cache.remember(layer.fingerprint, blob);
+  return {blob, false, std::move(layer.entries)};
 }
 
 }  // namespace trainpack::layers

@@ -41,6 +41,15 @@ struct BuiltLayer {
   FileEntries entries;  // the entries given, sorted: the caller's listing of the layer, without a copy
 };
 
+// A layer as the cache knows it before it is written: its entries sorted and checked (sort_and_check_entries), their
+// fingerprint, and the blob when the cache has it. A dry run stops here; build_layer goes on.
+struct LayerLookup {
+  FileEntries entries;
+  std::string fingerprint;
+  std::optional<LayerBlob> cached;
+};
+LayerLookup look_up_layer(const LayerCache& cache, FileEntries entries, const LayerOptions& options);
+
 // Returns the cached blob for these entries, or writes the layer and remembers it.
 BuiltLayer build_layer(const store::BlobStore& store, const LayerCache& cache, FileEntries entries,
                        const LayerOptions& options);

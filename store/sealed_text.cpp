@@ -1,5 +1,9 @@
 #include "store/sealed_text.h"
 
+#include <system_error>
+
+#include "support/error.h"
+#include "support/fs.h"
 #include "support/hash.h"
 
 namespace trainpack::store {
@@ -25,6 +29,24 @@ std::optional<std::string_view> unseal(std::string_view file) {
   if (!sum.starts_with(kSumPrefix) || sum.back() != '\n') return std::nullopt;
   if (sum.substr(kSumPrefix.size(), 64) != sha256_hex(text)) return std::nullopt;
   return text;
+}
+
+std::optional<std::string> read_sealed(const CacheArea& area, const std::string& name, std::string_view what) {
+  std::error_code ec;
+  if (!area.use(name) || !std::filesystem::is_regular_file(area.path_of(name), ec)) return std::nullopt;
+  try {
+    const std::string file = read_file(area.path_of(name));
+    if (std::optional<std::string_view> text = unseal(file)) return std::string(*text);
+  } catch (const Error&) {  // unreadable: the same miss
+  }
+  area.discard(name, "it is not " + std::string(what) + " this trainpack kept");
+  return std::nullopt;
+}
+
+void keep_sealed(const CacheArea& area, const std::string& name, std::string_view text) {
+  std::error_code ec;
+  std::filesystem::create_directories(area.dir(), ec);
+  write_file_atomic(area.path_of(name), seal(text));
 }
 
 }  // namespace trainpack::store

@@ -6,10 +6,18 @@
 #include <string>
 #include <string_view>
 
+#include "store/cache_dir.h"
+
 namespace trainpack::store {
 
 std::string seal(std::string_view text);
 // The text `file` seals; nullopt when it is not seal()'s output.
 std::optional<std::string_view> unseal(std::string_view file);
+
+// The text kept sealed in `area` under `name` (its use recorded); nullopt when it is not there, or when it is
+// damaged: then it is discarded with a warning saying it is not `what` this trainpack kept ("an SBOM").
+std::optional<std::string> read_sealed(const CacheArea& area, const std::string& name, std::string_view what);
+// Keeps `text` sealed in `area` under `name`, atomically.
+void keep_sealed(const CacheArea& area, const std::string& name, std::string_view text);
 
 }  // namespace trainpack::store

@@ -148,6 +148,39 @@ TEST_F(ContextCopyTest, FileSourceLandsAtDest) {
   EXPECT_EQ(paths(copy("setup.py", "/")), (std::vector<std::string>{"setup.py"}));
 }
 
+// A source read once is placed anywhere without reading the context again: the build's secrets check and its layer
+// share one walk. Placing it gives what collect_copy gives.
+TEST_F(ContextCopyTest, ASourceReadOnceIsPlacedWithoutReadingTheContextAgain) {
+  file("trainer/task.py", "print(1)\n");
+  file("trainer/sub/data.txt", "abc");
+  file("setup.py", "setup()\n");
+  const DockerIgnore ignore = DockerIgnore::load(ctx_);
+  trainpack::context::CopySource trainer = trainpack::context::read_copy_source(ctx_, "trainer", ignore);
+  trainpack::context::CopySource setup = trainpack::context::read_copy_source(ctx_, "setup.py", ignore);
+  EXPECT_TRUE(trainer.directory);
+  EXPECT_EQ(paths(trainer.entries), (std::vector<std::string>{"sub", "sub/data.txt", "task.py"}));
+  EXPECT_FALSE(setup.directory);
+  EXPECT_EQ(setup.name, "setup.py");
+  fs::remove_all(ctx_ / "trainer");
+  fs::remove(ctx_ / "setup.py");
+
+  CopyOptions opts;
+  opts.existing_dir = [](std::string_view p) -> std::optional<ExistingDir> {
+    if (p == "usr" || p == "usr/app") return ExistingDir{0777, 0, 0};
+    return std::nullopt;
+  };
+  FileEntries placed = trainpack::context::place_copy(trainer, "usr/app/trainer", opts);
+  EXPECT_EQ(paths(placed), (std::vector<std::string>{"usr", "usr/app", "usr/app/trainer", "usr/app/trainer/sub",
+                                                     "usr/app/trainer/sub/data.txt", "usr/app/trainer/task.py"}));
+  EXPECT_EQ(find(placed, "usr/app").mode, 0777u);
+  EXPECT_EQ(find(placed, "usr/app/trainer/task.py").size, 9u);
+  EXPECT_EQ(paths(trainpack::context::place_copy(setup, "usr/app", opts)),
+            (std::vector<std::string>{"usr", "usr/app", "usr/app/setup.py"}));  // an existing directory
+  EXPECT_EQ(paths(trainpack::context::place_copy(setup, "usr/app/setup.py")),
+            (std::vector<std::string>{"usr", "usr/app", "usr/app/setup.py"}));
+  expect_error([&] { trainpack::context::place_copy(setup, "../x"); }, "outside the image root");
+}
+
 TEST_F(ContextCopyTest, WholeContextWithDockerignore) {
   file("task.py");
   file("sub/mod.py");

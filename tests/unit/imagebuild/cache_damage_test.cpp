@@ -92,7 +92,22 @@ TEST(SealedText, GivesBackWhatWasSealedAndNothingForAnyFlippedByte) {
   EXPECT_FALSE(store::unseal(sealed.substr(0, sealed.size() - 1)));
 }
 
-// ScannedImage once crashed on a listing that did not parse (it dereferenced the miss).
+// A text kept sealed in an area comes back as kept; damaged in any way it is a miss, removed, with a warning.
+TEST(SealedText, AKeptTextComesBackAndADamagedOneIsAMissSaidInAWarning) {
+  for (const auto& [name, damage] : damages()) {
+    WatchedCache w;
+    const store::CacheArea area = w.cache.area(store::CacheKind::kSboms);
+    EXPECT_FALSE(store::read_sealed(area, "a.json", "an SBOM"));
+    store::keep_sealed(area, "a.json", "{\"kept\":1}");
+    EXPECT_EQ(store::read_sealed(area, "a.json", "an SBOM"), std::optional<std::string>("{\"kept\":1}"));
+    damage_file(area.path_of("a.json"), damage);
+    EXPECT_FALSE(store::read_sealed(area, "a.json", "an SBOM")) << name;
+    EXPECT_TRUE(w.warned_about(area.path_of("a.json"))) << name;
+    EXPECT_FALSE(fs::exists(area.path_of("a.json"))) << name;
+  }
+}
+
+// A scan listing that does not parse is a miss: scanned again, never read as a listing.
 TEST(CacheDamage, ADamagedScanListingIsScannedAgainWithAWarningNamingIt) {
   for (const auto& [name, damage] : damages()) {
     WatchedCache w;

@@ -221,6 +221,25 @@ TEST_F(LayerWriterTest, CacheHitSkipsWritingAndStampChangeMisses) {
   EXPECT_TRUE(store_->has(c.blob.digest));
 }
 
+// A dry run's look-up is the build's: sorted entries, the fingerprint build_layer remembers, the blob once cached.
+TEST_F(LayerWriterTest, ALookUpFindsWhatBuildingRemembered) {
+  trainpack::store::CacheDir cache_dir(dir_ / "store");
+  LayerCache cache(*store_, cache_dir.area(trainpack::store::CacheKind::kLayers));
+  trainpack::layers::FileEntries entries{FileEntry::inline_file("app/b.py", "b"), FileEntry::directory("app", 0755),
+                                         FileEntry::inline_file("app/a.py", "a")};
+  trainpack::layers::LayerLookup before = trainpack::layers::look_up_layer(cache, entries, {});
+  EXPECT_FALSE(before.cached);
+  ASSERT_EQ(before.entries.size(), 3u);
+  EXPECT_EQ(before.entries[0].path, "app");
+  EXPECT_EQ(before.entries[1].path, "app/a.py");
+  EXPECT_EQ(before.fingerprint, LayerCache::fingerprint(before.entries, {}));
+  trainpack::layers::BuiltLayer built = build_layer(*store_, cache, entries, {});
+  trainpack::layers::LayerLookup after = trainpack::layers::look_up_layer(cache, entries, {});
+  ASSERT_TRUE(after.cached);
+  EXPECT_EQ(after.cached->digest, built.blob.digest);
+  EXPECT_EQ(after.fingerprint, before.fingerprint);
+}
+
 // Deflated members of 16 KiB or more are spliced, not recompressed: the tar inside is the same as for the same bytes
 // given inline, the gzip stream is valid, and its bytes depend on neither the number of threads nor the run.
 TEST_F(LayerWriterTest, SplicedWheelMembersGiveTheSameTarAsPlainBytes) {
