@@ -21,6 +21,9 @@ class Digest {
   const std::string& algorithm() const { return algorithm_; }
   const std::string& hex() const { return hex_; }
   std::string str() const { return algorithm_ + ":" + hex_; }
+  // The first 12 hex digits (as docker shows an image ID), alone or after the algorithm: for progress lines.
+  std::string short_hex() const { return hex_.substr(0, 12); }
+  std::string short_str() const { return algorithm_ + ":" + short_hex(); }
   bool empty() const { return hex_.empty(); }
 
   friend bool operator==(const Digest&, const Digest&) = default;

@@ -360,7 +360,7 @@ Ran run_with_engine_impl(const std::string& cli, const image::Image& image, cons
     throw Error("no image name for the docker-archive " + options.docker_archive.string(),
                 "give RunOptions::image_name, the name:tag the archive holds");
   std::string ref = options.image_name;
-  if (ref.empty()) ref = "trainpack-local-run/image:" + image.manifest_digest().hex().substr(0, 12);
+  if (ref.empty()) ref = "trainpack-local-run/image:" + image.manifest_digest().short_hex();
   fs::path archive = options.docker_archive;
   std::optional<ScopedFile> written;
   if (archive.empty()) {

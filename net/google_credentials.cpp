@@ -30,13 +30,6 @@ std::string getenv_str(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
-std::string one_line(std::string s, size_t max = 200) {
-  for (auto& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  if (s.size() > max) s = s.substr(0, max) + "...";
-  return s;
-}
-
 // "https://oauth2.googleapis.com/token" → "oauth2.googleapis.com/token" (no query: it may hold secrets).
 std::string endpoint_label(const std::string& url) {
   UrlParts u = split_url(url);
@@ -103,7 +96,7 @@ std::string describe_failure(const HttpResponse& r) {
   auto [code, desc] = google_error(r.body);
   std::string out = "HTTP " + std::to_string(r.status);
   if (!code.empty()) out += ", " + code;
-  if (!desc.empty()) out += ": " + one_line(desc);
+  if (!desc.empty()) out += ": " + one_line(desc, 200);
   return out;
 }
 
@@ -340,7 +333,7 @@ class AuthorizedUserCredentials : public TokenUriCredentials {
       auto [code, desc] = google_error(r.body);
       if (code == "invalid_grant" || code == "invalid_rapt")
         return Error("Google refused the application-default credentials in " + location_ + " (" + code +
-                         (desc.empty() ? "" : ": " + one_line(desc)) + "): they have expired or were revoked",
+                         (desc.empty() ? "" : ": " + one_line(desc, 200)) + "): they have expired or were revoked",
                      "run gcloud auth application-default login to log in again");
       return Error(endpoint() + " refused the application-default credentials in " + location_ + ": " +
                        describe_failure(r),
@@ -515,7 +508,7 @@ class MetadataCredentials : public GoogleCredentials {
       try {
         HttpResponse r = options_.metadata_http(metadata_request(
             host_, "/computeMetadata/v1/instance/service-accounts/default/email", options_.metadata_timeout));
-        if (r.status == 200 && r.header("metadata-flavor") == "Google") account_ = one_line(std::string(ascii_trim(r.body)), 320);
+        if (r.status == 200 && r.header("metadata-flavor") == "Google") account_ = one_line(ascii_trim(r.body), 320);
       } catch (const std::exception&) {
         // The email is for messages only.
       }
@@ -544,7 +537,7 @@ class MetadataCredentials : public GoogleCredentials {
                   "unset GCE_METADATA_HOST or point it at a real metadata server");
     if (r.status != 200)
       throw Error("the metadata server at " + host_ + " refused an access token: HTTP " + std::to_string(r.status) +
-                      (r.body.empty() ? "" : ": " + one_line(std::string(ascii_trim(r.body)))),
+                      (r.body.empty() ? "" : ": " + one_line(ascii_trim(r.body), 200)),
                   "check that the VM or workload has a service account attached");
     return parse_access_token(r, t, "the metadata server at " + host_);
   }

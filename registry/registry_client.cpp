@@ -71,13 +71,6 @@ std::vector<RegistryErrorItem> parse_errors(const std::string& body) {
   return out;
 }
 
-std::string one_line(std::string s, size_t max = 300) {
-  for (auto& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  if (s.size() > max) s = s.substr(0, max) + "...";
-  return s;
-}
-
 // "401 UNAUTHORIZED" (codes only) or "401 Unauthorized".
 std::string status_with_codes(const net::HttpResponse& r) {
   auto errors = parse_errors(r.body);
@@ -199,7 +192,7 @@ std::string describe_registry_error(const net::HttpResponse& response) {
     const auto& e = errors[i];
     out += e.code.empty() ? e.message : (e.message.empty() ? e.code : e.code + ": " + e.message);
   }
-  return one_line(out);
+  return one_line(out, 300);
 }
 
 void validate_realm(const std::string& realm, const std::string& registry_host, const std::string& registry_scheme) {

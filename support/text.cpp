@@ -44,4 +44,11 @@ std::string visible_text(std::string_view text) { return escaped(text, false); }
 
 std::string visible_lines(std::string_view text) { return escaped(text, true); }
 
+std::string one_line(std::string_view text, std::size_t max) {
+  std::string flat(text.substr(0, max));
+  for (char& c : flat)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return visible_text(flat) + (text.size() > max ? "..." : "");
+}
+
 }  // namespace trainpack

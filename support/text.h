@@ -17,6 +17,10 @@ std::string visible_text(std::string_view text);
 // visible_text for a text of several lines (a hint with the end of a build's output): line breaks stay.
 std::string visible_lines(std::string_view text);
 
+// The start of `text` (a server's words) for a one-line message: its first `max` bytes, line breaks and tabs as
+// spaces, the rest as visible_text shows it, and "..." when it was cut.
+std::string one_line(std::string_view text, std::size_t max);
+
 // The ASCII classes, whatever the C locale says (std::isalpha and friends follow it).
 inline bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
 inline bool ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }

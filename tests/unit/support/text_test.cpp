@@ -26,6 +26,15 @@ TEST(VisibleText, ControlCharactersAreEscapedAsPythonsReprDoes) {
   EXPECT_EQ(visible_text(visible_text("a\nb\x1b")), visible_text("a\nb\x1b")) << "escaping twice changes nothing";
 }
 
+// A server's words in a one-line message: breaks become spaces, cut with "...", and nothing can drive the terminal.
+TEST(VisibleText, OneLineFlattensCutsAndEscapes) {
+  EXPECT_EQ(trainpack::one_line("invalid_grant\r\n\tToken has been expired", 200),
+            "invalid_grant   Token has been expired");
+  EXPECT_EQ(trainpack::one_line("abcdef", 3), "abc...");
+  EXPECT_EQ(trainpack::one_line("abc", 3), "abc");
+  EXPECT_EQ(trainpack::one_line("<h1>\x1b[2Jdenied</h1>", 100), "<h1>\\x1b[2Jdenied</h1>");
+}
+
 TEST(VisibleText, LinesKeepTheirBreaks) {
   EXPECT_EQ(visible_lines("the end of its output:\n  \x1b[31merror\x1b[0m\ncheck"),
             "the end of its output:\n  \\x1b[31merror\\x1b[0m\ncheck");
