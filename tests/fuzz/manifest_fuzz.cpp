@@ -10,6 +10,7 @@
 #include "store/blob_store.h"
 #include "support/error.h"
 #include "tests/fuzz/fuzz_support.h"
+#include "tests/unit/memory_image.h"
 
 namespace {
 
@@ -18,17 +19,7 @@ using trainpack::fuzz::require;
 using namespace trainpack::image;
 using namespace trainpack::store;
 
-class MemoryImage : public Image {
- public:
-  MemoryImage(std::string manifest, std::string config) : manifest_(std::move(manifest)), config_(std::move(config)) {}
-  const std::string& raw_manifest() const override { return manifest_; }
-  const std::string& raw_config() const override { return config_; }
-  fs::path blob_path(const Digest&) const override { throw trainpack::Error("no blobs in the fuzz image"); }
-  std::string describe() const override { return "fuzz image"; }
-
- private:
-  std::string manifest_, config_;
-};
+using trainpack::test_support::MemoryImage;
 
 void read_index(std::string_view raw) {
   try {
@@ -46,7 +37,7 @@ const fs::path& store_dir() {
 }
 
 void append_onto(std::string_view raw_manifest, std::string_view raw_config) {
-  auto base = std::make_shared<MemoryImage>(std::string(raw_manifest), std::string(raw_config));
+  auto base = std::make_shared<MemoryImage>(std::string(raw_manifest), std::string(raw_config), "fuzz image");
   Manifest manifest;
   try {
     manifest = base->manifest();

@@ -24,6 +24,7 @@
 #include "image/media_types.h"
 #include "store/blob_store.h"
 #include "support/fs.h"
+#include "tests/unit/memory_image.h"
 
 namespace trainpack::test_support {
 namespace fs = std::filesystem;
@@ -96,23 +97,6 @@ inline std::string gzip(const std::string& in) {
   deflateEnd(&zs);
   return out;
 }
-
-// An image whose blobs live in a BlobStore; blob_path() does not check existence, so tests can remove blobs.
-class MemoryImage : public image::Image {
- public:
-  MemoryImage(fs::path store_root, std::string manifest, std::string config, std::string name)
-      : store_(std::move(store_root)), manifest_(std::move(manifest)), config_(std::move(config)),
-        name_(std::move(name)) {}
-  const std::string& raw_manifest() const override { return manifest_; }
-  const std::string& raw_config() const override { return config_; }
-  fs::path blob_path(const image::Digest& d) const override { return store_.path_of(d); }
-  std::string describe() const override { return name_; }
-  const store::BlobStore& store() const { return store_; }
-
- private:
-  store::BlobStore store_;
-  std::string manifest_, config_, name_;
-};
 
 struct BuiltLayer {
   std::string tar;   // uncompressed
