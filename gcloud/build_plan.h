@@ -1,6 +1,6 @@
 #pragma once
 // The build plan: the instructions of gcloud's Dockerfile as data, in the Dockerfile's order. Each step says
-// what it does to the filesystem or the config; build.cpp carries them out without running anything.
+// what it does to the filesystem or the config; imagebuild/build.cpp carries them out without running anything.
 #include <string>
 #include <variant>
 #include <vector>

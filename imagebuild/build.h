@@ -16,7 +16,7 @@
 #include "gcloud/build_plan.h"
 #include "imagebuild/image_attestations.h"
 #include "imagebuild/progress.h"
-#include "imagebuild/python_steps.h"
+#include "imagebuild/python_installer.h"
 #include "imagebuild/timings.h"
 #include "image/digest.h"
 #include "image/image.h"

@@ -78,11 +78,11 @@ const Descriptor* find_blob(const image::Manifest& manifest, const std::string& 
 }
 
 // The config of a pip-step artifact as layers; the entries' carried contents are filled in by fill_contents.
-std::vector<CachedPipLayer> pip_layers_of(const json& config, const image::Manifest& manifest) {
+std::vector<PipLayer> pip_layers_of(const json& config, const image::Manifest& manifest) {
   if (config.value("format", "") != kPipStepFormat) throw Error("unknown format");
-  std::vector<CachedPipLayer> layers;
+  std::vector<PipLayer> layers;
   for (const json& l : config.at("layers")) {
-    CachedPipLayer layer{l.at("what").get<std::string>(), std::nullopt, {}, nullptr};
+    PipLayer layer{l.at("what").get<std::string>(), std::nullopt, {}, nullptr};
     if (l.contains("digest")) {
       auto diff_id = Digest::parse(l.at("diff_id").get<std::string>());
       const Descriptor* blob = find_blob(manifest, l.at("digest").get<std::string>());
@@ -102,7 +102,7 @@ std::vector<CachedPipLayer> pip_layers_of(const json& config, const image::Manif
 }
 
 // Puts the carried contents (tar members "<layer index>/<path>") into the entries flagged "c" in `config`.
-void fill_contents(std::vector<CachedPipLayer>& layers, const json& config, const image::Image& artifact) {
+void fill_contents(std::vector<PipLayer>& layers, const json& config, const image::Image& artifact) {
   std::map<std::string, FileEntry*> wanted;
   const json& config_layers = config.at("layers");
   for (std::size_t i = 0; i < layers.size(); ++i)
@@ -241,10 +241,10 @@ std::optional<SharedPipStep> CacheRepo::find_pip_step(const std::string& key) {
   }
 }
 
-void CacheRepo::share_pip_step(const std::string& key, const CachedPipStep& step,
+void CacheRepo::share_pip_step(const std::string& key, const PipStepResult& step,
                                const std::vector<layers::LayerBlob>& earlier, const image::Image& image) {
   const std::string tag = "pip-" + key;
-  const std::vector<CachedPipLayer>& layers = step.layers;
+  const std::vector<PipLayer>& layers = step.layers;
   try {
     if (!lacks(tag)) return;
     json config{{"format", kPipStepFormat},
@@ -266,7 +266,7 @@ void CacheRepo::share_pip_step(const std::string& key, const CachedPipStep& step
         l.update({{"diff_id", blob->diff_id.str()}, {"digest", blob->digest.str()}, {"size", blob->size}});
         blobs.push_back(layer_descriptor(*blob));
       }
-      for (const FileEntry& e : layers[i].entries) {
+      for (const FileEntry& e : layers[i].listing()) {
         json entry = entry_listing_json(e);
         if (carried(e)) {
           entry["c"] = 1;

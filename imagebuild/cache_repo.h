@@ -44,7 +44,7 @@ registry::Reference parse_cache_repo(const std::string& text);
 
 // A pip step found in the cache repository: its layers, and the artifact that holds their blobs.
 struct SharedPipStep {
-  CachedPipStep step;
+  PipStepResult step;
   std::shared_ptr<const image::Image> artifact;
 };
 
@@ -69,7 +69,7 @@ class CacheRepo {
   std::optional<SharedPipStep> find_pip_step(const std::string& key);
   // Stores a step's layers unless the repository has them; blobs are read through `image` (the built image, whose
   // `earlier` layers precede the step). Never throws: a failure is a logged line.
-  void share_pip_step(const std::string& key, const CachedPipStep& step,
+  void share_pip_step(const std::string& key, const PipStepResult& step,
                       const std::vector<layers::LayerBlob>& earlier, const image::Image& image);
 
   // The tag of a base's scan.

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "imagebuild/python_steps.h"
+#include "imagebuild/python_installer.h"
 #include "imagebuild/identity.h"
 #include "image/artifact_image.h"
 #include "layers/scanned_image.h"

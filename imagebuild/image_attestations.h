@@ -40,8 +40,8 @@ inline constexpr std::string_view kInTotoType = "application/vnd.in-toto+json";
 std::vector<sbom::Package> image_packages(const layers::ImageFilesystem& fs, const python::PythonFacts* python,
                                           const std::vector<InstalledArtifact>& installed);
 
-// The packages as the build keeps them between builds (Build's kept image packages), and back; packages_from_json
-// throws nlohmann::json's exceptions for a list packages_json did not write.
+// The packages as the build keeps them between builds (Attestations::kept_image_packages), and back;
+// packages_from_json throws nlohmann::json's exceptions for a list packages_json did not write.
 nlohmann::json packages_json(const std::vector<sbom::Package>& packages);
 std::vector<sbom::Package> packages_from_json(const nlohmann::json& j);
 

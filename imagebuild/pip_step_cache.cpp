@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "imagebuild/python_steps.h"
+#include "imagebuild/python_installer.h"
 #include "imagebuild/identity.h"
 #include "image/digest.h"
 #include "support/error.h"
@@ -241,8 +241,8 @@ std::vector<std::string> source_paths(const json& header) {
 
 // A step as an entry's header names it: its layers (listings deferred to `file`) and what it installed. Throws on
 // a header that is not one remember() wrote.
-CachedPipStep step_from_header(const json& header, const fs::path& file) {
-  CachedPipStep step{{}, installed_artifacts_from_json(header.at("installed"))};
+PipStepResult step_from_header(const json& header, const fs::path& file) {
+  PipStepResult step{{}, installed_artifacts_from_json(header.at("installed"))};
   for (const json& layer : header.at("layers")) {
     std::optional<layers::LayerBlob> blob;
     if (layer.contains("digest")) blob = blob_in_header(layer);
@@ -258,14 +258,14 @@ CachedPipStep step_from_header(const json& header, const fs::path& file) {
 
 }  // namespace
 
-std::optional<CachedPipStep> parse_pip_step_entry(std::string_view file) {
+std::optional<PipStepResult> parse_pip_step_entry(std::string_view file) {
   std::optional<std::string_view> body = entry_body(file);
   if (!body) return std::nullopt;
   try {
     auto [header, lines] = header_and_lines(*body);
-    CachedPipStep step = step_from_header(header, {});
+    PipStepResult step = step_from_header(header, {});
     std::vector<std::string> sources = source_paths(header);
-    for (CachedPipLayer& layer : step.layers) {
+    for (PipLayer& layer : step.layers) {
       layer.entries = entries_at(lines, layer.deferred->offset(), layer.deferred->size(), sources);
       layer.deferred.reset();
     }
@@ -326,17 +326,11 @@ layers::RootfsIndex::DeferredLayer DeferredListing::for_index(std::shared_ptr<De
   return {shallow_, keys_, [self] { return self->entries(); }};
 }
 
-void CachedPipLayer::read_entries() {
-  if (!deferred) return;
-  entries = deferred->entries();
-  deferred.reset();
-}
-
-std::optional<CachedPipStep> PipStepCache::lookup(const std::string& key) const {
+std::optional<PipStepResult> PipStepCache::lookup(const std::string& key) const {
   const std::string name = key + ".entries";
   fs::path file = entries_.path_of(name);
   if (!entries_.use(name)) return std::nullopt;
-  std::optional<CachedPipStep> step;
+  std::optional<PipStepResult> step;
   std::vector<std::string> sources;
   try {
     std::string text = read_file(file, kMaxEntryBytes);
@@ -353,7 +347,7 @@ std::optional<CachedPipStep> PipStepCache::lookup(const std::string& key) const 
     return std::nullopt;
   }
   std::error_code ec;
-  for (const CachedPipLayer& layer : step->layers)  // a blob pruned since the step was cached
+  for (const PipLayer& layer : step->layers)  // a blob pruned since the step was cached
     if (layer.blob && (!cache_.blobs().has(layer.blob->digest) ||
                        fs::file_size(cache_.blobs().path_of(layer.blob->digest), ec) != layer.blob->size || ec))
       return std::nullopt;
@@ -362,24 +356,17 @@ std::optional<CachedPipStep> PipStepCache::lookup(const std::string& key) const 
   return step;
 }
 
-void PipStepCache::remember(const std::string& key, const CachedPipStep& step) const {
-  std::vector<PipLayerMade> made;
-  for (const CachedPipLayer& layer : step.layers)
-    made.push_back({layer.what, layer.blob, layer.deferred ? &layer.deferred->entries() : &layer.entries});
-  remember(key, made, step.installed);
-}
-
-void PipStepCache::remember(const std::string& key, const std::vector<PipLayerMade>& layers,
-                            const std::vector<InstalledArtifact>& installed) const {
+void PipStepCache::remember(const std::string& key, const PipStepResult& step) const {
   SourceTable sources;
-  json header{{"layers", json::array()}, {"installed", installed_artifacts_json(installed)}};
+  json header{{"layers", json::array()}, {"installed", installed_artifacts_json(step.installed)}};
   std::string lines;
-  for (const PipLayerMade& layer : layers) {
-    json j{{"what", layer.what}, {"entries", layer.entries->size()}, {"offset", lines.size()},
-           {"keys", layers::RootfsIndex::deferred_keys(*layer.entries)}, {"shallow", json::array()}};
-    for (const FileEntry& e : *layer.entries)
+  for (const PipLayer& layer : step.layers) {
+    const layers::FileEntries& entries = layer.listing();
+    json j{{"what", layer.what}, {"entries", entries.size()}, {"offset", lines.size()},
+           {"keys", layers::RootfsIndex::deferred_keys(entries)}, {"shallow", json::array()}};
+    for (const FileEntry& e : entries)
       if (layers::RootfsIndex::is_shallow(e.path)) j["shallow"].push_back(entry_listing_json(e));
-    for (const FileEntry& e : *layer.entries) lines += entry_line(e, cache_, sources);
+    for (const FileEntry& e : entries) lines += entry_line(e, cache_, sources);
     if (layer.blob) {
       j["diff_id"] = layer.blob->diff_id.str();
       j["digest"] = layer.blob->digest.str();

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "imagebuild/installed_artifact.h"
+#include "imagebuild/pip_layer.h"
 #include "layers/file_entry.h"
 #include "layers/layer_writer.h"
 #include "layers/rootfs_index.h"
@@ -69,51 +70,25 @@ class DeferredListing {
   std::function<void(std::size_t)> on_read_;
 };
 
-struct CachedPipLayer {
-  std::string what;                       // as PipLayer::what
-  std::optional<layers::LayerBlob> blob;  // none: the step changed nothing (a history entry without a layer)
-  layers::FileEntries entries;            // empty while `deferred` holds them (lookup()'s layers)
-  std::shared_ptr<DeferredListing> deferred;
-
-  std::size_t entry_count() const { return deferred ? deferred->size() : entries.size(); }
-  // Moves a deferred listing into `entries` (reads it; may throw Error).
-  void read_entries();
-};
-
-// A layer as remember() reads it: its entries stay where the build keeps them (a framework's listing is tens of
-// thousands of entries, not worth a copy).
-struct PipLayerMade {
-  std::string what;
-  std::optional<layers::LayerBlob> blob;
-  const layers::FileEntries* entries = nullptr;  // never null
-};
-
 // An entry's listing (path, type, mode, owner, link target, size) as the cache writes it, without its contents;
 // and back (a regular file then has no contents: its `source` is empty).
 nlohmann::json entry_listing_json(const layers::FileEntry& entry);
 layers::FileEntry entry_from_listing_json(const nlohmann::json& j);
 
-// A step found in the cache: its layers, and what it installed.
-struct CachedPipStep {
-  std::vector<CachedPipLayer> layers;
-  std::vector<InstalledArtifact> installed;
-};
-
 // An entry file as remember() writes it, read whole: the step's layers with their listings (regular files' sources
 // as named, not checked to be there) and what it installed; nullopt for anything else, a damaged entry being a
 // miss. lookup() reads the same, the listings only when they are needed.
-std::optional<CachedPipStep> parse_pip_step_entry(std::string_view file);
+std::optional<PipStepResult> parse_pip_step_entry(std::string_view file);
 
 class PipStepCache {
  public:
   explicit PipStepCache(const store::CacheDir& cache);
 
   // The step's layers, their listings deferred; nullopt when there is no entry, or a blob or file it names is gone.
-  std::optional<CachedPipStep> lookup(const std::string& key) const;
-  // Stores ephemeral entry contents as blobs, then writes the entry atomically.
-  void remember(const std::string& key, const std::vector<PipLayerMade>& layers,
-                const std::vector<InstalledArtifact>& installed) const;
-  void remember(const std::string& key, const CachedPipStep& step) const;
+  std::optional<PipStepResult> lookup(const std::string& key) const;
+  // Stores ephemeral entry contents as blobs, then writes the entry atomically. Every layer with entries has its
+  // blob; a deferred listing is read.
+  void remember(const std::string& key, const PipStepResult& step) const;
 
  private:
   const store::CacheDir& cache_;

@@ -148,7 +148,7 @@ class Resolver {
     python_cand_->kind = CandidateKind::python;
     python_cand_->id = python_cand_->name = kPythonId;
     python_cand_->version = python_version_;
-    for (const auto& dist : options.installed) installed_[canonicalize_name(dist.name)] = &dist;
+    for (const auto& dist : options.installed) installed_by_name_[canonicalize_name(dist.name)] = &dist;
   }
 
   Resolution run();
@@ -248,7 +248,7 @@ class Resolver {
     c->id = c->name = name;
     c->version = version;
     c->file = file;
-    if (kind == CandidateKind::installed) c->installed = installed_.at(name);
+    if (kind == CandidateKind::installed) c->installed = installed_by_name_.at(name);
     c->template_req = template_req;
     c->template_parent = template_parent;
     cand_cache_[key] = c;
@@ -361,7 +361,7 @@ class Resolver {
   CandidateSource& source_;
   Version python_version_;
   Candidate* python_cand_ = nullptr;
-  std::map<std::string, const InstalledDist*> installed_;
+  std::map<std::string, const InstalledDist*> installed_by_name_;
   std::map<std::string, Constraint> constraints_;
   std::map<std::string, int> user_requested_;
   std::map<std::string, int> upgrade_requested_;
@@ -482,7 +482,7 @@ std::vector<const Candidate*> Resolver::found_candidates(
   };
 
   const Candidate* installed = nullptr;
-  if (auto it = installed_.find(name); it != installed_.end() && matches_all(specs, it->second->version)) {
+  if (auto it = installed_by_name_.find(name); it != installed_by_name_.end() && matches_all(specs, it->second->version)) {
     const Candidate* c = extras_cand(
         base_cand(CandidateKind::installed, name, it->second->version, nullptr, template_requirement, template_parent),
         extras);
@@ -998,12 +998,12 @@ std::map<std::string, ResolvedDist> Resolver::dists_to_install(const std::set<st
     ResolvedDist d;
     d.name = c->name;
     d.version = c->version;
-    auto inst = installed_.find(c->name);
-    if (c->kind == CandidateKind::installed || (inst != installed_.end() && inst->second->version == c->version)) {
+    auto inst = installed_by_name_.find(c->name);
+    if (c->kind == CandidateKind::installed || (inst != installed_by_name_.end() && inst->second->version == c->version)) {
       d.already_installed = true;
     } else {
       d.file = *c->file;
-      if (inst != installed_.end()) d.replaces_installed = inst->second->version;
+      if (inst != installed_by_name_.end()) d.replaces_installed = inst->second->version;
       if (c->file->yanked)
         log("The candidate selected for download or install is a yanked version: '" + c->name +
             "' candidate (version " + c->version.str() + ")\nReason for being yanked: " +

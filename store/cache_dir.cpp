@@ -34,7 +34,7 @@ constexpr std::string_view kMarkRest =
 const std::vector<KindLayout>& cache_layout() {
   // The names as the code keeping each kind makes them (BlobStore::path_of, LayerCache, PipStepCache,
   // ScannedImage::scan_key, entry_safety, image_interpreter, source_builds, BlobLocations::key_of, IndexPageCache,
-  // Build::sbom_text, kept_image_packages and copied_files, localrun::layer_trees).
+  // imagebuild/attestations: sbom_text, kept_image_packages and copied_files; localrun::layer_trees).
   static const std::vector<KindLayout> layout{
       {CacheKind::kBlobs, "blobs", 2, "sha256|sha512", "<digest>"},
       {CacheKind::kLayers, "layers", 1, "", "<digest>.json"},

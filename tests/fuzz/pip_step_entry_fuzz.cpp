@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string_view body = trainpack::fuzz::as_text(data, size);
   trainpack::imagebuild::parse_pip_step_entry(body);
   std::string file = "trainpack-pip-step-v5 sha256:" + trainpack::sha256_hex(body) + "\n" + std::string(body);
-  std::optional<trainpack::imagebuild::CachedPipStep> step = trainpack::imagebuild::parse_pip_step_entry(file);
+  std::optional<trainpack::imagebuild::PipStepResult> step = trainpack::imagebuild::parse_pip_step_entry(file);
   if (!step) return 0;
   for (const auto& layer : step->layers) require(layer.deferred == nullptr);
   return 0;

@@ -246,7 +246,7 @@ TEST(PipLayers, ADistributionInItsOwnLayerIsReusedWhenOtherRequirementsChange) {
 
 
 // A wheel that is ready is installed (unpacked, its bytecode compiled) while one that pip installs before it still
-// downloads (imagebuild/python_steps.cpp, install): the image must not depend on the order the wheels arrive in. Here
+// downloads (imagebuild/python_installer.cpp, install): the image must not depend on the order the wheels arrive in. Here
 // the first distribution pip installs comes two seconds after the others; the image is the one built without delay.
 TEST(PipDownloads, AWheelThatArrivesLastGivesTheSameImage) {
   TempDir dir("tp-pip-late-wheel");

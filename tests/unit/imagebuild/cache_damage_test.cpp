@@ -164,7 +164,7 @@ TEST(CacheDamage, ADamagedPipStepEntryIsAMissWithAWarningAndIsRememberedAgain) {
     layers::FileEntries entries{FileEntry::directory("usr", 0755),
                                 FileEntry::inline_file("usr/local/lib/python3.11/site-packages/b/__init__.py", "b\n")};
     auto remember = [&] {
-      cache.remember("key", std::vector<imagebuild::PipLayerMade>{{"the step", blob, &entries}}, installed);
+      cache.remember("key", imagebuild::PipStepResult{{{"the step", blob, entries, nullptr}}, installed});
     };
     remember();
     ASSERT_TRUE(cache.lookup("key"));
@@ -174,7 +174,7 @@ TEST(CacheDamage, ADamagedPipStepEntryIsAMissWithAWarningAndIsRememberedAgain) {
     EXPECT_FALSE(cache.lookup("key")) << name;
     EXPECT_TRUE(w.warned_about(file)) << name;
     remember();
-    std::optional<imagebuild::CachedPipStep> hit = cache.lookup("key");
+    std::optional<imagebuild::PipStepResult> hit = cache.lookup("key");
     ASSERT_TRUE(hit) << name;
     hit->layers.front().read_entries();
     EXPECT_EQ(hit->layers.front().entries.size(), 2u) << name;
@@ -188,9 +188,9 @@ TEST(CacheDamage, APipStepEntryWithAnyByteFlippedParsesAsNothing) {
   store::StoredBlob stored = w.cache.blobs().put("bytes");
   layers::LayerBlob blob{image::sha256_of("tar"), stored.digest, stored.size};
   layers::FileEntries entries{FileEntry::directory("usr", 0755), FileEntry::inline_file("usr/x", "x")};
-  cache.remember("key", std::vector<imagebuild::PipLayerMade>{{"the step", blob, &entries}}, {});
+  cache.remember("key", imagebuild::PipStepResult{{{"the step", blob, entries, nullptr}}, {}});
   const std::string text = read_file(w.cache.area(store::CacheKind::kPipSteps).path_of("key.entries"));
-  std::optional<imagebuild::CachedPipStep> whole = imagebuild::parse_pip_step_entry(text);
+  std::optional<imagebuild::PipStepResult> whole = imagebuild::parse_pip_step_entry(text);
   ASSERT_TRUE(whole);
   ASSERT_EQ(whole->layers.size(), 1u);
   EXPECT_EQ(whole->layers[0].entries.size(), 2u);

@@ -14,9 +14,8 @@
 
 namespace {
 
-using trainpack::imagebuild::CachedPipStep;
 using trainpack::imagebuild::LayerStack;
-using trainpack::imagebuild::PipLayerMade;
+using trainpack::imagebuild::PipStepResult;
 using trainpack::imagebuild::PipStepCache;
 using trainpack::layers::FileEntries;
 using trainpack::layers::FileEntry;
@@ -65,8 +64,8 @@ TEST(LayerStack, AReusedPipLayersListingIsReadOnceAndOnlyWhenNeeded) {
   FileEntries made{FileEntry::directory("usr", 0755), FileEntry::inline_file(deep, "print('beta')\n")};
   trainpack::store::StoredBlob stored = cache_dir.blobs().put("the layer's bytes");
   LayerBlob blob{trainpack::image::sha256_of("the layer's tar"), stored.digest, stored.size};
-  cache.remember("key", std::vector<PipLayerMade>{{"", blob, &made}}, {});
-  std::optional<CachedPipStep> step = cache.lookup("key");
+  cache.remember("key", PipStepResult{{{"", blob, made, nullptr}}, {}});
+  std::optional<PipStepResult> step = cache.lookup("key");
   ASSERT_TRUE(step);
   ASSERT_TRUE(step->layers.at(0).deferred);
   int reads = 0;

@@ -10,16 +10,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "imagebuild/python_steps.h"
+#include "imagebuild/python_installer.h"
 #include "image/digest.h"
 #include "support/error.h"
 #include "support/fs.h"
 
 namespace fs = std::filesystem;
-using trainpack::imagebuild::CachedPipLayer;
-using trainpack::imagebuild::CachedPipStep;
+using trainpack::imagebuild::PipLayer;
 using trainpack::imagebuild::InstalledArtifact;
-using trainpack::imagebuild::PipLayerMade;
+using trainpack::imagebuild::PipStepResult;
 using trainpack::imagebuild::PipStepCache;
 using trainpack::imagebuild::PipStepInputs;
 using trainpack::imagebuild::PythonOptions;
@@ -50,7 +49,7 @@ struct CachedStep {
   CachedStep() {
     trainpack::store::StoredBlob stored = store.put("the layer's bytes");
     blob = {trainpack::image::sha256_of("the layer's tar"), stored.digest, stored.size};
-    cache.remember("key", std::vector<PipLayerMade>{{"the step", blob, &entries}}, installed);
+    cache.remember("key", PipStepResult{{{"the step", blob, entries, nullptr}}, installed});
   }
 
   fs::path entry_file() const { return cache_dir.area(trainpack::store::CacheKind::kPipSteps).path_of("key.entries"); }
@@ -83,11 +82,11 @@ struct StepInputs {
 
 TEST(PipStepCache, AHitReadsTheListingOnlyWhenAskedAndGivesBackWhatWasRemembered) {
   CachedStep step;
-  std::optional<CachedPipStep> hit = step.cache.lookup("key");
+  std::optional<PipStepResult> hit = step.cache.lookup("key");
   ASSERT_TRUE(hit.has_value());
   EXPECT_EQ(hit->installed, step.installed) << "a reused step names what it installed, for the SBOM";
   ASSERT_EQ(hit->layers.size(), 1u);
-  CachedPipLayer& layer = hit->layers.front();
+  PipLayer& layer = hit->layers.front();
   ASSERT_NE(layer.deferred, nullptr) << "a hit reads the listing at once";
   EXPECT_TRUE(layer.entries.empty());
   EXPECT_EQ(layer.entry_count(), 3u);
@@ -105,7 +104,7 @@ TEST(PipStepCache, AHitReadsTheListingOnlyWhenAskedAndGivesBackWhatWasRemembered
 // with a hint, rather than giving a layer whose file has no bytes.
 TEST(PipStepCache, AListingWhoseFileIsGoneFailsWithAHintWhenRead) {
   CachedStep step;
-  std::optional<CachedPipStep> hit = step.cache.lookup("key");
+  std::optional<PipStepResult> hit = step.cache.lookup("key");
   ASSERT_TRUE(hit.has_value());
   fs::remove(step.store.path_of(trainpack::image::sha256_of("print('beta')\n")));
   try {
@@ -135,8 +134,8 @@ TEST(PipStepCache, AnEntryWhoseKeptFileIsGoneIsAMiss) {
 TEST(PipStepCache, AStepThatChangedNothingIsAHitWithoutABlob) {
   CachedStep step;
   FileEntries none;
-  step.cache.remember("nothing", std::vector<PipLayerMade>{{"the step", std::nullopt, &none}}, {});
-  std::optional<CachedPipStep> hit = step.cache.lookup("nothing");
+  step.cache.remember("nothing", PipStepResult{{{"the step", std::nullopt, none, nullptr}}, {}});
+  std::optional<PipStepResult> hit = step.cache.lookup("nothing");
   ASSERT_TRUE(hit.has_value());
   ASSERT_EQ(hit->layers.size(), 1u);
   EXPECT_FALSE(hit->layers.front().blob.has_value());
@@ -189,7 +188,7 @@ TEST(PipStepCache, ADamagedEntryIsReplacedByTheNextRemember) {
   CachedStep step;
   step.damage_entry([](std::string&, std::string& header) { header = "{"; });
   ASSERT_FALSE(step.cache.lookup("key").has_value());
-  step.cache.remember("key", std::vector<PipLayerMade>{{"the step", step.blob, &step.entries}}, step.installed);
+  step.cache.remember("key", PipStepResult{{{"the step", step.blob, step.entries, nullptr}}, step.installed});
   EXPECT_TRUE(step.cache.lookup("key").has_value());
 }
 

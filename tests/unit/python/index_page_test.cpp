@@ -35,14 +35,14 @@ const IndexFile* find(const IndexPage& page, const std::string& filename) {
   return nullptr;
 }
 
-json expected() {
+json expected_pages() {
   std::ifstream in(kIndexData + "/expected.json");
   EXPECT_TRUE(in.good());
   return json::parse(in);
 }
 
 TEST(PythonIndexPage, MatchesPipOnEveryPage) {
-  json data = expected();
+  json data = expected_pages();
   ASSERT_EQ(data.at("page_url"), kPageUrl);
   // Differences from pip 23.0.1, each deliberate (asserted by DeliberateDifferencesFromPip23 below):
   //  - a hash fragment ends at '&' (pip 23.0's regex took the rest of the fragment; fixed in later pip);
@@ -78,7 +78,7 @@ TEST(PythonIndexPage, MatchesPipOnEveryPage) {
 }
 
 TEST(PythonIndexPage, DeliberateDifferencesFromPip23) {
-  json pip = expected().at("pages").at("deviations.html");
+  json pip = expected_pages().at("pages").at("deviations.html");
   IndexPage page = parse_page("deviations.html");
   // A relative <base> is resolved against the page (HTML); pip 23 joins against the bare relative base.
   ASSERT_EQ(page.files.size(), 3u);  // the encoded-slash link is dropped

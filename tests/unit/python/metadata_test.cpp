@@ -28,7 +28,7 @@ std::string read(const std::string& rel) {
   return s.str();
 }
 
-json expected() {
+json expected_metadata() {
   std::ifstream in(dir() + "expected.json");
   EXPECT_TRUE(in.good());
   return json::parse(in);
@@ -41,7 +41,7 @@ void expect_headers(const EmailMessage& m, const json& c) {
 }
 
 TEST(PythonMetadata, EmailHeadersAndBodyLikePython) {
-  json data = expected();
+  json data = expected_metadata();
   ASSERT_GE(data.at("metadata").size(), 15u);
   for (const auto& c : data.at("metadata")) {
     SCOPED_TRACE(c.at("file").get<std::string>());
@@ -56,7 +56,7 @@ TEST(PythonMetadata, EmailHeadersAndBodyLikePython) {
 }
 
 TEST(PythonMetadata, CoreMetadataFromRealAndHandWrittenFiles) {
-  json data = expected();
+  json data = expected_metadata();
   int parsed = 0;
   for (const auto& c : data.at("metadata")) {
     const std::string file = c.at("file");
@@ -167,7 +167,7 @@ TEST(PythonMetadata, EmailEdgeCases) {
 }
 
 TEST(PythonMetadata, WheelFilesLikePip) {
-  json data = expected();
+  json data = expected_metadata();
   ASSERT_GE(data.at("wheel").size(), 10u);
   for (const auto& c : data.at("wheel")) {
     SCOPED_TRACE(c.at("file").get<std::string>());
@@ -196,7 +196,7 @@ TEST(PythonMetadata, WheelFilesLikePip) {
 }
 
 TEST(PythonMetadata, EntryPointsLikeImportlib) {
-  json data = expected();
+  json data = expected_metadata();
   ASSERT_GE(data.at("entry_points").size(), 4u);
   for (const auto& c : data.at("entry_points")) {
     SCOPED_TRACE(c.at("file").get<std::string>());

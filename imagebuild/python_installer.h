@@ -20,6 +20,7 @@
 
 #include "gcloud/build_plan.h"
 #include "imagebuild/installed_artifact.h"
+#include "imagebuild/pip_layer.h"
 #include "imagebuild/source_builds.h"
 #include "imagebuild/timings.h"
 #include "image/image.h"
@@ -55,18 +56,6 @@ std::string python_scan_name();
 // What that scan keeps of each base layer (its name is python_scan_name()).
 layers::ScanSelection python_scan_selection();
 
-// One layer of a pip step: the step's own (what == ""), then one per very large distribution ("torch 2.1.0").
-struct PipLayer {
-  std::string what;
-  layers::FileEntries entries;
-};
-
-// What one pip step made: its layers, and what it installed (in install order).
-struct PipStepOutcome {
-  std::vector<PipLayer> layers;
-  std::vector<InstalledArtifact> installed;
-};
-
 class PythonInstaller {
  public:
   // `base` stays alive with the installer; `cache` (outliving it) holds downloads, layer scans and interpreters;
@@ -82,8 +71,8 @@ class PythonInstaller {
   // The layers of one pip step. `config` is the image config at that step (Env, User; gcloud's ENV lines
   // included), `own_layers` the layers this build added before it (their entries name the host files COPY put
   // into /usr/app). Throws Error with a one-line cause and a hint.
-  PipStepOutcome install(const gcloud::PipInstallStep& step, const image::ImageConfig& config,
-                         const std::vector<const layers::FileEntries*>& own_layers);
+  PipStepResult install(const gcloud::PipInstallStep& step, const image::ImageConfig& config,
+                        const std::vector<const layers::FileEntries*>& own_layers);
   // The base's filesystem as the pip steps read it (scanned once, then cached).
   const layers::ScannedImage& base_filesystem();
 

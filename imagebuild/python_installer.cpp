@@ -1,4 +1,4 @@
-#include "imagebuild/python_steps.h"
+#include "imagebuild/python_installer.h"
 
 #include <sys/statvfs.h>
 
@@ -169,7 +169,7 @@ class PythonInstaller::Step {
  public:
   Step(State& st, const gcloud::PipInstallStep& step, const image::ImageConfig& config,
        const std::vector<const FileEntries*>& own_layers);
-  PipStepOutcome run();
+  PipStepResult run();
 
  private:
   // Files and directories given by path: handled once the index settings are known (builds may need them).
@@ -230,7 +230,7 @@ class PythonInstaller::Step {
   layers::StackedFilesystem fs_;                        // the filesystem pip sees: the base, then this build's layers
   const layers::RootfsIndex& merged_;                   // its listing
   std::map<std::string, const FileEntry*> own_files_;  // what this build's layers wrote, last writer wins
-  std::vector<python::SiteDistribution> installed_;     // what pip finds installed on that filesystem
+  std::vector<python::SiteDistribution> site_distributions_;  // what pip finds installed on that filesystem
 
   // What to install.
   std::vector<python::RootRequirement> roots_;
@@ -262,7 +262,7 @@ PythonInstaller::Step::Step(State& st, const gcloud::PipInstallStep& step, const
       pip_(facts_.pip_config),
       behaviour_(python::PipBehaviour::of(facts_)), fs_(st.filesystem(), st.filesystem().index(), own_layers),
       merged_(fs_.index()),
-      installed_(python::find_installed_distributions(fs_, python::site_sys_path(fs_, facts_.site_dirs))) {
+      site_distributions_(python::find_installed_distributions(fs_, python::site_sys_path(fs_, facts_.site_dirs))) {
   for (const FileEntries* layer : own_layers)
     for (const FileEntry& e : *layer) own_files_[e.path] = &e;
 }
@@ -271,7 +271,7 @@ PythonInstaller::Step::Step(State& st, const gcloud::PipInstallStep& step, const
 // METADATA) are resolve; builds (even those resolution needs for an sdist's metadata), downloads of the picked
 // files, hash checks and installing into entries are install. Wheel members are decompressed only when the layer is
 // written, so that part of installing is charged to layers.
-PipStepOutcome PythonInstaller::Step::run() {
+PipStepResult PythonInstaller::Step::run() {
   Timings::Scope resolving = st_.timings.scope(Phase::kResolve);
   check_pip_would_install();
   collect_requirements();
@@ -582,7 +582,7 @@ python::ResolveOptions PythonInstaller::Step::resolve_options() const {
 python::Resolution PythonInstaller::Step::resolve(IndexCandidates& source) {
   python::ResolveOptions ro = resolve_options();
   ro.require_hashes = hash_mode_ || pip_.require_hashes;
-  for (const python::SiteDistribution& d : installed_) {
+  for (const python::SiteDistribution& d : site_distributions_) {
     python::InstalledDist dist;
     try {
       dist.name = python::canonicalize_name(d.name);
@@ -889,14 +889,14 @@ std::vector<PipLayer> PythonInstaller::Step::layers() {
   }
   // Moved, not listed in braces: an initializer list would copy every entry.
   std::vector<PipLayer> result;
-  result.push_back({"", std::move(entries)});
+  result.push_back({"", std::nullopt, std::move(entries), nullptr});
   for (SeparateLayer& separate : separate_layers_) {
     FileEntries entries_of_one;
     directories_for(separate.files, separate.dirs, entries_of_one);
     entries_of_one.reserve(entries_of_one.size() + separate.files.size());
     for (auto& [p, e] : separate.files) entries_of_one.push_back(std::move(e));
     separate.files.clear();
-    result.push_back({separate.what, std::move(entries_of_one)});
+    result.push_back({separate.what, std::nullopt, std::move(entries_of_one), nullptr});
   }
   return result;
 }
@@ -912,8 +912,8 @@ PythonInstaller::~PythonInstaller() = default;
 
 const layers::ScannedImage& PythonInstaller::base_filesystem() { return state_->filesystem(); }
 
-PipStepOutcome PythonInstaller::install(const gcloud::PipInstallStep& step, const image::ImageConfig& config,
-                                        const std::vector<const FileEntries*>& own_layers) {
+PipStepResult PythonInstaller::install(const gcloud::PipInstallStep& step, const image::ImageConfig& config,
+                                       const std::vector<const FileEntries*>& own_layers) {
   // Constructing a step reads the base's Python facts and installed distributions (the base scan, or its cache).
   Timings::Scope facts = state_->timings.scope(Phase::kFacts);
   Step pip_step(*state_, step, config, own_layers);

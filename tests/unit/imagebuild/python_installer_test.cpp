@@ -2,7 +2,7 @@
 // the tree collected from a bookworm host: system python3.11, Debian's pip 23.0.1, EXTERNALLY-MANAGED), wheels made
 // here served from a find-links directory or a file:// PEP 503 index, and the layers of each step read back as
 // entries. No network, no docker, no registry; --no-compile unless a host python3.11 compiles the bytecode.
-#include "imagebuild/python_steps.h"
+#include "imagebuild/python_installer.h"
 
 #include <deque>
 #include <gtest/gtest.h>
@@ -33,7 +33,7 @@ using trainpack::Error;
 using trainpack::gcloud::ExtraPackageSource;
 using trainpack::imagebuild::Phase;
 using trainpack::gcloud::PipInstallStep;
-using trainpack::imagebuild::PipStepOutcome;
+using trainpack::imagebuild::PipStepResult;
 using trainpack::imagebuild::PythonInstaller;
 using trainpack::imagebuild::PythonOptions;
 using trainpack::gcloud::RequirementSource;
@@ -96,7 +96,7 @@ std::vector<std::string> whiteouts(const FileEntries& entries) {
   return out;
 }
 
-std::vector<std::string> installed(const PipStepOutcome& outcome) {
+std::vector<std::string> installed(const PipStepResult& outcome) {
   std::vector<std::string> out;
   for (const auto& a : outcome.installed) out.push_back(a.name + " " + a.version);
   return out;
@@ -214,7 +214,7 @@ WheelSpec alpha(const std::string& version) {
 TEST_F(PythonStepsTest, InstallsAWheelIntoTheImagesSchemeWithRecordInstallerAndScripts) {
   fs::path whl = wheel(alpha("1.0"));
   auto pip = installer();
-  PipStepOutcome out = pip->install(requirement("alpha"), config(), {});
+  PipStepResult out = pip->install(requirement("alpha"), config(), {});
 
   ASSERT_EQ(out.layers.size(), 1u);
   EXPECT_EQ(out.layers[0].what, "");
@@ -279,7 +279,7 @@ TEST_F(PythonStepsTest, ResolvesFromAFileIndexNewestSatisfyingVersionsAndHonours
   o.index_url = "file://" + simple_.string();
   o.find_links.clear();
   auto pip = installer(o);
-  PipStepOutcome out = pip->install(requirement("a"), config(), {});
+  PipStepResult out = pip->install(requirement("a"), config(), {});
 
   // Dependencies first; d and b are equally deep, and pip's installation order then puts the later name first.
   ASSERT_EQ(installed(out), (std::vector<std::string>{"d 1.0", "b 2.5", "a 1.0"}));
@@ -296,7 +296,7 @@ TEST_F(PythonStepsTest, ARequirementTheBaseSatisfiesInstallsNothing) {
   wheel({"packaging", "24.0", {}, {{"packaging/__init__.py", ""}}});
   auto pip = installer();
   // A requirements file is installed without --upgrade: Debian's packaging 23.0 stays although 24.0 is offered.
-  PipStepOutcome out = pip->install(PipInstallStep{RequirementsFileSource{"./requirements.txt"}}, config(),
+  PipStepResult out = pip->install(PipInstallStep{RequirementsFileSource{"./requirements.txt"}}, config(),
                                     requirements_file("packaging>=22\n"));
   EXPECT_TRUE(out.installed.empty());
   ASSERT_EQ(out.layers.size(), 1u);
@@ -309,7 +309,7 @@ TEST_F(PythonStepsTest, ARequirementTheBaseSatisfiesInstallsNothing) {
 TEST_F(PythonStepsTest, UpgradingADebianPackagedDistributionLeavesItsFilesInPlace) {
   wheel({"packaging", "24.0", {}, {{"packaging/__init__.py", ""}}});
   auto pip = installer();
-  PipStepOutcome out = pip->install(requirement("packaging>=22"), config(), {});
+  PipStepResult out = pip->install(requirement("packaging>=22"), config(), {});
   EXPECT_EQ(installed(out), std::vector<std::string>{"packaging 24.0"});
   const FileEntries& entries = out.layers.at(0).entries;
   EXPECT_NE(find(entries, kSitePackages + "packaging-24.0.dist-info/RECORD"), nullptr);
@@ -338,7 +338,7 @@ TEST_F(PythonStepsTest, UpgradingABaseInstalledDistributionWhitesOutItsOldFiles)
   wheel({"oldpkg", "2.0", {}, {{"oldpkg/__init__.py", "VERSION = 2\n"}, {"oldpkg/fresh.py", ""}}});
 
   auto pip = installer();
-  PipStepOutcome out = pip->install(requirement("oldpkg>=2"), config(), {});
+  PipStepResult out = pip->install(requirement("oldpkg>=2"), config(), {});
   EXPECT_EQ(installed(out), std::vector<std::string>{"oldpkg 2.0"});
   const FileEntries& entries = out.layers.at(0).entries;
   EXPECT_EQ(whiteouts(entries), (std::vector<std::string>{kBin + ".wh.oldpkg-tool", kSitePackages + ".wh.oldpkg-1.0.dist-info",
@@ -353,17 +353,17 @@ TEST_F(PythonStepsTest, ALaterStepSeesWhatAnEarlierStepInstalled) {
   wheel(alpha("1.0"));
   wheel(alpha("2.0"));
   auto pip = installer();
-  PipStepOutcome first = pip->install(requirement("alpha==1.0"), config(), {});
+  PipStepResult first = pip->install(requirement("alpha==1.0"), config(), {});
   EXPECT_EQ(installed(first), std::vector<std::string>{"alpha 1.0"});
   std::vector<FileEntries> own{first.layers.at(0).entries};
 
-  PipStepOutcome again = pip->install(requirement("alpha==1.0"), config(), below(own));
+  PipStepResult again = pip->install(requirement("alpha==1.0"), config(), below(own));
   EXPECT_TRUE(again.installed.empty());
   EXPECT_TRUE(again.layers.at(0).entries.empty());
   EXPECT_EQ(installed(pip->install(requirement("alpha==1.0"), config(), {})), std::vector<std::string>{"alpha 1.0"})
       << "without the earlier layer, nothing is installed yet";
 
-  PipStepOutcome upgrade = pip->install(requirement("alpha"), config(), below(own));
+  PipStepResult upgrade = pip->install(requirement("alpha"), config(), below(own));
   EXPECT_EQ(installed(upgrade), std::vector<std::string>{"alpha 2.0"});
   const FileEntries& entries = upgrade.layers.at(0).entries;
   // The old alpha-cli was all /usr/local/bin held: pip's compress_for_rename takes the whole directory, and the new
@@ -427,7 +427,7 @@ TEST_F(PythonStepsTest, ALargeDistributionGetsALayerOfItsOwn) {
   PythonOptions o = options();
   o.separate_layer_bytes = 32 << 10;
   auto pip = installer(o);
-  PipStepOutcome out = pip->install(requirement("small"), config(), {});
+  PipStepResult out = pip->install(requirement("small"), config(), {});
 
   EXPECT_EQ(installed(out), (std::vector<std::string>{"big 1.0", "small 1.0"}));
   ASSERT_EQ(out.layers.size(), 2u);
@@ -462,7 +462,7 @@ TEST_F(PythonStepsTest, HashCheckingModeRefusesAFileWithoutAMatchingHash) {
     EXPECT_NE(what.find("alpha-1.0-py3-none-any.whl does not match the hashes in "), std::string::npos) << what;
     EXPECT_NE(what.find("requirements.txt:1: got sha256:" + sha), std::string::npos) << what;
   }
-  PipStepOutcome out = pip->install(PipInstallStep{RequirementsFileSource{"./requirements.txt"}}, config(),
+  PipStepResult out = pip->install(PipInstallStep{RequirementsFileSource{"./requirements.txt"}}, config(),
                                     requirements_file("alpha==1.0 --hash=sha256:" + sha + "\n"));
   EXPECT_EQ(installed(out), std::vector<std::string>{"alpha 1.0"});
 }
@@ -481,7 +481,7 @@ TEST_F(PythonStepsTest, ALocalWheelIsInstalledWithItsDirectUrlAndItsDependencies
   std::vector<FileEntries> own{{FileEntry::directory("usr/app", 0777), copied}};
 
   auto pip = installer();
-  PipStepOutcome out = pip->install(
+  PipStepResult out = pip->install(
       PipInstallStep{ExtraPackageSource{"dist/" + local.filename().string(), local.filename().string()}}, config(),
       below(own));
   ASSERT_EQ(installed(out), (std::vector<std::string>{"alpha 1.0", "trainer 0.1"}));
@@ -503,7 +503,7 @@ TEST_F(PythonStepsTest, CompilesBytecodeWithAHostPythonOfTheImagesVersion) {
   o.no_compile = false;
   o.build_python = trainpack::imagebuild::BuildPython::kHost;
   auto pip = installer(o);
-  PipStepOutcome out = pip->install(requirement("alpha"), config(), {});
+  PipStepResult out = pip->install(requirement("alpha"), config(), {});
 
   const FileEntries& entries = out.layers.at(0).entries;
   const FileEntry* pyc = find(entries, kSitePackages + "alpha/__pycache__/cli.cpython-311.pyc");
