@@ -71,15 +71,9 @@ class ImagePush {
     std::exception_ptr failure = push_blobs(blobs, pusher);
     if (ahead_) ahead_->release_sessions();  // cancelled while the manifest goes up
     if (failure) std::rethrow_exception(failure);
-    put_manifest(target_.digest.empty() ? target_.tag : image_.manifest_digest().str());
+    result_.manifest_digest = image_.manifest_digest();
     result_.reference = target_.with_digest(result_.manifest_digest.str());
-    if (target_.digest.empty()) result_.tags.push_back(target_.str());
-    for (const std::string& tag : options_.extra_tags) {
-      std::string tagged = target_.name() + ":" + tag;
-      if (std::find(result_.tags.begin(), result_.tags.end(), tagged) != result_.tags.end()) continue;
-      put_manifest(tag);
-      result_.tags.push_back(tagged);
-    }
+    put_manifests();
     if (options_.locations)
       for (const PlannedBlob& b : blobs)
         options_.locations->remember(b.descriptor.digest, {target_.registry, target_.repository});
@@ -148,24 +142,21 @@ class ImagePush {
     }
   }
 
-  // Every blob is there: now the manifest, under `identifier` (a tag, or the digest for a digest reference).
-  void put_manifest(const std::string& identifier) {
-    result_.manifest_digest = image_.manifest_digest();
-    // A tag has no ':' in its grammar; a digest always has one.
-    std::string where = target_.name() + (identifier.find(':') == std::string::npos ? ":" : "@") + identifier;
-    net::HttpRequest put;
-    put.method = "PUT";
-    put.url = "/v2/" + target_.repository + "/manifests/" + identifier;
-    put.headers = {{"Content-Type", manifest_.media_type}};
-    put.body = image_.raw_manifest();
-    net::HttpResponse r = clients_(target_.registry).send(put, {push_scope(target_.repository)});
-    if (r.status != 200 && r.status != 201 && r.status != 202 && r.status != 204)
-      throw Error("cannot push the manifest to " + where + ": " + describe_registry_error(r));
-    std::string echoed = r.header("docker-content-digest");
-    if (!echoed.empty() && echoed != result_.manifest_digest.str())
-      throw Error(where + ": the registry stored the manifest as " + echoed + ", not " +
-                      result_.manifest_digest.str(),
-                  "the registry rewrote the manifest; pin the pushed image by the digest the registry reports");
+  // Every blob is there: now the manifest under the target's reference (a tag, or the digest for a digest
+  // reference), then under each extra tag, those at once (the same bytes: their order does not matter).
+  void put_manifests() {
+    RegistryClient& client = clients_(target_.registry);
+    put_manifest(client, target_, image_, target_.digest.empty() ? target_.tag : result_.manifest_digest.str());
+    if (target_.digest.empty()) result_.tags.push_back(target_.str());
+    std::vector<std::string> extra;
+    for (const std::string& tag : options_.extra_tags) {
+      std::string tagged = target_.name() + ":" + tag;
+      if (std::find(result_.tags.begin(), result_.tags.end(), tagged) != result_.tags.end()) continue;
+      extra.push_back(tag);
+      result_.tags.push_back(tagged);
+    }
+    parallel_for(extra.size(), static_cast<std::size_t>(jobs_),
+                 [&](std::size_t i) { put_manifest(client, target_, image_, extra[i]); });
   }
 
   const image::Image& image_;
@@ -186,6 +177,24 @@ class ImagePush {
 PushResult push_image(const image::Image& image, const Reference& target,
                       const std::function<RegistryClient&(const std::string&)>& clients, const PushOptions& options) {
   return ImagePush(image, target, clients, options).run();
+}
+
+void put_manifest(RegistryClient& client, const Reference& target, const image::Image& image,
+                  const std::string& identifier) {
+  // A tag has no ':' in its grammar; a digest always has one.
+  std::string where = target.name() + (identifier.find(':') == std::string::npos ? ":" : "@") + identifier;
+  net::HttpRequest put;
+  put.method = "PUT";
+  put.url = "/v2/" + target.repository + "/manifests/" + identifier;
+  put.headers = {{"Content-Type", image.manifest().media_type}};
+  put.body = image.raw_manifest();
+  net::HttpResponse r = client.send(put, {push_scope(target.repository)});
+  if (r.status != 200 && r.status != 201 && r.status != 202 && r.status != 204)
+    throw Error("cannot push the manifest to " + where + ": " + describe_registry_error(r));
+  std::string echoed = r.header("docker-content-digest");
+  if (!echoed.empty() && echoed != image.manifest_digest().str())
+    throw Error(where + ": the registry stored the manifest as " + echoed + ", not " + image.manifest_digest().str(),
+                "the registry rewrote the manifest; pin the pushed image by the digest the registry reports");
 }
 
 }  // namespace trainpack::registry

@@ -47,8 +47,8 @@ struct PushOptions {
   // The push begun during the build (registry/push_ahead.h), if its target is this one: its sessions, its answer
   // about the tag and the blobs it pushed already are used, and its on_blob takes the events. Optional.
   PushAhead* ahead = nullptr;
-  // More tags of the target's repository (each valid: is_valid_tag), PUT with the same manifest after the target's
-  // own reference, in this order: a failed push writes none of them.
+  // More tags of the target's repository (each valid: is_valid_tag), PUT with the same manifest once the target's
+  // own reference has it, all at once: a failed push writes none of them.
   std::vector<std::string> extra_tags;
 };
 
@@ -67,5 +67,10 @@ struct PushResult {
 PushResult push_image(const image::Image& image, const Reference& target,
                       const std::function<RegistryClient&(const std::string& registry)>& clients,
                       const PushOptions& options);
+
+// PUTs `image`'s manifest into `target`'s repository under `identifier` (a tag, or the manifest's digest), its blobs
+// being there; checks the digest the registry echoes. Throws Error naming the reference.
+void put_manifest(RegistryClient& client, const Reference& target, const image::Image& image,
+                  const std::string& identifier);
 
 }  // namespace trainpack::registry

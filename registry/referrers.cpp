@@ -2,14 +2,18 @@
 
 #include <algorithm>
 #include <optional>
+#include <semaphore>
 #include <set>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "image/manifest.h"
 #include "image/media_types.h"
+#include "registry/blob_pusher.h"
 #include "registry/remote_image.h"
 #include "support/error.h"
+#include "support/parallel.h"
 
 namespace trainpack::registry {
 using image::Descriptor;
@@ -94,23 +98,77 @@ std::string read_small_blob(RegistryClient& client, const std::string& repositor
 
 std::string referrers_tag(const Digest& subject) { return subject.algorithm() + "-" + subject.hex(); }
 
+ReferrerPush::ReferrerPush(RegistryClient& client, std::string repository,
+                           std::vector<std::shared_ptr<const image::Image>> referrers, Digest subject,
+                           PushOptions options)
+    : client_(client), repository_(std::move(repository)), referrers_(std::move(referrers)),
+      subject_(std::move(subject)), options_(std::move(options)),
+      prepared_(std::async(std::launch::async, [this] { return list_and_push_blobs(); })) {}
+
+ReferrerPush::~ReferrerPush() {
+  if (!prepared_.valid()) return;
+  try {
+    prepared_.get();
+  } catch (...) {  // the subject's push failed first; this one's failure is not news
+  }
+}
+
+ReferrerPush::Listing ReferrerPush::list_and_push_blobs() {
+  Listing listing;
+  std::optional<json> api = referrers_api(client_, repository_, subject_);
+  listing.api = api.has_value();
+  listing.index = api ? *api : fallback_index(client_, repository_, subject_);
+  std::set<std::string> listed;
+  for (const json& d : listing.index["manifests"]) listed.insert(image::string_member(d, "digest"));
+  for (const auto& referrer : referrers_)
+    if (!listed.count(referrer->manifest_digest().str())) listing.unlisted.push_back(referrer.get());
+  push_blobs(listing.unlisted);
+  return listing;
+}
+
+// The referrers' blobs, all at once, each once: they share their empty config.
+void ReferrerPush::push_blobs(const std::vector<const image::Image*>& referrers) const {
+  std::vector<std::pair<const image::Image*, Descriptor>> blobs;
+  std::set<Digest> seen;
+  for (const image::Image* referrer : referrers) {
+    image::Manifest manifest = referrer->manifest();
+    manifest.layers.push_back(manifest.config);
+    for (const Descriptor& d : manifest.layers)
+      if (seen.insert(d.digest).second) blobs.push_back({referrer, d});
+  }
+  std::counting_semaphore<> slots(std::max(1, options_.jobs));
+  const Reference target{client_.registry(), repository_, "", ""};
+  parallel_for(blobs.size(), blobs.size(), [&](std::size_t i) {
+    BlobPusher pusher{.image = blobs[i].first,
+                      .store = options_.store,
+                      .target = target,
+                      .clients = [this](const std::string&) -> RegistryClient& { return client_; },
+                      .locations = options_.locations,
+                      .emit = [](const BlobEvent&) {},
+                      .upload_slots = slots};
+    pusher.push({blobs[i].second, pusher.known_there(blobs[i].second)});
+    if (options_.locations) options_.locations->remember(blobs[i].second.digest, {target.registry, target.repository});
+  });
+}
+
+std::size_t ReferrerPush::finish() {
+  Listing listing = prepared_.get();
+  parallel_for(listing.unlisted.size(), listing.unlisted.size(), [&](std::size_t i) {
+    const image::Image& referrer = *listing.unlisted[i];
+    put_manifest(client_, {client_.registry(), repository_, "", referrer.manifest_digest().str()}, referrer,
+                 referrer.manifest_digest().str());
+  });
+  if (listing.api || listing.unlisted.empty()) return listing.unlisted.size();
+  for (const image::Image* referrer : listing.unlisted)
+    listing.index["manifests"].push_back(referrer_descriptor(*referrer));
+  put_fallback_index(client_, repository_, subject_, listing.index);
+  return listing.unlisted.size();
+}
+
 std::size_t push_referrers(RegistryClient& client, const std::string& repository,
                            const std::vector<std::shared_ptr<const image::Image>>& referrers, const Digest& subject,
                            const PushOptions& options) {
-  std::optional<json> api = referrers_api(client, repository, subject);
-  json index = api ? *api : fallback_index(client, repository, subject);
-  std::set<std::string> listed;
-  for (const json& d : index["manifests"]) listed.insert(image::string_member(d, "digest"));
-  std::size_t pushed = 0;
-  for (const auto& referrer : referrers) {
-    if (listed.count(referrer->manifest_digest().str())) continue;
-    Reference target{client.registry(), repository, "", referrer->manifest_digest().str()};
-    push_image(*referrer, target, [&client](const std::string&) -> RegistryClient& { return client; }, options);
-    if (!api) index["manifests"].push_back(referrer_descriptor(*referrer));
-    ++pushed;
-  }
-  if (!api && pushed > 0) put_fallback_index(client, repository, subject, index);
-  return pushed;
+  return ReferrerPush(client, repository, referrers, subject, options).finish();
 }
 
 std::vector<Descriptor> list_referrers(RegistryClient& client, const std::string& repository, const Digest& subject) {

@@ -5,10 +5,13 @@
 // an image index under the tag `<alg>-<hex>` of the subject's digest, which the pushing client updates. The
 // subject's own manifest, and so its digest, never changes.
 #include <cstddef>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "image/artifact_image.h"
 #include "image/digest.h"
@@ -22,10 +25,47 @@ namespace trainpack::registry {
 // The fallback tag of the referrers tag schema: "sha256-<hex>".
 std::string referrers_tag(const image::Digest& subject);
 
-// Pushes each of `referrers` (artifact manifests whose subject is `subject`, in `repository`) by digest into
-// `repository` of the client's registry, and, unless the registry lists referrers itself, adds their descriptors
-// (with artifactType and annotations) to the subject's fallback index in one PUT. Those listed already are neither
-// pushed nor listed again: an unchanged image's second push costs two GETs. Returns how many were pushed.
+// A push of `referrers` (artifact manifests whose subject is `subject`) by digest into `repository` of the client's
+// registry, begun beside the subject's own push, since it needs only the subject's digest: the subject's referrers
+// are listed and every referrer's blobs pushed at once, in the background. finish(), once the subject's manifest is
+// in, puts the referrers' manifests (all at once) and, unless the registry lists referrers itself, adds their
+// descriptors (with artifactType and annotations) to the subject's fallback index in one PUT: the manifests wait for
+// the subject's, as a registry MUST accept them first (distribution-spec "Pushing Manifests") but not every one
+// does, and the fallback tag never names referrers of an image that is not there. Those listed already are neither
+// pushed nor listed again: an unchanged image's second push costs its listing's requests.
+class ReferrerPush {
+ public:
+  // `client` outlives this.
+  ReferrerPush(RegistryClient& client, std::string repository,
+               std::vector<std::shared_ptr<const image::Image>> referrers, image::Digest subject, PushOptions options);
+  // Waits for the work in the background (the subject's push failed: its blobs stay unreferenced, nothing tagged).
+  ~ReferrerPush();
+  ReferrerPush(const ReferrerPush&) = delete;
+  ReferrerPush& operator=(const ReferrerPush&) = delete;
+
+  // Returns how many referrers were pushed; throws the first failure, the background's included.
+  std::size_t finish();
+
+ private:
+  // What the background learnt: the subject's listing (the API's, or the fallback index), whether the registry has
+  // the API, and the referrers not listed yet, whose blobs it pushed.
+  struct Listing {
+    nlohmann::json index;
+    bool api = false;
+    std::vector<const image::Image*> unlisted;
+  };
+  Listing list_and_push_blobs();
+  void push_blobs(const std::vector<const image::Image*>& referrers) const;
+
+  RegistryClient& client_;
+  const std::string repository_;
+  const std::vector<std::shared_ptr<const image::Image>> referrers_;
+  const image::Digest subject_;
+  const PushOptions options_;
+  std::future<Listing> prepared_;
+};
+
+// A ReferrerPush whose subject is in the repository already: begun and finished at once.
 std::size_t push_referrers(RegistryClient& client, const std::string& repository,
                            const std::vector<std::shared_ptr<const image::Image>>& referrers,
                            const image::Digest& subject, const PushOptions& options);

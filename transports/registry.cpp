@@ -43,14 +43,18 @@ WriteReport write_location(const image::Image& image, const ImageLocation& locat
   registry::PushOptions options = context.push;
   options.extra_tags = context.extra_tags;
   registry::Reference target = location.registry_reference();
-  WriteReport report{write_registry_image(image, target, registries, options)};
   registry::PushOptions artifacts;  // a few small blobs each: no progress rows, no push begun during the build
   artifacts.jobs = options.jobs;
   artifacts.locations = options.locations;
-  if (context.referrers.empty()) return report;
+  // The SBOM and provenance need only the image's digest: their push begins beside the image's.
+  std::optional<registry::ReferrerPush> referrers;
+  if (!context.referrers.empty())
+    referrers.emplace(registries.client(target.registry), target.repository, context.referrers,
+                      image.manifest_digest(), artifacts);
+  WriteReport report{write_registry_image(image, target, registries, options)};
+  if (!referrers) return report;
   try {
-    registry::push_referrers(registries.client(target.registry), target.repository, context.referrers,
-                             report.push->manifest_digest, artifacts);
+    referrers->finish();
   } catch (const Error& e) {
     throw Error(report.push->reference + " is pushed, but its SBOM and provenance could not be attached: " + e.what(),
                 "the image stands as pushed; --sbom=none --provenance=none builds it without them");

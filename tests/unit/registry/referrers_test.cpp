@@ -90,3 +90,22 @@ TEST(Referrers, ARegistryWithTheApiListsThemItselfAndGetsNoFallbackTag) {
   EXPECT_EQ(push_referrers(client, "r", r.referrers, r.subject.digest, {}), 0u);
   EXPECT_EQ(fake.requests, std::vector<std::string>{"GET /v2/r/referrers/" + r.subject.digest.str()});
 }
+
+// Begun beside the subject's push, the referrers' blobs may go up at once, but their manifests and the fallback tag
+// only in finish(), once the subject's manifest is in; a push abandoned (the subject's failed) tags nothing.
+TEST(Referrers, BegunBesideTheSubjectTheirManifestsWaitForFinish) {
+  FakeRegistry fake;
+  Keychain keychain({});
+  RegistryClient client(std::ref(fake), keychain, "reg.test", "http");
+  Referred r;
+  { ReferrerPush abandoned(client, "r", r.referrers, r.subject.digest, {}); }
+  EXPECT_TRUE(fake.repositories["r"].manifests.empty());
+  EXPECT_EQ(fake.count_starting("PUT /v2/r/manifests/"), 0);
+
+  ReferrerPush push(client, "r", r.referrers, r.subject.digest, {});
+  EXPECT_EQ(fake.count_starting("PUT /v2/r/manifests/"), 0);  // the background never puts a manifest
+  EXPECT_EQ(push.finish(), 2u);
+  EXPECT_EQ(fake.count_starting("PUT /v2/r/manifests/"), 3);  // both referrers, then the fallback index
+  EXPECT_EQ(json::parse(fake.repositories["r"].manifests["sha256-" + r.subject.digest.hex()]).at("manifests").size(),
+            2u);
+}
