@@ -2,8 +2,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <regex>
 
+#include "support/byte_regex.h"
 #include "support/error.h"
 #include "support/suggest.h"
 #include "support/utf8.h"
@@ -94,8 +94,10 @@ bool looks_like_flag(const CLI::App& cmd, const std::string& arg) {
   if (arg.size() < 2 || arg.front() != '-') return false;  // "" and "-" are values
   const std::string name = arg.substr(0, arg.find('='));
   if (cmd.get_option_no_throw(name) != nullptr) return true;
-  static const std::regex negative_number("^-\\d+$|^-\\d*\\.\\d+$");  // _negative_number_matcher
-  if (std::regex_match(arg, negative_number)) return false;
+  // argparse's _negative_number_matcher, '^-\d+$|^-\d*\.\d+$': Python's \d is any Unicode decimal digit, and its
+  // $ matches before a final newline too.
+  static const RE2 negative_number(R"(-\p{Nd}+\n?|-\p{Nd}*\.\p{Nd}+\n?)");
+  if (RE2::FullMatch(regex_text(arg), negative_number)) return false;
   return arg.find(' ') == std::string::npos;
 }
 

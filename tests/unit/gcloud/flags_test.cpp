@@ -160,6 +160,12 @@ TEST(GcloudFlagValues, SeparateValueMayLookLikeANumberOrHoldASpace) {
   EXPECT_EQ(c.update, Items{"-x 1"});
   EXPECT_EQ(c.value, "");
   EXPECT_EQ(c.rest, Items{"pos"});
+  // argparse's negative numbers: "-.5", "-1.5", digits of any script ("-\u0663"), a final newline.
+  for (const std::string number : {"-.5", "-1.5", "-\xd9\xa3", "-7\n"}) {
+    Command n;
+    n.parse({"--script", number});
+    EXPECT_EQ(n.value, number);
+  }
 }
 
 TEST(GcloudFlagValues, FlagWithoutValueIsArgparsesError) {
