@@ -147,7 +147,7 @@ std::vector<sbom::Package> Attestations::image_packages_through(const AttestedBu
                                                                 std::size_t history_entries) {
   const layers::ScannedImage& base = build.base_filesystem();
   layers::StackedFilesystem fs(base, base.index(), build.stack.entries(0, history_entries));
-  python::PythonFacts python = python::read_python_facts(base, python::ImageConfigFacts::of(build.config), false);
+  python::PythonFacts python = build.python_facts(build.config);
   return image_packages(fs, &python, build.installed);
 }
 

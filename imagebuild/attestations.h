@@ -18,6 +18,7 @@
 #include "imagebuild/progress.h"
 #include "image/image.h"
 #include "layers/scanned_image.h"
+#include "python/base_facts.h"
 #include "store/cache_dir.h"
 
 namespace trainpack::imagebuild {
@@ -30,8 +31,10 @@ struct AttestedBuild {
   LayerStack& stack;
   const image::ImageConfig& config;
   const std::vector<InstalledArtifact>& installed;  // by every pip step, in order
-  // The base as the pip steps read it; asked for only when the image's kept package list is missing.
+  // The base as the pip steps read it, and its Python under a config as they read it; asked for only when the
+  // image's kept package list is missing.
   std::function<const layers::ScannedImage&()> base_filesystem;
+  std::function<python::PythonFacts(const image::ImageConfig&)> python_facts;
 };
 
 class Attestations {

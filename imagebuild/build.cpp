@@ -1,7 +1,5 @@
 #include "imagebuild/build.h"
 
-#include <ctime>
-
 #include <nlohmann/json.hpp>
 
 #include "imagebuild/attestations.h"
@@ -581,7 +579,8 @@ void Build::attest() {
   if (!outputs_.take_attachments() || !attestations_.wanted()) return;
   Timings::Scope output = timings_.scope(Phase::kOutput);
   AttestedBuild built{*image_, result_.base_digest, spec_.created, stack_, config_, pip_steps_->installed(),
-                      [this]() -> const layers::ScannedImage& { return pip_steps_->base_filesystem(); }};
+                      [this]() -> const layers::ScannedImage& { return pip_steps_->base_filesystem(); },
+                      [this](const image::ImageConfig& config) { return pip_steps_->python_facts(config); }};
   referrers_ = attestations_.referrers(built);
 }
 

@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "layers/layer_tar_reader.h"
+#include "python/base_facts.h"
 #include "registry/registries.h"
 #include "support/human.h"
 
@@ -139,6 +140,11 @@ const layers::ScannedImage& PipSteps::base_filesystem() {
     base_scan_ = std::make_unique<layers::ScannedImage>(base_, cache_, python_scan_selection());
   }
   return *base_scan_;
+}
+
+python::PythonFacts PipSteps::python_facts(const image::ImageConfig& config) {
+  if (installer_) return installer_->python_facts(config);
+  return python::read_python_facts(base_filesystem(), python::ImageConfigFacts::of(config), false);
 }
 
 const layers::ScannedImage* PipSteps::base_filesystem_if_read() const {

@@ -63,6 +63,8 @@ class PipSteps {
   const layers::ScannedImage& base_filesystem();
   // The same, when something has read it already (nullptr otherwise): a warning never downloads a base.
   const layers::ScannedImage* base_filesystem_if_read() const;
+  // The base's Python under `config`: the facts a step with that config read, else read now.
+  python::PythonFacts python_facts(const image::ImageConfig& config);
 
  private:
   std::optional<PipStepResult> reuse_local(const std::string& key, const std::vector<layers::LayerBlob>& earlier);

@@ -125,6 +125,7 @@ struct PythonInstaller::State {
   python::DownloadReporter on_download;
 
   std::unique_ptr<layers::ScannedImage> scanned;
+  std::map<std::string, python::PythonFacts> facts_by_config;  // facts()'s, by config and name choice
   ScopedDir work;
   SourceBuilder builder;  // interpreters and builds of source trees, for the whole build
 
@@ -144,8 +145,16 @@ struct PythonInstaller::State {
     return *scanned;
   }
 
+  // The base's Python under `config` (each pip step's, the SBOM's), read once for each config and name choice.
   python::PythonFacts facts(const image::ImageConfig& config, bool python3_names) {
-    return python::read_python_facts(filesystem(), python::ImageConfigFacts::of(config), python3_names);
+    const python::ImageConfigFacts cfg = python::ImageConfigFacts::of(config);
+    std::string key = std::string(python3_names ? "python3" : "python") + "\n" + cfg.user + "\n" + cfg.architecture +
+                      "\n" + cfg.variant;
+    for (const std::string& entry : cfg.env) key += "\n" + entry;
+    auto read = facts_by_config.find(key);
+    if (read == facts_by_config.end())
+      read = facts_by_config.emplace(key, python::read_python_facts(filesystem(), cfg, python3_names)).first;
+    return read->second;
   }
 
   net::HttpClient& http_client() {
@@ -911,6 +920,10 @@ PythonInstaller::PythonInstaller(std::shared_ptr<const image::Image> base, const
 PythonInstaller::~PythonInstaller() = default;
 
 const layers::ScannedImage& PythonInstaller::base_filesystem() { return state_->filesystem(); }
+
+python::PythonFacts PythonInstaller::python_facts(const image::ImageConfig& config) {
+  return state_->facts(config, false);
+}
 
 PipStepResult PythonInstaller::install(const gcloud::PipInstallStep& step, const image::ImageConfig& config,
                                        const std::vector<const FileEntries*>& own_layers) {

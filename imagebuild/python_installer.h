@@ -28,6 +28,7 @@
 #include "layers/scanned_image.h"
 #include "net/google_credentials.h"
 #include "net/http_client.h"
+#include "python/base_facts.h"
 #include "python/index_client.h"
 #include "store/cache_dir.h"
 
@@ -75,6 +76,8 @@ class PythonInstaller {
                         const std::vector<const layers::FileEntries*>& own_layers);
   // The base's filesystem as the pip steps read it (scanned once, then cached).
   const layers::ScannedImage& base_filesystem();
+  // The base's Python under `config`, as a step with that config reads it (read once per config).
+  python::PythonFacts python_facts(const image::ImageConfig& config);
 
  private:
   struct State;  // what lasts for the whole build: the base's scan, the work directory, the source builder

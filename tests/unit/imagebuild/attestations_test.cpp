@@ -78,6 +78,9 @@ struct AttestationsTest : ::testing::Test {
     AttestedBuild built{*image.image, base_digest, created, stack, image.image->config(), installed,
                         []() -> const trainpack::layers::ScannedImage& {
                           throw std::runtime_error("the base was read for an image no pip step made");
+                        },
+                        [](const trainpack::image::ImageConfig&) -> trainpack::python::PythonFacts {
+                          throw std::runtime_error("the base's Python was read for an image no pip step made");
                         }};
     return attestations.referrers(built);
   }
