@@ -427,11 +427,6 @@ FileEntries place_copy(CopySource source, std::string_view dest_in_image, const 
   return out;
 }
 
-FileEntries collect_copy(const fs::path& context_dir, std::string_view source_rel, std::string_view dest_in_image,
-                         const DockerIgnore& ignore, const CopyOptions& opts) {
-  return place_copy(read_copy_source(context_dir, source_rel, ignore), dest_in_image, opts);
-}
-
 std::vector<std::string> list_excluded(const fs::path& context_dir, const DockerIgnore& ignore) {
   fs::path root = canonical_context(context_dir);
   std::vector<std::string> out;

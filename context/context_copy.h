@@ -61,20 +61,16 @@ struct CopySource {
   layers::FileEntries entries;
 };
 
-// Reads `source_rel` (as collect_copy takes it) from the context: the walk, with every check of the source.
+// The source of `COPY <source_rel> <dest>`, read from the context: the walk, with every check of the source.
+// `source_rel` is relative to `context_dir` (slash-separated; "." for the whole context); an absolute path is
+// accepted only when it lies inside `context_dir`. Regular-file entries carry `source` (absolute host path), `size`
+// and `source_stamp` ("<size>:<mtime_ns>:<ino>").
 CopySource read_copy_source(const std::filesystem::path& context_dir, std::string_view source_rel,
                             const DockerIgnore& ignore);
-// The entries `source` makes at `dest_in_image` (as collect_copy takes it), sorted; reads nothing from the context.
+// The entries `source` makes at `dest_in_image`, sorted bytewise by path, with every directory from the image root
+// down present exactly once; reads nothing from the context. `dest_in_image` is relative to "/"
+// ("usr/app/trainer"; a leading "/" or "./" is tolerated; "" or "." is the root).
 layers::FileEntries place_copy(CopySource source, std::string_view dest_in_image, const CopyOptions& opts = {});
-
-// Entries for `COPY <source_rel> <dest_in_image>`, sorted bytewise by path, with every directory from the image
-// root down present exactly once. `source_rel` is relative to `context_dir` (slash-separated; "." for the whole
-// context); an absolute path is accepted only when it lies inside `context_dir`. `dest_in_image` is relative to
-// "/" ("usr/app/trainer"; a leading "/" or "./" is tolerated; "" or "." is the root). Regular-file entries carry
-// `source` (absolute host path), `size` and `source_stamp` ("<size>:<mtime_ns>:<ino>").
-layers::FileEntries collect_copy(const std::filesystem::path& context_dir, std::string_view source_rel,
-                                 std::string_view dest_in_image, const DockerIgnore& ignore,
-                                 const CopyOptions& opts = {});
 
 // Paths .dockerignore keeps out of the build context, relative to it, sorted bytewise, for a --dry-run listing.
 // A directory left out as a whole is listed once, with a trailing "/", and nothing below it is listed; a

@@ -165,12 +165,6 @@ std::size_t ReferrerPush::finish() {
   return listing.unlisted.size();
 }
 
-std::size_t push_referrers(RegistryClient& client, const std::string& repository,
-                           const std::vector<std::shared_ptr<const image::Image>>& referrers, const Digest& subject,
-                           const PushOptions& options) {
-  return ReferrerPush(client, repository, referrers, subject, options).finish();
-}
-
 std::vector<Descriptor> list_referrers(RegistryClient& client, const std::string& repository, const Digest& subject) {
   std::optional<json> index = referrers_api(client, repository, subject);
   if (!index) index = fallback_index(client, repository, subject);

@@ -65,11 +65,6 @@ class ReferrerPush {
   std::future<Listing> prepared_;
 };
 
-// A ReferrerPush whose subject is in the repository already: begun and finished at once.
-std::size_t push_referrers(RegistryClient& client, const std::string& repository,
-                           const std::vector<std::shared_ptr<const image::Image>>& referrers,
-                           const image::Digest& subject, const PushOptions& options);
-
 // What refers to `subject` in `repository`: the registry's referrers API when it has one, else the fallback index
 // (none when the tag is absent). Each descriptor's `extra` holds its artifactType.
 std::vector<image::Descriptor> list_referrers(RegistryClient& client, const std::string& repository,

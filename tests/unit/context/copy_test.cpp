@@ -26,6 +26,12 @@ using namespace trainpack::layers;
 
 namespace {
 
+// `COPY <src> <dest>` as a build makes it: the source read, then placed.
+FileEntries collect_copy(const fs::path& context_dir, std::string_view src, std::string_view dest,
+                         const DockerIgnore& ignore, const CopyOptions& opts = {}) {
+  return place_copy(read_copy_source(context_dir, src, ignore), dest, opts);
+}
+
 class ContextCopyTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -40,7 +40,7 @@ TEST(Referrers, WithoutTheApiTheFallbackTagListsEachOnceAndAListedOneIsNotPushed
   Keychain keychain({});
   RegistryClient client(std::ref(fake), keychain, "reg.test", "http");
   Referred r;
-  EXPECT_EQ(push_referrers(client, "r", r.referrers, r.subject.digest, {}), 2u);
+  EXPECT_EQ(ReferrerPush(client, "r", r.referrers, r.subject.digest, {}).finish(), 2u);
   const std::string tag = "sha256-" + r.subject.digest.hex();
   EXPECT_EQ(referrers_tag(r.subject.digest), tag);
   ASSERT_TRUE(fake.repositories["r"].manifests.count(tag));
@@ -51,7 +51,7 @@ TEST(Referrers, WithoutTheApiTheFallbackTagListsEachOnceAndAListedOneIsNotPushed
   EXPECT_EQ(fake.count("PUT /v2/r/manifests/" + tag), 1) << "one PUT for both";
 
   fake.requests.clear();
-  EXPECT_EQ(push_referrers(client, "r", r.referrers, r.subject.digest, {}), 0u);
+  EXPECT_EQ(ReferrerPush(client, "r", r.referrers, r.subject.digest, {}).finish(), 0u);
   for (const std::string& request : fake.requests) EXPECT_FALSE(request.starts_with("PUT")) << request;
 
   std::vector<trainpack::image::Descriptor> listed = list_referrers(client, "r", r.subject.digest);
@@ -78,7 +78,7 @@ TEST(Referrers, ARegistryWithTheApiListsThemItselfAndGetsNoFallbackTag) {
   Keychain keychain({});
   RegistryClient client(std::ref(fake), keychain, "reg.test", "http");
   Referred r;
-  EXPECT_EQ(push_referrers(client, "r", r.referrers, r.subject.digest, {}), 2u);
+  EXPECT_EQ(ReferrerPush(client, "r", r.referrers, r.subject.digest, {}).finish(), 2u);
   EXPECT_FALSE(fake.repositories["r"].manifests.count("sha256-" + r.subject.digest.hex()));
   EXPECT_EQ(fake.count("GET /v2/r/manifests/sha256-" + r.subject.digest.hex()), 0);
   EXPECT_EQ(list_referrers(client, "r", r.subject.digest).size(), 2u);
@@ -87,7 +87,7 @@ TEST(Referrers, ARegistryWithTheApiListsThemItselfAndGetsNoFallbackTag) {
   ASSERT_EQ(sbom.size(), 1u);
   EXPECT_EQ(sbom[0].content, "{\"s\":1}");
   fake.requests.clear();
-  EXPECT_EQ(push_referrers(client, "r", r.referrers, r.subject.digest, {}), 0u);
+  EXPECT_EQ(ReferrerPush(client, "r", r.referrers, r.subject.digest, {}).finish(), 0u);
   EXPECT_EQ(fake.requests, std::vector<std::string>{"GET /v2/r/referrers/" + r.subject.digest.str()});
 }
 
