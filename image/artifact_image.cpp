@@ -33,9 +33,8 @@ std::shared_ptr<const ArtifactImage> make_referrer(std::shared_ptr<const BlobKee
                                                    std::string_view content,
                                                    const std::map<std::string, std::string>& annotations,
                                                    std::string what) {
-  static constexpr std::string_view kEmpty = "{}";
   // A rebuild makes the same documents: keep() does not write them again.
-  StoredBlob config = blobs->keep(kEmpty);
+  StoredBlob config = blobs->keep(kEmptyConfig);
   StoredBlob blob = blobs->keep(content);
   json manifest{{"schemaVersion", 2},
                 {"mediaType", media::kOciManifest},
@@ -48,7 +47,7 @@ std::shared_ptr<const ArtifactImage> make_referrer(std::shared_ptr<const BlobKee
                              {"digest", subject.digest.str()},
                              {"size", subject.size}}}};
   if (!annotations.empty()) manifest["annotations"] = annotations;
-  return std::make_shared<ArtifactImage>(manifest.dump(), std::string(kEmpty), std::move(blobs), nullptr,
+  return std::make_shared<ArtifactImage>(manifest.dump(), std::string(kEmptyConfig), std::move(blobs), nullptr,
                                          std::move(what));
 }
 

@@ -37,6 +37,7 @@ class ArtifactImage : public Image {
 
 // The image-spec's empty config of an artifact that needs none: "{}" as application/vnd.oci.empty.v1+json.
 inline constexpr std::string_view kEmptyMediaType = "application/vnd.oci.empty.v1+json";
+inline constexpr std::string_view kEmptyConfig = "{}";
 
 // A referrer of `subject` (the image's manifest descriptor): one blob, `content` of `media_type`, under
 // `artifact_type`, with the empty config and the manifest annotations given (org.opencontainers.image.created

@@ -602,8 +602,8 @@ BuildResult build_once(const BuildRequest& req, Progress& progress) {
   build.read_context();
   if (int removed = build.sweep_leftovers())
     build.log("removed " + counted(removed, "leftover", "leftovers") + " of killed builds");
+  build.begin_pushes();  // beside the base's read: the target's tag and sessions cost no round trip of their own
   build.open_base();
-  build.begin_pushes();
   for (const gcloud::BuildStep& step : req.steps) build.run_step(step);
   if (!req.dry_run) {
     build.assemble();

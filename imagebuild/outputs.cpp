@@ -52,6 +52,13 @@ void Outputs::begin_pushes() {
     options.locations = &locations_;
     options.store = &blobs_;
     options.on_blob = blob_rows(progress_);
+    // The SBOM's and the provenance's documents go up beside the layers; their shared empty config is asked about
+    // with the tag.
+    int documents = (req_.sbom != SbomFormat::kNone) + req_.provenance;
+    if (documents > 0 && !req_.outputs_without_attachments.count(out.str())) {
+      options.sessions += documents;
+      options.ask_about.push_back(image::sha256_of(image::kEmptyConfig));
+    }
     ahead_[out.str()] = std::make_unique<registry::PushAhead>(req_.registries->client(target.registry), target,
                                                               std::move(options));
   }

@@ -142,15 +142,17 @@ BlobEvent BlobPusher::push(const PlannedBlob& planned) {
   }
 }
 
-// HEAD: present (or a redirect to where it is stored) means nothing to move.
-bool BlobPusher::exists(const Descriptor& d) const {
+bool blob_exists(RegistryClient& client, const Reference& target, const Digest& blob) {
   net::HttpRequest head;
   head.method = "HEAD";
-  head.url = blobs_url() + d.digest.str();
+  head.url = "/v2/" + target.repository + "/blobs/" + blob.str();
   head.follow_redirects = false;
-  net::HttpResponse h = dst().send(head, push_scopes());
+  net::HttpResponse h = client.send(head, {push_scope(target.repository)});
   return h.status == 200 || (h.status >= 300 && h.status < 400);
 }
+
+// Present means nothing to move.
+bool BlobPusher::exists(const Descriptor& d) const { return blob_exists(dst(), target, d.digest); }
 
 // Repositories to mount `d` from, best first: its origin (the base image it came from), then the repositories of
 // this registry an earlier push put it in (BlobLocations); never the target itself, at most three.

@@ -50,6 +50,9 @@ class UploadSession {
 // POST .../blobs/uploads/: a new upload session in the target repository (Error when the registry opens none).
 UploadSession open_upload_session(RegistryClient& client, const Reference& target);
 
+// Whether the target repository holds `blob` (HEAD; a redirect to where it is stored counts).
+bool blob_exists(RegistryClient& client, const Reference& target, const image::Digest& blob);
+
 // A blob to push, and whether the target repository is known to hold it already (an earlier push put it there, or
 // it is the base's own repository).
 struct PlannedBlob {

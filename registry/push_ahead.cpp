@@ -4,6 +4,8 @@
 #include <exception>
 #include <utility>
 
+#include "support/parallel.h"
+
 namespace trainpack::registry {
 
 PushAhead::PushAhead(RegistryClient& client, Reference target, PushAheadOptions options)
@@ -12,16 +14,27 @@ PushAhead::PushAhead(RegistryClient& client, Reference target, PushAheadOptions 
   if (!options_.store) throw Error("internal: PushAhead needs the blob store");
   auto tag = std::make_shared<std::promise<std::set<image::Digest>>>();
   under_tag_ = tag->get_future().share();
-  asking_tag_ = std::async(std::launch::async, [this, tag] {
-    try {
-      std::set<image::Digest> present;
-      if (!target_.tag.empty() && target_.digest.empty()) present = blobs_under_tag(client_, target_, *options_.store);
-      tag->set_value(std::move(present));
-    } catch (...) {
-      tag->set_exception(std::current_exception());  // the registry cannot be reached: every user of this fails so
-    }
-  });
+  asking_tag_ = std::async(std::launch::async, [this, tag] { ask_tag(*tag); });
   open_sessions();
+}
+
+// The tag's HEAD and those of ask_about, all at once.
+void PushAhead::ask_tag(std::promise<std::set<image::Digest>>& answer) {
+  try {
+    std::vector<char> found(options_.ask_about.size(), 0);
+    auto asking = std::async(std::launch::async, [&] {
+      parallel_for(options_.ask_about.size(), options_.ask_about.size(),
+                   [&](std::size_t i) { found[i] = blob_exists(client_, target_, options_.ask_about[i]); });
+    });
+    std::set<image::Digest> present;
+    if (!target_.tag.empty() && target_.digest.empty()) present = blobs_under_tag(client_, target_, *options_.store);
+    asking.get();
+    for (std::size_t i = 0; i < found.size(); ++i)
+      if (found[i]) present.insert(options_.ask_about[i]);
+    answer.set_value(std::move(present));
+  } catch (...) {
+    answer.set_exception(std::current_exception());  // the registry cannot be reached: every user of this fails so
+  }
 }
 
 // Everything begun is waited for here, while the members the background work uses are still there.
@@ -40,13 +53,12 @@ PushAhead::~PushAhead() {
   if (releasing_.valid()) releasing_.wait();
 }
 
-// Each POST waits for the tag's HEAD, which fetched the push token they then reuse (one token request, not one per
-// request); a push that took a session meanwhile waits for its POST. The HEAD's failure (a registry that does not
-// answer) is each session's, so that the push fails with it at once instead of trying again.
+// The POSTs go beside the tag's HEAD, not after it: on a registry a round trip away, each sequential request costs
+// one. Their token is fetched once however many ask at once (RegistryClient), and a push that took a session
+// meanwhile waits for its POST, whose failure (a registry that does not answer) is then the push's.
 void PushAhead::open_sessions() {
   for (std::size_t i = 0; i < options_.sessions; ++i)
     sessions_.push_back(std::async(std::launch::async, [this]() -> std::optional<UploadSession> {
-      under_tag_.get();
       if (abandoned_) return std::nullopt;
       return open_upload_session(client_, target_);
     }));

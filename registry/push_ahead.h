@@ -1,8 +1,8 @@
 #pragma once
 // A push begun while its image is still being built. docker and BuildKit push only once the build is done; here,
-// as soon as the base is read, the target's push token is fetched, its tag asked for (the manifest there may vouch
-// for the blobs: registry/blob_pusher.h), a couple of upload sessions opened (POST), and every layer the build
-// finishes is pushed at once, while later layers are still being written. push_image() (registry/pusher.h) then
+// as the base is read, the target's push token is fetched, its tag asked for (the manifest there may vouch for the
+// blobs: registry/blob_pusher.h) and upload sessions opened (POST), all at once, and every layer the build finishes
+// is pushed at once, while later layers are still being written. push_image() (registry/pusher.h) then
 // waits for these and does only the rest: the config, what was not offered, the manifest, last.
 //
 // Nothing is left behind: the sessions a push did not use are cancelled, and when the build fails, uploads in
@@ -36,7 +36,12 @@ struct PushAheadOptions {
   const BlobLocations* locations = nullptr;  // mount sources for offered blobs
   const store::BlobStore* store = nullptr;  // required: offered blobs' bytes, and the manifests that vouch for a tag
   std::function<void(const BlobEvent&)> on_blob;  // progress of offered blobs, serialised
-  std::size_t sessions = 2;                 // opened ahead: a code-only rebuild uploads its code layer and config
+  // Opened ahead: a code-only rebuild uploads its code layer and config, and the SBOM and provenance documents when
+  // they are attached (registry/referrers.h takes sessions from here too).
+  std::size_t sessions = 2;
+  // Blobs the push will need that an earlier one may have left in the target (the referrers' shared empty config):
+  // asked about (HEAD) beside the tag, so that no later round trip does; under_tag() includes those found.
+  std::vector<image::Digest> ask_about;
 };
 
 class PushAhead {
@@ -57,6 +62,7 @@ class PushAhead {
   // For push_image: what was done with an offered blob (nullopt if it was not offered; rethrows its failure).
   std::optional<BlobEvent> offered_result(const image::Digest& digest);
   std::optional<UploadSession> take_session();
+  // The blobs the target holds for sure: those the tag's manifest names, and those of ask_about found there.
   std::shared_future<std::set<image::Digest>> under_tag() const { return under_tag_; }
   std::counting_semaphore<>& upload_slots() { return upload_slots_; }
   // on_blob, serialised with the offered blobs' events.
@@ -65,6 +71,7 @@ class PushAhead {
   void release_sessions();
 
  private:
+  void ask_tag(std::promise<std::set<image::Digest>>& answer);
   void open_sessions();
   static void forget(std::future<std::optional<UploadSession>>& session);
   BlobPusher pusher();

@@ -69,6 +69,7 @@ class ImagePush {
     BlobPusher pusher = make_pusher();
     std::vector<PlannedBlob> blobs = plan_blobs(manifest_, pusher);
     std::exception_ptr failure = push_blobs(blobs, pusher);
+    if (!failure && options_.on_blobs_pushed) options_.on_blobs_pushed();
     if (ahead_) ahead_->release_sessions();  // cancelled while the manifest goes up
     if (failure) std::rethrow_exception(failure);
     result_.manifest_digest = image_.manifest_digest();

@@ -50,6 +50,9 @@ struct PushOptions {
   // More tags of the target's repository (each valid: is_valid_tag), PUT with the same manifest once the target's
   // own reference has it, all at once: a failed push writes none of them.
   std::vector<std::string> extra_tags;
+  // Called once every blob is in, before the manifest goes up and before unused sessions of `ahead` are cancelled
+  // (the image's referrers use them: registry/referrers.h). Must not throw.
+  std::function<void()> on_blobs_pushed;
 };
 
 struct PushResult {

@@ -11,6 +11,7 @@
 #include "image/manifest.h"
 #include "image/media_types.h"
 #include "registry/blob_pusher.h"
+#include "registry/push_ahead.h"
 #include "registry/remote_image.h"
 #include "support/error.h"
 #include "support/parallel.h"
@@ -103,41 +104,53 @@ ReferrerPush::ReferrerPush(RegistryClient& client, std::string repository,
                            PushOptions options)
     : client_(client), repository_(std::move(repository)), referrers_(std::move(referrers)),
       subject_(std::move(subject)), options_(std::move(options)),
-      prepared_(std::async(std::launch::async, [this] { return list_and_push_blobs(); })) {}
+      listing_(std::async(std::launch::async, [this] { return list(); }).share()),
+      blobs_(std::async(std::launch::async, [this] { push_blobs(); }).share()) {}
 
 ReferrerPush::~ReferrerPush() {
-  if (!prepared_.valid()) return;
-  try {
-    prepared_.get();
-  } catch (...) {  // the subject's push failed first; this one's failure is not news
-  }
+  blobs_.wait();
+  listing_.wait();
+  if (early_.valid()) early_.wait();
 }
 
-ReferrerPush::Listing ReferrerPush::list_and_push_blobs() {
-  Listing listing;
+// The API and the fallback tag at once: one round trip whichever the registry has.
+ReferrerPush::Listing ReferrerPush::list() const {
+  auto fallback = std::async(std::launch::async, [this] { return fallback_index(client_, repository_, subject_); });
   std::optional<json> api = referrers_api(client_, repository_, subject_);
-  listing.api = api.has_value();
-  listing.index = api ? *api : fallback_index(client_, repository_, subject_);
+  if (!api) return {fallback.get(), false};
+  try {
+    fallback.get();
+  } catch (const Error&) {  // not needed
+  }
+  return {*api, true};
+}
+
+std::vector<const image::Image*> ReferrerPush::unlisted(const Listing& listing) const {
   std::set<std::string> listed;
   for (const json& d : listing.index["manifests"]) listed.insert(image::string_member(d, "digest"));
+  std::vector<const image::Image*> out;
   for (const auto& referrer : referrers_)
-    if (!listed.count(referrer->manifest_digest().str())) listing.unlisted.push_back(referrer.get());
-  push_blobs(listing.unlisted);
-  return listing;
+    if (!listed.count(referrer->manifest_digest().str())) out.push_back(referrer.get());
+  return out;
 }
 
-// The referrers' blobs, all at once, each once: they share their empty config.
-void ReferrerPush::push_blobs(const std::vector<const image::Image*>& referrers) const {
+// The referrers' blobs, all at once, each once: they share their empty config. Sessions opened ahead for this
+// repository are used first.
+void ReferrerPush::push_blobs() const {
   std::vector<std::pair<const image::Image*, Descriptor>> blobs;
   std::set<Digest> seen;
-  for (const image::Image* referrer : referrers) {
+  for (const auto& referrer : referrers_) {
     image::Manifest manifest = referrer->manifest();
     manifest.layers.push_back(manifest.config);
     for (const Descriptor& d : manifest.layers)
-      if (seen.insert(d.digest).second) blobs.push_back({referrer, d});
+      if (seen.insert(d.digest).second) blobs.push_back({referrer.get(), d});
   }
   std::counting_semaphore<> slots(std::max(1, options_.jobs));
   const Reference target{client_.registry(), repository_, "", ""};
+  PushAhead* ahead = options_.ahead && options_.ahead->target().registry == target.registry &&
+                             options_.ahead->target().repository == target.repository
+                         ? options_.ahead
+                         : nullptr;
   parallel_for(blobs.size(), blobs.size(), [&](std::size_t i) {
     BlobPusher pusher{.image = blobs[i].first,
                       .store = options_.store,
@@ -146,23 +159,61 @@ void ReferrerPush::push_blobs(const std::vector<const image::Image*>& referrers)
                       .locations = options_.locations,
                       .emit = [](const BlobEvent&) {},
                       .upload_slots = slots};
+    if (ahead) {  // its sessions, and its answer about the empty config
+      pusher.under_tag = ahead->under_tag();
+      pusher.opened_session = [ahead] { return ahead->take_session(); };
+    }
     pusher.push({blobs[i].second, pusher.known_there(blobs[i].second)});
     if (options_.locations) options_.locations->remember(blobs[i].second.digest, {target.registry, target.repository});
   });
 }
 
+// Puts each manifest, all at once; returns those the registry refused.
+std::vector<const image::Image*> ReferrerPush::put_manifests(const std::vector<const image::Image*>& referrers) const {
+  std::vector<char> refused(referrers.size(), 0);
+  parallel_for(referrers.size(), referrers.size(), [&](std::size_t i) {
+    const image::Image& referrer = *referrers[i];
+    try {
+      put_manifest(client_, {client_.registry(), repository_, "", referrer.manifest_digest().str()}, referrer,
+                   referrer.manifest_digest().str());
+    } catch (const Error&) {
+      refused[i] = 1;
+    }
+  });
+  std::vector<const image::Image*> out;
+  for (std::size_t i = 0; i < referrers.size(); ++i)
+    if (refused[i]) out.push_back(referrers[i]);
+  return out;
+}
+
+void ReferrerPush::subject_blobs_pushed() {
+  blobs_.wait();
+  listing_.wait();
+  early_ = std::async(std::launch::async, [this]() -> std::vector<const image::Image*> {
+    try {
+      blobs_.get();
+      return put_manifests(unlisted(listing_.get()));
+    } catch (const Error&) {  // finish() meets it again
+      return {};
+    }
+  });
+}
+
 std::size_t ReferrerPush::finish() {
-  Listing listing = prepared_.get();
-  parallel_for(listing.unlisted.size(), listing.unlisted.size(), [&](std::size_t i) {
-    const image::Image& referrer = *listing.unlisted[i];
+  Listing listing = listing_.get();
+  blobs_.get();
+  std::vector<const image::Image*> pushed = unlisted(listing);
+  // Those refused beside the subject's manifest (or all, when it did not wait for this) go up now that it is in.
+  std::vector<const image::Image*> left = early_.valid() ? early_.get() : pushed;
+  parallel_for(left.size(), left.size(), [&](std::size_t i) {
+    const image::Image& referrer = *left[i];
     put_manifest(client_, {client_.registry(), repository_, "", referrer.manifest_digest().str()}, referrer,
                  referrer.manifest_digest().str());
   });
-  if (listing.api || listing.unlisted.empty()) return listing.unlisted.size();
-  for (const image::Image* referrer : listing.unlisted)
-    listing.index["manifests"].push_back(referrer_descriptor(*referrer));
+  if (listing.api || pushed.empty()) return pushed.size();
+  for (const image::Image* referrer : pushed) listing.index["manifests"].push_back(referrer_descriptor(*referrer));
   put_fallback_index(client_, repository_, subject_, listing.index);
-  return listing.unlisted.size();
+  return pushed.size();
 }
 
 std::vector<Descriptor> list_referrers(RegistryClient& client, const std::string& repository, const Digest& subject) {

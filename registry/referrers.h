@@ -27,12 +27,13 @@ std::string referrers_tag(const image::Digest& subject);
 
 // A push of `referrers` (artifact manifests whose subject is `subject`) by digest into `repository` of the client's
 // registry, begun beside the subject's own push, since it needs only the subject's digest: the subject's referrers
-// are listed and every referrer's blobs pushed at once, in the background. finish(), once the subject's manifest is
-// in, puts the referrers' manifests (all at once) and, unless the registry lists referrers itself, adds their
-// descriptors (with artifactType and annotations) to the subject's fallback index in one PUT: the manifests wait for
-// the subject's, as a registry MUST accept them first (distribution-spec "Pushing Manifests") but not every one
-// does, and the fallback tag never names referrers of an image that is not there. Those listed already are neither
-// pushed nor listed again: an unchanged image's second push costs its listing's requests.
+// are listed (the API and the fallback tag asked at once) while every referrer's blob goes up, with the upload
+// sessions of the push begun ahead (PushOptions::ahead) when it targets this repository. Once the subject's blobs
+// are in (subject_blobs_pushed), the referrers' manifests go up beside the subject's: a registry MUST accept a
+// manifest whose subject is not there yet (distribution-spec "Pushing Manifests with Subject"); one that refuses gets
+// them again in finish(). finish(), once the subject's manifest is in, adds their descriptors (with artifactType and
+// annotations) to the subject's fallback index in one PUT, unless the registry lists referrers itself: the fallback
+// tag never names referrers of an image that is not there. Those listed already get no manifest and no listing.
 class ReferrerPush {
  public:
   // `client` outlives this.
@@ -43,26 +44,31 @@ class ReferrerPush {
   ReferrerPush(const ReferrerPush&) = delete;
   ReferrerPush& operator=(const ReferrerPush&) = delete;
 
+  // The subject's blobs are in and its manifest goes up next: waits for the referrers' blobs, then puts their
+  // manifests in the background. Throws nothing: what failed is finish()'s to report.
+  void subject_blobs_pushed();
   // Returns how many referrers were pushed; throws the first failure, the background's included.
   std::size_t finish();
 
  private:
-  // What the background learnt: the subject's listing (the API's, or the fallback index), whether the registry has
-  // the API, and the referrers not listed yet, whose blobs it pushed.
+  // The subject's listing (the API's, or the fallback index), and whether the registry has the API.
   struct Listing {
     nlohmann::json index;
     bool api = false;
-    std::vector<const image::Image*> unlisted;
   };
-  Listing list_and_push_blobs();
-  void push_blobs(const std::vector<const image::Image*>& referrers) const;
+  Listing list() const;
+  std::vector<const image::Image*> unlisted(const Listing& listing) const;
+  void push_blobs() const;
+  std::vector<const image::Image*> put_manifests(const std::vector<const image::Image*>& referrers) const;
 
   RegistryClient& client_;
   const std::string repository_;
   const std::vector<std::shared_ptr<const image::Image>> referrers_;
   const image::Digest subject_;
   const PushOptions options_;
-  std::future<Listing> prepared_;
+  std::shared_future<Listing> listing_;
+  std::shared_future<void> blobs_;
+  std::future<std::vector<const image::Image*>> early_;  // manifests put beside the subject's: those refused
 };
 
 // What refers to `subject` in `repository`: the registry's referrers API when it has one, else the fallback index

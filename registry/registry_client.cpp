@@ -313,8 +313,11 @@ BearerToken RegistryClient::fetch_token(const Credential& cred, const std::strin
   throw failed(r);
 }
 
+// Under the client's lock, so that requests sent at once fetch one token: those that wait find it cached. A token
+// the registry just refused (`refused`, the Authorization sent) is never handed out again; another one is.
 std::string RegistryClient::authorization(const Credential& cred, const std::vector<std::string>& scopes,
-                                          const std::vector<std::string>& challenge_scopes, bool force) {
+                                          const std::vector<std::string>& challenge_scopes,
+                                          const std::string& refused) {
   if (!cred.registry_token.empty()) return "Bearer " + cred.registry_token;
   std::lock_guard lock(mutex_);
   State& st = *state_;
@@ -333,14 +336,11 @@ std::string RegistryClient::authorization(const Credential& cred, const std::vec
   }
   const std::string fp = credential_fingerprint(cred);
   std::vector<std::string> wanted = union_scopes(challenge_scopes, scopes);
-  if (!force) {
-    if (auto t = st.tokens.find_covering(st.realm, st.service, fp, wanted)) return "Bearer " + *t;
-  }
+  auto usable = [&](const std::optional<std::string>& t) { return t && "Bearer " + *t != refused; };
+  if (auto t = st.tokens.find_covering(st.realm, st.service, fp, wanted); usable(t)) return "Bearer " + *t;
   // New scopes first, then what this credential already holds (one token keeps covering everything).
   std::vector<std::string> request_scopes = union_scopes(wanted, st.held_scopes[fp]);
-  if (!force) {
-    if (auto t = st.tokens.get(TokenKey(st.realm, st.service, fp, request_scopes))) return "Bearer " + *t;
-  }
+  if (auto t = st.tokens.get(TokenKey(st.realm, st.service, fp, request_scopes)); usable(t)) return "Bearer " + *t;
   BearerToken bt = fetch_token(cred, st.realm, st.service, request_scopes);
   st.tokens.put(TokenKey(st.realm, st.service, fp, request_scopes), bt);
   st.held_scopes[fp] = request_scopes;
@@ -405,7 +405,7 @@ net::HttpResponse RegistryClient::send(net::HttpRequest request, const std::vect
                      r.status);
   };
 
-  std::string auth = authorization(cred, scopes, {}, false);
+  std::string auth = authorization(cred, scopes, {}, {});
   net::HttpResponse resp = transport_(with_auth(auth));
   if (resp.status != 401 && resp.status != 403) return resp;
   // A 401/403 from another host (a redirect to storage) is not this registry's challenge to answer.
@@ -425,7 +425,7 @@ net::HttpResponse RegistryClient::send(net::HttpRequest request, const std::vect
       state_->scheme = State::Scheme::Basic;
     }
     if (cred.anonymous() || auth.rfind("Basic ", 0) == 0) throw denied(resp);
-    retry_auth = authorization(cred, scopes, {}, false);
+    retry_auth = authorization(cred, scopes, {}, {});
   } else {
     std::string realm = ch->param("realm");
     std::string service = ch->param("service");
@@ -438,7 +438,7 @@ net::HttpResponse RegistryClient::send(net::HttpRequest request, const std::vect
       state_->realm = realm;
       state_->service = service;
     }
-    retry_auth = authorization(cred, scopes, split_scopes(ch->param("scope")), true);
+    retry_auth = authorization(cred, scopes, split_scopes(ch->param("scope")), auth);
   }
   net::HttpResponse again = transport_(with_auth(retry_auth));
   if (again.status == 401 || again.status == 403) throw denied(again);

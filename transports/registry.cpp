@@ -43,14 +43,18 @@ WriteReport write_location(const image::Image& image, const ImageLocation& locat
   registry::PushOptions options = context.push;
   options.extra_tags = context.extra_tags;
   registry::Reference target = location.registry_reference();
-  registry::PushOptions artifacts;  // a few small blobs each: no progress rows, no push begun during the build
+  registry::PushOptions artifacts;  // a few small blobs each: no progress rows; sessions of the push begun ahead
   artifacts.jobs = options.jobs;
   artifacts.locations = options.locations;
-  // The SBOM and provenance need only the image's digest: their push begins beside the image's.
+  artifacts.ahead = options.ahead;
+  // The SBOM and provenance need only the image's digest: their push begins beside the image's, and their manifests
+  // go up beside its manifest.
   std::optional<registry::ReferrerPush> referrers;
-  if (!context.referrers.empty())
+  if (!context.referrers.empty()) {
     referrers.emplace(registries.client(target.registry), target.repository, context.referrers,
                       image.manifest_digest(), artifacts);
+    options.on_blobs_pushed = [&referrers] { referrers->subject_blobs_pushed(); };
+  }
   WriteReport report{write_registry_image(image, target, registries, options)};
   if (!referrers) return report;
   try {

@@ -14,6 +14,7 @@
 #include "store/cache_dir.h"
 #include "support/fs.h"
 #include "tests/integration/access_logged_registry.h"
+#include "tests/integration/delay_line.h"
 #include "tests/integration/sbom_validation.h"
 #include "tests/integration/test_support.h"
 
@@ -522,4 +523,45 @@ TEST_F(RegistryBuildTest, AnOciLayoutHoldsTheAttachmentsBesideItsImage) {
   EXPECT_EQ(cyclonedx.at("specVersion"), "1.6");
   auto archived = run_command({trainpack_bin(), "sbom", "docker-archive:" + (dir_->path() / "image.tar").string()});
   EXPECT_EQ(archived.exit_code, 1) << describe({"trainpack sbom"}, archived);
+}
+
+// Across a WAN every request waited on costs a round trip. With the registry behind a delay line, a one-line change
+// with the SBOM and provenance attached waits on at most four requests one after another: the base's and the
+// target's tags asked, upload sessions opened and the referrers' empty config asked about, all at once; the new
+// blobs (sent through those sessions) beside the referrers' listing; the image's manifest beside its referrers';
+// the fallback referrers index. Connections are reused: those opened at the start carry the rest.
+TEST_F(RegistryBuildTest, AWarmBuildWithAttachmentsWaitsOnAtMostFourRequestsInARow) {
+  constexpr int kDelayMs = 200;  // well above the build's own work, so that independent requests overlap
+  DelayLine wan(dir_->path(), registry_->host(), kDelayMs);
+  auto build_through = [&] {
+    return run_command({trainpack_bin(), "build", "--executor-image-uri=" + wan.host() + "/base/python:3.11",
+                        "--local-package-path=" + pkg_.string(), "--script=trainer/task.py", "--extra-dirs=config",
+                        "--output-image-uri=" + wan.host() + "/trainer/app:v1",
+                        "--cache-dir=" + (dir_->path() / "cache").string(), "--format=json"});
+  };
+  auto first = build_through();
+  ASSERT_EQ(first.exit_code, 0) << describe({"trainpack build"}, first);
+  write_file(pkg_ / "trainer" / "task.py", read_file(pkg_ / "trainer" / "task.py") + "\n# tuned\n");
+  wan.clear_trace();
+  auto again = build_through();
+  ASSERT_EQ(again.exit_code, 0) << describe({"trainpack build"}, again);
+  json result = json::parse(again.out);
+  EXPECT_EQ(result.at("layers_built"), 1);
+  EXPECT_EQ(result.at("attached").size(), 2u) << again.out;
+
+  std::vector<Exchange> exchanges = wan.exchanges();
+  ASSERT_FALSE(exchanges.empty());
+  std::vector<Exchange> chain = longest_sequential_chain(requests_sent(exchanges));
+  EXPECT_LE(chain.size(), 4u) << "requests waited on in a row:\n" << describe_chain(chain);
+  const double first_round_ends = exchanges.front().start + kDelayMs / 1000.0 / 2;
+  int opened_later = 0;
+  for (const Exchange& e : exchanges) opened_later += e.handshake() && e.start > first_round_ends;
+  EXPECT_LE(opened_later, 2) << "connections not reused:\n" << describe_chain(exchanges);
+
+  // What the listing and tags say is whole: skopeo copies the image, and the fallback tag lists both documents.
+  auto inspect = run_command({"skopeo", "inspect", "--raw", "--tls-verify=false",
+                              "docker://" + registry_->host() + "/trainer/app:sha256-" +
+                                  hex_of(result.at("manifest_digest"))});
+  ASSERT_EQ(inspect.exit_code, 0) << describe({"skopeo inspect"}, inspect);
+  EXPECT_EQ(json::parse(inspect.out).at("manifests").size(), 2u);
 }
