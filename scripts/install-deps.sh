@@ -4,7 +4,7 @@
 #   scripts/install-deps.sh           build dependencies (compiler, CMake, libraries, GoogleTest)
 #   scripts/install-deps.sh --demo    + what scripts/demo.sh needs (mmdebstrap, umoci, skopeo, runc, python3
 #                                     with pip, setuptools and wheel for the local index's wheels, curl)
-#   scripts/install-deps.sh --bench   + what scripts/bench.sh needs (dockerd, registry, pigz, pip, jq, time)
+#   scripts/install-deps.sh --bench   + what scripts/bench.sh needs (dockerd, registry, buildah, pigz, pip, jq, time)
 #   scripts/install-deps.sh --package + what scripts/package.sh needs (dpkg-shlibdeps, patchelf)
 #   scripts/install-deps.sh --cross-arm64
 #                                     + what `ARCH=arm64 scripts/package.sh` needs on amd64: Debian's cross
@@ -28,7 +28,7 @@ PACKAGE_PKGS=(dpkg-dev patchelf file binutils)
 CROSS_ARM64_PKGS=(crossbuild-essential-arm64 qemu-user qemu-user-binfmt binfmt-support
                   libarchive-dev:arm64 libcurl4-openssl-dev:arm64 libssl-dev:arm64 libzip-dev:arm64 libzstd-dev:arm64
                   libre2-dev:arm64 zlib1g-dev:arm64 libtomlplusplus-dev:arm64)
-BENCH_PKGS=(mmdebstrap umoci skopeo time docker.io docker-registry pigz python3 python3-pip jq curl ca-certificates busybox-static unzip)
+BENCH_PKGS=(mmdebstrap umoci skopeo time docker.io docker-registry buildah pigz python3 python3-pip jq curl ca-certificates busybox-static unzip)
 TEST_PKGS=(docker-registry apache2-utils python3-jsonschema skopeo umoci oci-image-tool mmdebstrap runc bubblewrap busybox-static docker.io zstd
            python3 python3-yaml python3-jwt python3-cryptography python3-setuptools python3-wheel python3-pip curl ca-certificates openssl
            # tests/fixtures/python-bases: CPython compiled from source, relocated with patchelf
