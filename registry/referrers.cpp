@@ -168,14 +168,17 @@ void ReferrerPush::push_blobs() const {
   });
 }
 
+void ReferrerPush::put_manifest_of(const image::Image& referrer) const {
+  const std::string digest = referrer.manifest_digest().str();
+  put_manifest(client_, {client_.registry(), repository_, "", digest}, referrer, digest);
+}
+
 // Puts each manifest, all at once; returns those the registry refused.
 std::vector<const image::Image*> ReferrerPush::put_manifests(const std::vector<const image::Image*>& referrers) const {
   std::vector<char> refused(referrers.size(), 0);
   parallel_for(referrers.size(), referrers.size(), [&](std::size_t i) {
-    const image::Image& referrer = *referrers[i];
     try {
-      put_manifest(client_, {client_.registry(), repository_, "", referrer.manifest_digest().str()}, referrer,
-                   referrer.manifest_digest().str());
+      put_manifest_of(*referrers[i]);
     } catch (const Error&) {
       refused[i] = 1;
     }
@@ -205,11 +208,7 @@ std::size_t ReferrerPush::finish() {
   std::vector<const image::Image*> pushed = unlisted(listing);
   // Those refused beside the subject's manifest (or all, when it did not wait for this) go up now that it is in.
   std::vector<const image::Image*> left = early_.valid() ? early_.get() : pushed;
-  parallel_for(left.size(), left.size(), [&](std::size_t i) {
-    const image::Image& referrer = *left[i];
-    put_manifest(client_, {client_.registry(), repository_, "", referrer.manifest_digest().str()}, referrer,
-                 referrer.manifest_digest().str());
-  });
+  parallel_for(left.size(), left.size(), [&](std::size_t i) { put_manifest_of(*left[i]); });
   if (listing.api || pushed.empty()) return pushed.size();
   for (const image::Image* referrer : pushed) listing.index["manifests"].push_back(referrer_descriptor(*referrer));
   put_fallback_index(client_, repository_, subject_, listing.index);

@@ -59,6 +59,7 @@ class ReferrerPush {
   Listing list() const;
   std::vector<const image::Image*> unlisted(const Listing& listing) const;
   void push_blobs() const;
+  void put_manifest_of(const image::Image& referrer) const;
   std::vector<const image::Image*> put_manifests(const std::vector<const image::Image*>& referrers) const;
 
   RegistryClient& client_;

@@ -38,7 +38,7 @@ namespace {
 
 class UploadCancelTest : public PushFaultsFixture {
  protected:
-  // Upload paths that got a session (POST answered 202) and those that got a DELETE answered 204, per the log.
+  // Upload paths a PUT was sent to and those that got a DELETE answered 204, per the log.
   std::set<std::string> opened_sessions() {
     std::set<std::string> out;
     for (const auto& e : server_->requests("PUT", "/trainer/app/blobs/uploads/.")) out.insert(e.at("path"));
@@ -56,6 +56,12 @@ class UploadCancelTest : public PushFaultsFixture {
     return out;
   }
   std::size_t open_uploads() { return server_->state().at("uploads").size(); }
+  // Sessions the registry opened (POSTs answered 202).
+  std::size_t sessions_answered() {
+    std::size_t n = 0;
+    for (const auto& e : server_->requests("POST", "/trainer/app/blobs/uploads/")) n += e.at("status") == 202;
+    return n;
+  }
 };
 
 TEST_F(UploadCancelTest, AFailedUploadIsCancelledAndItsErrorReported) {
@@ -66,9 +72,12 @@ TEST_F(UploadCancelTest, AFailedUploadIsCancelledAndItsErrorReported) {
   auto r = push("trainer/app", config);
   expect_one_line_error(r);
   EXPECT_NE(cause_of(r).find("400 SIZE_INVALID: injected"), std::string::npos) << r.err;
-  std::set<std::string> opened = opened_sessions();
-  ASSERT_FALSE(opened.empty());
-  EXPECT_EQ(cancelled_sessions("bearer"), opened);
+  std::set<std::string> used = opened_sessions();
+  ASSERT_FALSE(used.empty());
+  // Every session is cancelled: those the failed uploads used, and those opened ahead that none used.
+  std::set<std::string> cancelled = cancelled_sessions("bearer");
+  for (const std::string& path : used) EXPECT_TRUE(cancelled.count(path)) << path << " not cancelled";
+  EXPECT_EQ(cancelled.size(), sessions_answered()) << "a session opened and not cancelled";
   EXPECT_EQ(open_uploads(), 0u) << server_->state().dump();
   EXPECT_FALSE(tagged_in_state("trainer/app"));
 }

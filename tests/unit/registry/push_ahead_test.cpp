@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -105,4 +106,20 @@ TEST(PushAhead, AnOfferedBlobThatFailedFailsThePush) {
     EXPECT_NE(std::string(e.what()).find("cannot upload " + a.large.str()), std::string::npos) << e.what();
   }
   EXPECT_TRUE(a.registry.repositories["t"].manifests.empty());
+}
+
+// Blobs the push will need that an earlier one may have left (the referrers' empty config) are asked about beside the
+// tag, and those there join what the tag vouches for: no later request asks again.
+TEST(PushAhead, BlobsAskedAboutBesideTheTagJoinWhatItVouchesFor) {
+  Ahead a;
+  const trainpack::image::Digest there = trainpack::image::sha256_of("{}");
+  const trainpack::image::Digest absent = trainpack::image::sha256_of("not pushed");
+  a.registry.repositories["t"].blobs[there.str()] = "{}";
+  a.ahead_options.ask_about = {there, absent};
+  PushAhead ahead(a.client, a.target, a.ahead_options);
+  std::set<trainpack::image::Digest> vouched = ahead.under_tag().get();
+  EXPECT_TRUE(vouched.count(there));
+  EXPECT_FALSE(vouched.count(absent));
+  EXPECT_EQ(a.registry.count("HEAD /v2/t/blobs/" + there.str()), 1);
+  EXPECT_EQ(a.registry.count("HEAD /v2/t/blobs/" + absent.str()), 1);
 }
