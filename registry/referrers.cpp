@@ -189,9 +189,10 @@ std::vector<const image::Image*> ReferrerPush::put_manifests(const std::vector<c
   return out;
 }
 
+// Waits for the blobs only (they hold sessions of the push begun ahead, which the subject's push cancels next); the
+// listing is waited for in the background, so the subject's manifest never waits on it.
 void ReferrerPush::subject_blobs_pushed() {
   blobs_.wait();
-  listing_.wait();
   early_ = std::async(std::launch::async, [this]() -> std::vector<const image::Image*> {
     try {
       blobs_.get();

@@ -119,10 +119,6 @@ inline std::vector<Exchange> requests_sent(const std::vector<Exchange>& exchange
   return requests;
 }
 
-inline int connections(const std::vector<Exchange>& exchanges) {
-  return static_cast<int>(std::count_if(exchanges.begin(), exchanges.end(), [](const Exchange& e) { return e.handshake(); }));
-}
-
 inline std::string describe_chain(const std::vector<Exchange>& chain) {
   std::string out;
   for (const Exchange& e : chain) out += "  " + e.request + "\n";
