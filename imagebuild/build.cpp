@@ -537,21 +537,21 @@ BuildResult Build::finish_dry_run() {
 }
 
 void Build::keep_cache_under_cap() {
-  store::PruneLimits limits;
-  limits.max_bytes = store::cache_cap(cache_.dir.root(), req_.cache_max_size);
-  store::PruneReport pruned;
+  const std::uint64_t cap = store::cache_cap(cache_.dir.root(), req_.cache_max_size);
+  std::optional<store::PruneReport> pruned;
   try {
-    pruned = store::prune_cache(cache_.dir, limits);
+    pruned = store::keep_under_cap(cache_.dir, cap);
   } catch (const std::exception& e) {
     // The image is written: a cache that cannot be pruned now is pruned by a later build.
     log("warning: the cache was not pruned: " + std::string(e.what()));
     return;
   }
-  for (const std::string& passed : pruned.warnings) log("warning: " + passed);
-  if (pruned.removed_entries == 0) return;
-  log("cache over " + human_bytes(*limits.max_bytes) + ": removed " +
-      counted(pruned.removed_entries, "entry", "entries") + " used least recently (" +
-      human_bytes(pruned.freed_bytes) + "); it holds " + human_bytes(pruned.remaining_bytes));
+  if (!pruned) return;
+  for (const std::string& passed : pruned->warnings) log("warning: " + passed);
+  if (pruned->removed_entries == 0) return;
+  log("cache over " + human_bytes(cap) + ": removed " + counted(pruned->removed_entries, "entry", "entries") +
+      " used least recently (" + human_bytes(pruned->freed_bytes) + "); it holds " +
+      human_bytes(pruned->remaining_bytes));
 }
 
 // Charged to output: assembling is cheap, and checking the base layers passed on reads (downloads, for a file

@@ -257,7 +257,8 @@ bool CacheDir::use_path(const fs::path& path) const {
 }
 
 int CacheDir::sweep_leftovers() const {
-  int removed = sweep_orphaned_temps(temp_dir()) + sweep_orphaned_temps(users_dir());
+  // The root too: the usage record and the mark are written beside themselves.
+  int removed = sweep_orphaned_temps(root_) + sweep_orphaned_temps(temp_dir()) + sweep_orphaned_temps(users_dir());
   for (const KindLayout& k : cache_layout()) {
     fs::path dir = root_ / k.dir;
     std::error_code link_ec;

@@ -17,6 +17,7 @@
 //   tmp/, run/             staging, work directories and local-run bundles: never pruned, leftovers swept
 //   users/                 one locked file per process that has the cache open
 //   lock                   taken shared to use an entry, exclusively by prune to remove one
+//   usage                  the size the last prune measured: builds skip the walk while well under the cap
 //   CACHEDIR.TAG           the mark: this directory is trainpack's cache (CacheAccess)
 //
 // Each kind's entries have names of the shapes trainpack gives them (KindLayout::names): anything else in the cache is

@@ -12,10 +12,13 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <limits>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 
+#include "support/error.h"
 #include "support/fs.h"
 
 namespace trainpack::store {
@@ -220,6 +223,74 @@ bool wanted(const Entry& e, const PruneLimits& limits, std::uint64_t remaining, 
   return limits.older_than && e.used.tv_sec < now.tv_sec - limits.older_than->count();
 }
 
+// The size a walk measured, with its filesystem's free space and the time then (the cache's `usage` file, one line
+// "BYTES FREE SECONDS"): how automatic pruning knows the cache is under its cap without walking it.
+struct UsageRecord {
+  std::uint64_t bytes = 0;
+  std::uint64_t free = 0;
+  std::int64_t measured = 0;  // seconds since the epoch
+};
+
+constexpr std::string_view kUsageFile = "usage";
+constexpr std::int64_t kWalkAtLeastEvery = 24 * 3600;
+
+std::optional<std::uint64_t> free_bytes(const fs::path& root) {
+  struct statvfs vfs {};
+  if (::statvfs(root.c_str(), &vfs) != 0) return std::nullopt;
+  return std::uint64_t(vfs.f_bavail) * vfs.f_frsize;
+}
+
+std::int64_t seconds_now() {
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  return now.tv_sec;
+}
+
+// The record, or nullopt when it is missing or not of its shape (the cache is input: a walk is the answer).
+std::optional<UsageRecord> read_usage(const CacheDir& cache) {
+  struct stat st {};
+  const fs::path file = cache.root() / kUsageFile;
+  if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  try {
+    std::istringstream in(read_file(file, 256, "the cache's usage record"));
+    UsageRecord r;
+    std::string rest;
+    if (!(in >> r.bytes >> r.free >> r.measured) || (in >> rest)) return std::nullopt;
+    return r;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+std::uint64_t usage_file_bytes(const CacheDir& cache) {
+  struct stat st {};
+  return ::lstat((cache.root() / kUsageFile).c_str(), &st) == 0 ? std::uint64_t(st.st_blocks) * 512 : 0;
+}
+
+// Records `bytes` and returns them with the record's own change in size (its first block). Best effort: a record
+// that cannot be written only means the next build walks.
+std::uint64_t write_usage(const CacheDir& cache, std::uint64_t bytes) {
+  std::optional<std::uint64_t> free = free_bytes(cache.root());
+  if (!free) return bytes;
+  const std::uint64_t before = usage_file_bytes(cache);
+  try {
+    write_file_atomic(cache.root() / kUsageFile, std::to_string(bytes) + " " + std::to_string(*free) + " " +
+                                                     std::to_string(seconds_now()) + "\n");
+  } catch (const std::exception&) {
+    return bytes;
+  }
+  return bytes - std::min(bytes, before) + usage_file_bytes(cache);
+}
+
+bool walk_due(const CacheDir& cache, std::uint64_t cap) {
+  std::optional<UsageRecord> last = read_usage(cache);
+  std::optional<std::uint64_t> free = free_bytes(cache.root());
+  const std::int64_t now = seconds_now();
+  if (!last || !free || now < last->measured || now - last->measured >= kWalkAtLeastEvery) return true;
+  const std::uint64_t grown = last->free > *free ? last->free - *free : 0;
+  return last->bytes + grown >= cap / 10 * 9;
+}
+
 }  // namespace
 
 std::uint64_t CacheUsage::total() const {
@@ -273,7 +344,15 @@ PruneReport prune_cache(const CacheDir& cache, const PruneLimits& limits) {
       case Removal::kGone: report.remaining_bytes -= e.bytes; break;
     }
   }
+  report.remaining_bytes = write_usage(cache, report.remaining_bytes);
   return report;
+}
+
+std::optional<PruneReport> keep_under_cap(const CacheDir& cache, std::uint64_t cap) {
+  if (cap == std::numeric_limits<std::uint64_t>::max() || !walk_due(cache, cap)) return std::nullopt;
+  PruneLimits limits;
+  limits.max_bytes = cap;
+  return prune_cache(cache, limits);
 }
 
 std::uint64_t cache_cap(const fs::path& root, std::optional<std::uint64_t> chosen) {

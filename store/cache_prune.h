@@ -48,6 +48,13 @@ struct PruneReport {
 // before it is deleted, so no later build sees half of one.
 PruneReport prune_cache(const CacheDir& cache, const PruneLimits& limits);
 
+// Automatic pruning after a build: prune_cache to `cap`, unless the cache is known to be well under it. A walk stats
+// every entry (milliseconds per thousand, on every build otherwise), so each walk records the cache's size and its
+// filesystem's free space (`usage` in the root), and the next build walks again only when that size plus the free
+// space lost since could reach 90% of the cap, when the record is a day old, or when it is missing or unreadable.
+// nullopt when no walk was due, or when the cap is none (the largest value).
+std::optional<PruneReport> keep_under_cap(const CacheDir& cache, std::uint64_t cap);
+
 // The cap automatic pruning keeps the cache at `root` under: `chosen` when set (--cache-max-size,
 // TRAINPACK_CACHE_MAX_SIZE), else the smaller of 20 GiB and a quarter of its filesystem.
 std::uint64_t cache_cap(const std::filesystem::path& root, std::optional<std::uint64_t> chosen);

@@ -5,7 +5,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
+#include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -268,6 +271,65 @@ TEST(CachePrune, ASymbolicLinkInTheCacheIsNeverFollowed) {
   trainpack::store::CacheUsage usage = trainpack::store::measure_cache(cache);
   EXPECT_EQ(usage_of(usage, CacheKind::kLayers).entries, 0u);
   EXPECT_EQ(usage_of(usage, CacheKind::kBlobs).entries, 0u);
+}
+
+// The record keep_under_cap reads (store/cache_prune.h): "BYTES FREE SECONDS", made as a walk `seconds` ago on a
+// filesystem that has lost `lost` bytes of free space since would have written it.
+void record_usage(const CacheDir& cache, std::uint64_t bytes, std::uint64_t lost, int seconds) {
+  const std::uint64_t free = fs::space(cache.root()).available;
+  trainpack::write_file_atomic(cache.root() / "usage", std::to_string(bytes) + " " + std::to_string(free + lost) +
+                                                           " " + std::to_string(::time(nullptr) - seconds) + "\n");
+}
+
+constexpr std::uint64_t kMiB = 1u << 20;
+
+bool walks(const CacheDir& cache, std::uint64_t cap) { return trainpack::store::keep_under_cap(cache, cap).has_value(); }
+
+TEST(CacheKeepUnderCap, AWalkIsSkippedWhileTheLastOneLeftTheCacheWellUnderTheCap) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-keep-"));
+  CacheDir cache(dir.path());
+  step_entry(cache, "kept", 1, 60);
+  ASSERT_TRUE(trainpack::store::keep_under_cap(cache, 100 * kMiB)) << "no record yet: it walks";
+  EXPECT_FALSE(trainpack::store::keep_under_cap(cache, 100 * kMiB)) << "its own record says the cache is small";
+
+  fs::path over = step_entry(cache, "over", 64, 600);
+  record_usage(cache, 0, 0, 60);
+  EXPECT_FALSE(walks(cache, 32 * 1024)) << "a record of an empty cache, nothing lost since: no walk";
+  EXPECT_TRUE(fs::exists(over));
+  record_usage(cache, 30 * 1024, 0, 60);
+  EXPECT_TRUE(walks(cache, 32 * 1024)) << "over 90% of the cap";
+  EXPECT_FALSE(fs::exists(over)) << "the walk pruned to the cap";
+  record_usage(cache, 0, 512 * kMiB, 60);
+  EXPECT_TRUE(walks(cache, 100 * kMiB)) << "the filesystem lost more free space than the cap since the walk";
+  record_usage(cache, 0, 0, 2 * 86400);
+  EXPECT_TRUE(walks(cache, 100 * kMiB)) << "a record two days old";
+  record_usage(cache, 0, 0, -3600);
+  EXPECT_TRUE(walks(cache, 100 * kMiB)) << "a record from the future";
+}
+
+TEST(CacheKeepUnderCap, ADamagedRecordIsAWalkAndNoCapIsNoWalk) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-keep-"));
+  CacheDir cache(dir.path());
+  for (const std::string& damaged : {std::string("12 34"), std::string("12 34 56 78"), std::string("a b c"),
+                                     std::string("-1 0 0"), std::string(300, '1')}) {
+    trainpack::write_file_atomic(cache.root() / "usage", damaged);
+    EXPECT_TRUE(walks(cache, 100 * kMiB)) << damaged;
+  }
+  fs::remove(cache.root() / "usage");
+  fs::create_directory(cache.root() / "usage");
+  EXPECT_TRUE(walks(cache, 100 * kMiB)) << "a directory where the record goes";
+  fs::remove(cache.root() / "usage");
+  EXPECT_FALSE(walks(cache, std::numeric_limits<std::uint64_t>::max())) << "--cache-max-size=none";
+}
+
+TEST(CacheKeepUnderCap, TheRecordCountsItselfSoAPruneReportsWhatDuMeasures) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-keep-"));
+  CacheDir cache(dir.path());
+  step_entry(cache, "kept", 8, 60);
+  std::optional<PruneReport> report = trainpack::store::keep_under_cap(cache, 100 * kMiB);
+  ASSERT_TRUE(report);
+  EXPECT_TRUE(fs::is_regular_file(cache.root() / "usage"));
+  EXPECT_EQ(report->remaining_bytes, trainpack::store::measure_cache(cache).total());
 }
 
 }  // namespace
