@@ -126,8 +126,10 @@ FileEntries copy_entries(const RootfsIndex& index, context::CopySource source, c
 }
 
 // What builds killed with SIGKILL left behind (temporary files and directories named for their owner process, see
-// support/fs.h), in the cache and beside the outputs: removed when that process is gone. Returns how many.
+// support/fs.h), in the cache and beside the outputs: removed when that process is gone. Returns how many. Only
+// when a process that had the cache open was killed: the directories walked grow with the cache (and /tmp).
 int sweep_killed_builds(const BuildRequest& req, const store::CacheDir& cache) {
+  if (!cache.has_dead_users()) return 0;
   int removed = cache.sweep_leftovers();
   std::error_code tmp_ec;
   removed += sweep_orphaned_temps(fs::temp_directory_path(tmp_ec));  // work directories of builds run as another user

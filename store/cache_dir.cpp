@@ -256,6 +256,28 @@ bool CacheDir::use_path(const fs::path& path) const {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+namespace {
+
+// Calls `dead(path)` for each registration in `users` that nobody holds, while holding its lock.
+template <class Dead>
+void for_each_dead_registration(const fs::path& users, Dead dead) {
+  std::error_code ec;
+  for (fs::directory_iterator it(users, ec), end; !ec && it != end; it.increment(ec)) {
+    int fd = ::open(it->path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) dead(it->path());
+    ::close(fd);
+  }
+}
+
+}  // namespace
+
+bool CacheDir::has_dead_users() const {
+  bool any = false;
+  for_each_dead_registration(users_dir(), [&any](const fs::path&) { any = true; });
+  return any;
+}
+
 int CacheDir::sweep_leftovers() const {
   // The root too: the usage record and the mark are written beside themselves.
   int removed = sweep_orphaned_temps(root_) + sweep_orphaned_temps(temp_dir()) + sweep_orphaned_temps(users_dir());
@@ -269,6 +291,10 @@ int CacheDir::sweep_leftovers() const {
       for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
         if (it->is_directory(ec)) removed += sweep_orphaned_temps(it->path());
   }
+  for_each_dead_registration(users_dir(), [&removed](const fs::path& registration) {
+    std::error_code ec;
+    if (fs::remove(registration, ec)) ++removed;
+  });
   return removed;
 }
 

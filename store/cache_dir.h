@@ -135,7 +135,11 @@ class CacheDir {
   // checked (a user's file is never touched).
   bool use_path(const std::filesystem::path& path) const;
 
-  // Removes what processes killed with SIGKILL left in the cache's directories (support/fs.h's owner tags).
+  // Whether a process that had the cache open ended without closing it: a registration in users/ nobody holds (its
+  // process was killed). Only such a process leaves anything to sweep, so a build sweeps only then.
+  bool has_dead_users() const;
+  // Removes what processes killed with SIGKILL left in the cache's directories (support/fs.h's owner tags), then the
+  // registrations nobody holds.
   int sweep_leftovers() const;
 
  private:

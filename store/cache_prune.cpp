@@ -168,7 +168,8 @@ std::uint64_t other_bytes(const CacheDir& cache, Inodes& seen) {
 
 // When the oldest process that has the cache open started: the modification time of the oldest registration whose
 // lock is held; nullopt when users/ is a symbolic link (what it holds is not known to be registrations). Registrations
-// nobody holds (their process is gone) are removed.
+// nobody holds (their process is gone) are left for the next build, which sweeps what their process left first
+// (CacheDir::has_dead_users).
 std::optional<timespec> oldest_user_start(const CacheDir& cache) {
   timespec oldest{};
   ::clock_gettime(CLOCK_REALTIME_COARSE, &oldest);
@@ -179,9 +180,7 @@ std::optional<timespec> oldest_user_start(const CacheDir& cache) {
     Fd user(::openat(users.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     struct stat st {};
     if (!user.ok()) continue;
-    if (::flock(user.get(), LOCK_EX | LOCK_NB) == 0) {
-      ::unlinkat(users.get(), name.c_str(), 0);
-    } else if (::fstat(user.get(), &st) == 0 && before(st.st_mtim, oldest)) {
+    if (::flock(user.get(), LOCK_EX | LOCK_NB) != 0 && ::fstat(user.get(), &st) == 0 && before(st.st_mtim, oldest)) {
       oldest = st.st_mtim;
     }
   }

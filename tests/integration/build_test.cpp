@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <re2/re2.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -208,6 +210,36 @@ TEST_F(BuildTest, SameInputsFromTwoCheckoutsGiveTheSameDigestAndRebuildsReuseLay
   EXPECT_FALSE(RE2::PartialMatch(changed.err, "[0-9]{4,} B "))
       << "a size of 1000 bytes or more in bytes:\n" << changed.err;
   EXPECT_NE(changed.err.find(" kB  "), std::string::npos) << changed.err;
+}
+
+// What a build killed with SIGKILL leaves (temporaries named for it, its registration in users/, held by nobody) is
+// swept by the next build on that cache, in the cache and beside the output; while no registration is dead, no
+// build walks the cache's directories for leftovers.
+TEST_F(BuildTest, TheBuildAfterAKilledOneSweepsWhatItLeft) {
+  const fs::path cache = dir_ / "cache";
+  ASSERT_EQ(build(pkg_, "oci:" + (dir_ / "first").string() + ":t", cache).exit_code, 0);
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);
+  const std::string mine = trainpack::temp_owner_tag();
+  const std::string killed = "p" + std::to_string(child) + mine.substr(mine.find('.'));
+  const fs::path staged = trainpack::store::temp_dir_of(cache) / ("pip-" + killed + "-x");
+  const fs::path beside = dir_ / (".out.tmp-" + killed + "-0");
+  write_file(staged, "half a step");
+  write_file(beside, "half a layout");
+
+  auto calm = build(pkg_, "oci:" + (dir_ / "out").string() + ":t", cache);
+  ASSERT_EQ(calm.exit_code, 0) << joined(calm);
+  EXPECT_TRUE(fs::exists(staged)) << "no registration is dead: nothing was walked";
+
+  write_file(cache / "users" / ("user-" + killed + "-x"), "");
+  auto after = build(pkg_, "oci:" + (dir_ / "out").string() + ":t", cache);
+  ASSERT_EQ(after.exit_code, 0) << joined(after);
+  EXPECT_FALSE(fs::exists(staged));
+  EXPECT_FALSE(fs::exists(beside));
+  EXPECT_FALSE(fs::exists(cache / "users" / ("user-" + killed + "-x")));
+  EXPECT_NE(after.err.find("removed 3 leftovers of killed builds"), std::string::npos) << after.err;
 }
 
 // Each bad input: non-zero exit, a one-line "error:" (plus an optional hint line), and no output left behind.

@@ -137,6 +137,20 @@ TEST(CacheDir, WhatAKilledProcessLeftIsSweptAndALiveOnesIsNot) {
   EXPECT_EQ(files_in(cache.users_dir()), 1u) << "this process's own registration stays";
 }
 
+// A build sweeps only when a process that had the cache open was killed: its registration is there, held by nobody.
+TEST(CacheDirTest, OnlyARegistrationNobodyHoldsCallsForASweepWhichRemovesIt) {
+  trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-dir-"));
+  CacheDir cache(dir.path());
+  CacheDir other(dir.path());
+  EXPECT_FALSE(cache.has_dead_users()) << "both registrations are held";
+  trainpack::write_file_atomic(cache.users_dir() / "user-killed", "");
+  EXPECT_TRUE(cache.has_dead_users());
+  EXPECT_EQ(cache.sweep_leftovers(), 1);
+  EXPECT_FALSE(fs::exists(cache.users_dir() / "user-killed"));
+  EXPECT_FALSE(cache.has_dead_users());
+  EXPECT_EQ(files_in(cache.users_dir()), 2u);
+}
+
 // A cache is marked when it is made (a CACHEDIR.TAG, https://bford.info/cachedir/, naming trainpack), so that a
 // --cache-dir naming another directory (a typo, $HOME) is told apart: refused in one line before anything in it is
 // read, made or removed, even when it holds directories called as the cache's are.
