@@ -1,11 +1,16 @@
 #include "sbom/cyclonedx.h"
 
+#include <cstddef>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "image/digest.h"
+#include "sbom/streamed_json.h"
 
 namespace trainpack::sbom {
 
@@ -57,24 +62,6 @@ json component(const std::string& ref, const Package& p) {
 
 std::string cyclonedx_json(const Document& d) {
   const std::string image_ref = "image", base_ref = "base-image";
-  json bom{{"bomFormat", "CycloneDX"},
-           {"specVersion", "1.6"},
-           {"serialNumber", serial_number(d.image_digest)},
-           {"version", 1},
-           {"metadata",
-            {{"timestamp", d.created},
-             {"tools", {{"components", json::array({{{"type", "application"},
-                                                      {"name", "trainpack"},
-                                                      {"version", d.tool_version}}})}}},
-             {"component", container(image_ref, d.image_name, d.image_digest)}}},
-           {"components", json::array()},
-           {"dependencies", json::array()}};
-  json& components = bom["components"];
-  json image_needs = json::array();
-  if (!d.base_digest.empty()) {
-    components.push_back(container(base_ref, d.base_name, d.base_digest));
-    image_needs.push_back(base_ref);
-  }
   // bom-refs are unique: a purl seen twice (one version in two places) gets "#2" on its second.
   std::map<std::string, std::string> ref_of_purl;
   std::set<std::string> refs;
@@ -84,23 +71,45 @@ std::string cyclonedx_json(const Document& d) {
     for (int n = 2; !refs.insert(ref).second; ++n) ref = p.purl + "#" + std::to_string(n);
     ref_of_purl.try_emplace(p.purl, ref);
     package_refs.push_back(ref);
-    components.push_back(component(ref, p));
-    image_needs.push_back(ref);
+  }
+  // Members in key order (StreamedJson): the bytes of dump(2) of the document as one object.
+  StreamedJson bom;
+  bom.member("bomFormat", "CycloneDX");
+  bom.begin_array("components");
+  json image_needs = json::array();
+  if (!d.base_digest.empty()) {
+    bom.element(container(base_ref, d.base_name, d.base_digest));
+    image_needs.push_back(base_ref);
+  }
+  for (std::size_t i = 0; i < d.packages.size(); ++i) {
+    bom.element(component(package_refs[i], d.packages[i]));
+    image_needs.push_back(package_refs[i]);
   }
   for (const File& f : d.files)
-    components.push_back({{"type", "file"},
-                          {"bom-ref", "file:/" + f.path},
-                          {"name", "/" + f.path},
-                          {"hashes", json::array({{{"alg", "SHA-1"}, {"content", f.sha1}},
-                                                  {{"alg", "SHA-256"}, {"content", f.sha256}}})}});
-  bom["dependencies"].push_back({{"ref", image_ref}, {"dependsOn", image_needs}});
+    bom.element({{"type", "file"},
+                 {"bom-ref", "file:/" + f.path},
+                 {"name", "/" + f.path},
+                 {"hashes", json::array({{{"alg", "SHA-1"}, {"content", f.sha1}},
+                                         {{"alg", "SHA-256"}, {"content", f.sha256}}})}});
+  bom.end_array();
+  bom.begin_array("dependencies");
+  bom.element({{"ref", image_ref}, {"dependsOn", image_needs}});
   for (std::size_t i = 0; i < d.packages.size(); ++i) {
     json needs = json::array();
     for (const std::string& dependency : d.packages[i].depends_on)
       if (auto it = ref_of_purl.find(dependency); it != ref_of_purl.end()) needs.push_back(it->second);
-    bom["dependencies"].push_back({{"ref", package_refs[i]}, {"dependsOn", needs}});
+    bom.element({{"ref", package_refs[i]}, {"dependsOn", needs}});
   }
-  return bom.dump(2) + "\n";
+  bom.end_array();
+  bom.member("metadata", {{"timestamp", d.created},
+                          {"tools", {{"components", json::array({{{"type", "application"},
+                                                                  {"name", "trainpack"},
+                                                                  {"version", d.tool_version}}})}}},
+                          {"component", container(image_ref, d.image_name, d.image_digest)}});
+  bom.member("serialNumber", serial_number(d.image_digest));
+  bom.member("specVersion", "1.6");
+  bom.member("version", 1);
+  return std::move(bom).finish();
 }
 
 }  // namespace trainpack::sbom

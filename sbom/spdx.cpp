@@ -1,8 +1,13 @@
 #include "sbom/spdx.h"
 
+#include <cstddef>
 #include <map>
+#include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
+
+#include "sbom/streamed_json.h"
 
 namespace trainpack::sbom {
 
@@ -64,51 +69,57 @@ json package_json(const std::string& id, const Package& p) {
   return j;
 }
 
+std::string package_id(std::size_t i) { return "SPDXRef-Package-" + std::to_string(i + 1); }
+std::string file_id(std::size_t i) { return "SPDXRef-File-" + std::to_string(i + 1); }
+
+json file_json(const std::string& id, const File& f) {
+  return {{"SPDXID", id},
+          {"fileName", "./" + f.path},
+          {"checksums", json::array({{{"algorithm", "SHA1"}, {"checksumValue", f.sha1}},
+                                     {{"algorithm", "SHA256"}, {"checksumValue", f.sha256}}})},
+          {"licenseConcluded", kNoAssertion},
+          {"copyrightText", kNoAssertion}};
+}
+
 }  // namespace
 
 std::string spdx_json(const Document& d) {
   const std::string image_id = "SPDXRef-Image", base_id = "SPDXRef-Base";
-  json doc{{"spdxVersion", "SPDX-2.3"},
-           {"dataLicense", "CC0-1.0"},
-           {"SPDXID", "SPDXRef-DOCUMENT"},
-           {"name", d.image_name.empty() ? d.image_digest : d.image_name + "@" + d.image_digest},
-           // A URI unique to the image (SPDX 2.3 §6.5), the same for the same image.
-           {"documentNamespace", "urn:trainpack:spdx:" + digest_hex(d.image_digest)},
-           {"creationInfo", {{"created", d.created}, {"creators", json::array({"Tool: trainpack-" + d.tool_version})}}},
-           {"packages", json::array()},
-           {"files", json::array()},
-           {"relationships", json::array()}};
-  json& packages = doc["packages"];
-  json& relationships = doc["relationships"];
-  packages.push_back(image_package(image_id, d.image_name, d.image_digest));
-  relationships.push_back(relationship("SPDXRef-DOCUMENT", "DESCRIBES", image_id));
-  if (!d.base_digest.empty()) {
-    packages.push_back(image_package(base_id, d.base_name, d.base_digest));
-    relationships.push_back(relationship(image_id, "DESCENDANT_OF", base_id));
-  }
+  // Members in key order (StreamedJson): the bytes of dump(2) of the document as one object.
+  StreamedJson doc;
+  doc.member("SPDXID", "SPDXRef-DOCUMENT");
+  doc.member("creationInfo",
+             {{"created", d.created}, {"creators", json::array({"Tool: trainpack-" + d.tool_version})}});
+  doc.member("dataLicense", "CC0-1.0");
+  // A URI unique to the image (SPDX 2.3 §6.5), the same for the same image.
+  doc.member("documentNamespace", "urn:trainpack:spdx:" + digest_hex(d.image_digest));
+  doc.begin_array("files");
+  for (std::size_t i = 0; i < d.files.size(); ++i) doc.element(file_json(file_id(i), d.files[i]));
+  doc.end_array();
+  doc.member("name", d.image_name.empty() ? d.image_digest : d.image_name + "@" + d.image_digest);
+
+  doc.begin_array("packages");
+  doc.element(image_package(image_id, d.image_name, d.image_digest));
+  if (!d.base_digest.empty()) doc.element(image_package(base_id, d.base_name, d.base_digest));
   std::map<std::string, std::string> id_of_purl;
   for (std::size_t i = 0; i < d.packages.size(); ++i) {
-    std::string id = "SPDXRef-Package-" + std::to_string(i + 1);
-    id_of_purl.try_emplace(d.packages[i].purl, id);
-    packages.push_back(package_json(id, d.packages[i]));
-    relationships.push_back(relationship(image_id, "CONTAINS", id));
+    id_of_purl.try_emplace(d.packages[i].purl, package_id(i));
+    doc.element(package_json(package_id(i), d.packages[i]));
   }
+  doc.end_array();
+
+  doc.begin_array("relationships");
+  doc.element(relationship("SPDXRef-DOCUMENT", "DESCRIBES", image_id));
+  if (!d.base_digest.empty()) doc.element(relationship(image_id, "DESCENDANT_OF", base_id));
+  for (std::size_t i = 0; i < d.packages.size(); ++i) doc.element(relationship(image_id, "CONTAINS", package_id(i)));
   for (std::size_t i = 0; i < d.packages.size(); ++i)
     for (const std::string& dependency : d.packages[i].depends_on)
       if (auto it = id_of_purl.find(dependency); it != id_of_purl.end())
-        relationships.push_back(relationship("SPDXRef-Package-" + std::to_string(i + 1), "DEPENDS_ON", it->second));
-  for (std::size_t i = 0; i < d.files.size(); ++i) {
-    const File& f = d.files[i];
-    std::string id = "SPDXRef-File-" + std::to_string(i + 1);
-    doc["files"].push_back({{"SPDXID", id},
-                            {"fileName", "./" + f.path},
-                            {"checksums", json::array({{{"algorithm", "SHA1"}, {"checksumValue", f.sha1}},
-                                                       {{"algorithm", "SHA256"}, {"checksumValue", f.sha256}}})},
-                            {"licenseConcluded", kNoAssertion},
-                            {"copyrightText", kNoAssertion}});
-    relationships.push_back(relationship(image_id, "CONTAINS", id));
-  }
-  return doc.dump(2) + "\n";
+        doc.element(relationship(package_id(i), "DEPENDS_ON", it->second));
+  for (std::size_t i = 0; i < d.files.size(); ++i) doc.element(relationship(image_id, "CONTAINS", file_id(i)));
+  doc.end_array();
+  doc.member("spdxVersion", "SPDX-2.3");
+  return std::move(doc).finish();
 }
 
 }  // namespace trainpack::sbom

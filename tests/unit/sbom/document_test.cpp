@@ -91,3 +91,19 @@ TEST(SbomCycloneDx, TheImageIsTheSubjectAndEveryPackageAComponent) {
   EXPECT_EQ(dependencies[4].at("dependsOn"), json::array({"pkg:pypi/numpy@1.24.2", "pkg:pypi/six@1.16.0"}));
   EXPECT_EQ(cyclonedx_json(example_document()), cyclonedx_json(example_document()));
 }
+
+// The documents are written member by member (sbom/streamed_json.h), yet are byte for byte what dump(2) of each as one
+// tree gives: parsed and dumped again, the same text, whatever a path holds or however many files or packages.
+TEST(SbomStreamed, EachDocumentIsTheDumpOfItsTree) {
+  Document odd = example_document();
+  odd.files.push_back({"usr/app/trainer/a \"quoted\" \\ name\n\twith Ünïcode \x01 and more", std::string(40, 'a'),
+                       std::string(64, 'b')});
+  Document bare{"", "sha256:" + std::string(64, 'c'), "", "", "1970-01-01T00:00:00Z", "0.1.0", {}, {}};
+  for (const Document& d : {example_document(), odd, bare}) {
+    for (const std::string& text : {spdx_json(d), cyclonedx_json(d)}) {
+      EXPECT_EQ(json::parse(text).dump(2) + "\n", text);
+    }
+  }
+  EXPECT_EQ(json::parse(spdx_json(odd)).at("files").back().at("fileName"), "./" + odd.files.back().path);
+  EXPECT_EQ(json::parse(spdx_json(bare)).at("files"), json::array());
+}
