@@ -1,6 +1,8 @@
 #include "imagebuild/attestations.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -10,6 +12,8 @@
 #include "net/url.h"
 #include "python/base_facts.h"
 #include "store/sealed_text.h"
+#include "support/error.h"
+#include "support/fs.h"
 #include "support/human.h"
 #include "support/paths.h"
 
@@ -63,7 +67,9 @@ std::vector<std::shared_ptr<const image::Image>> Attestations::referrers(const A
 }
 
 // The SBOM is a function of the image (its digest covers every layer), what the pip steps installed from where, and
-// the names it is given: kept under that key, so a build of an unchanged image reads no listing again.
+// the names it is given: kept under that key, so a build of an unchanged image reads no listing again. What is kept
+// is the digest of the SBOM's blob, the one its referrer pushes: the text, megabytes for a large extra dir, is
+// written once.
 std::string Attestations::sbom_text(const AttestedBuild& build) {
   image::Sha256 key;
   for (const std::string& field : {build_identity(), std::to_string(static_cast<int>(req_.sbom)),
@@ -71,11 +77,33 @@ std::string Attestations::sbom_text(const AttestedBuild& build) {
                                    installed_artifacts_json(build.installed).dump()})
     key.update_field(field);
   const store::CacheArea sboms = cache_.area(store::CacheKind::kSboms);
-  const std::string name = key.finish().hex() + ".json";
-  if (std::optional<std::string> kept = store::read_sealed(sboms, name, "an SBOM")) return *kept;
+  const std::string name = key.finish().hex() + ".blob";
+  if (std::optional<std::string> kept = kept_sbom(sboms, name)) return *kept;
   std::string text = sbom_json(sbom_document(build), req_.sbom);
-  store::keep_sealed(sboms, name, text);
+  store::keep_sealed(sboms, name, cache_.blobs().keep(text).digest.str());
   return text;
+}
+
+// The SBOM kept under `name`: the blob it names, read back and checked against its digest; nullopt when either is
+// missing or damaged (a damaged one is discarded).
+std::optional<std::string> Attestations::kept_sbom(const store::CacheArea& sboms, const std::string& name) const {
+  std::optional<std::string> kept = store::read_sealed(sboms, name, "an SBOM's blob digest");
+  if (!kept) return std::nullopt;
+  std::optional<image::Digest> digest = image::Digest::parse(*kept);
+  if (!digest) {
+    sboms.discard(name, "it is not an SBOM's blob digest this trainpack kept");
+    return std::nullopt;
+  }
+  std::optional<std::filesystem::path> blob = cache_.blobs().find(*digest);
+  if (!blob) return std::nullopt;
+  try {
+    std::string text = read_file(*blob, std::uintmax_t(1) << 32, "an SBOM blob");
+    image::Digest actual = image::sha256_of(text);
+    if (actual == *digest) return text;
+    cache_.blobs().discard(*digest, actual);
+  } catch (const Error&) {  // gone since find(): made again
+  }
+  return std::nullopt;
 }
 
 // The image's packages when a pip step read the base's Python (the base's OS and Python packages, what the steps

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,7 @@ class Attestations {
 
  private:
   std::string sbom_text(const AttestedBuild& build);
+  std::optional<std::string> kept_sbom(const store::CacheArea& sboms, const std::string& name) const;
   sbom::Document sbom_document(const AttestedBuild& build);
   std::vector<sbom::Package> kept_image_packages(const AttestedBuild& build);
   std::vector<sbom::File> copied_files(const LayerStack& stack);

@@ -46,7 +46,7 @@ const std::vector<KindLayout>& cache_layout() {
       {CacheKind::kBuiltWheels, "built-wheels", 1, "", "<digest>"},
       {CacheKind::kBlobLocations, "blob-locations", 1, "", "sha256-<digest>|sha512-<digest>"},
       {CacheKind::kIndexPages, "index-pages", 1, "", "<digest>.json|body-<digest>"},
-      {CacheKind::kSboms, "sboms", 1, "", "<digest>.json|packages-<digest>.json|files-<digest>.json"},
+      {CacheKind::kSboms, "sboms", 1, "", "<digest>.blob|<digest>.json|packages-<digest>.json|files-<digest>.json"},
       {CacheKind::kLayerTrees, "layer-trees", 1, "", "<digest>"},
   };
   return layout;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "image/artifact_image.h"
+#include "image/digest.h"
 #include "support/fs.h"
 #include "tests/unit/image_test_support.h"
 #include "transports/image_location.h"
@@ -129,6 +131,22 @@ TEST_F(AttestationsTest, ADamagedKeptFileListIsMadeAgain) {
   auto again = attest(attestations, "print('kept')\n");
   EXPECT_EQ(again[0]->manifest_digest(), first[0]->manifest_digest());
   EXPECT_EQ(count_of(said.str(), "hashed the files"), 4u) << said.str();
+}
+
+// The SBOM is kept as the digest of its blob: a blob damaged since is a miss, made again from the kept parts (no file
+// hashed again), the same bytes, and the blob is whole again.
+TEST_F(AttestationsTest, ADamagedSbomBlobIsMadeAgainTheSame) {
+  Attestations attestations(request, cache, progress);
+  auto first = attest(attestations, "print('blob')\n");
+  const trainpack::image::Digest sbom = first[0]->manifest().layers.at(0).digest;
+  const std::filesystem::path blob = cache.blobs().path_of(sbom);
+  ASSERT_TRUE(std::filesystem::exists(blob));
+  trainpack::write_file_atomic(blob, "damaged");
+  const std::size_t hashed = count_of(said.str(), "hashed the files");
+  auto again = attest(attestations, "print('blob')\n");
+  EXPECT_EQ(again[0]->manifest_digest(), first[0]->manifest_digest());
+  EXPECT_EQ(count_of(said.str(), "hashed the files"), hashed) << "the file lists are kept";
+  EXPECT_EQ(trainpack::image::sha256_of_file(blob), sbom);
 }
 
 TEST_F(AttestationsTest, NoneAskedForIsNoneWanted) {

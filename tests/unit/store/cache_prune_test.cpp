@@ -214,14 +214,15 @@ TEST(CachePrune, OnlyNamesTrainpackMakesArePrunedAndEverythingElseIsLeftAlone) {
                                            "scans/notes.txt"}));
 }
 
-// The SBOM area holds three kinds of entry (an SBOM, an image's package list, a layer's file list): each is pruned
+// The SBOM area holds its kinds of entry (an SBOM's blob digest or text, an image's package list, a layer's file
+// list): each is pruned
 // as an entry, none is taken for a stray.
 TEST(CachePrune, EveryKindOfSbomEntryIsAnEntry) {
   trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-prune-"));
   CacheDir cache(dir.path());
   const fs::path sboms = cache.area(CacheKind::kSboms).dir();
   fs::create_directories(sboms);
-  const std::vector<fs::path> entries{sboms / (key_of("sbom") + ".json"),
+  const std::vector<fs::path> entries{sboms / (key_of("sbom") + ".blob"), sboms / (key_of("text") + ".json"),
                                       sboms / ("packages-" + key_of("p") + ".json"),
                                       sboms / ("files-" + key_of("f") + ".json")};
   for (const fs::path& e : entries) {
@@ -229,10 +230,10 @@ TEST(CachePrune, EveryKindOfSbomEntryIsAnEntry) {
     age(e, 1000);
   }
   trainpack::store::CacheUsage usage = trainpack::store::measure_cache(cache);
-  EXPECT_EQ(usage_of(usage, CacheKind::kSboms).entries, 3u);
+  EXPECT_EQ(usage_of(usage, CacheKind::kSboms).entries, 4u);
   EXPECT_TRUE(usage.strays.empty());
   PruneReport report = trainpack::store::prune_cache(cache, all());
-  EXPECT_EQ(report.removed_entries, 3u);
+  EXPECT_EQ(report.removed_entries, 4u);
   for (const fs::path& e : entries) EXPECT_FALSE(fs::exists(e)) << e;
 }
 
