@@ -251,7 +251,9 @@ std::optional<UsageRecord> read_usage(const CacheDir& cache) {
   const fs::path file = cache.root() / kUsageFile;
   if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   try {
-    std::istringstream in(read_file(file, 256, "the cache's usage record"));
+    const std::string text = read_file(file, 256, "the cache's usage record");
+    if (text.find_first_not_of("0123456789 \n") != std::string::npos) return std::nullopt;  // no sign, no junk
+    std::istringstream in(text);
     UsageRecord r;
     std::string rest;
     if (!(in >> r.bytes >> r.free >> r.measured) || (in >> rest)) return std::nullopt;
@@ -287,7 +289,7 @@ bool walk_due(const CacheDir& cache, std::uint64_t cap) {
   const std::int64_t now = seconds_now();
   if (!last || !free || now < last->measured || now - last->measured >= kWalkAtLeastEvery) return true;
   const std::uint64_t grown = last->free > *free ? last->free - *free : 0;
-  return last->bytes + grown >= cap / 10 * 9;
+  return grown > cap || last->bytes >= cap / 10 * 9 - std::min(grown, cap / 10 * 9);
 }
 
 }  // namespace

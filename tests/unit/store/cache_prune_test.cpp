@@ -302,6 +302,8 @@ TEST(CacheKeepUnderCap, AWalkIsSkippedWhileTheLastOneLeftTheCacheWellUnderTheCap
   EXPECT_FALSE(fs::exists(over)) << "the walk pruned to the cap";
   record_usage(cache, 0, 512 * kMiB, 60);
   EXPECT_TRUE(walks(cache, 100 * kMiB)) << "the filesystem lost more free space than the cap since the walk";
+  record_usage(cache, std::numeric_limits<std::uint64_t>::max(), 4096, 60);
+  EXPECT_TRUE(walks(cache, 100 * kMiB)) << "a size that overflows with what was lost since";
   record_usage(cache, 0, 0, 2 * 86400);
   EXPECT_TRUE(walks(cache, 100 * kMiB)) << "a record two days old";
   record_usage(cache, 0, 0, -3600);
@@ -312,7 +314,7 @@ TEST(CacheKeepUnderCap, ADamagedRecordIsAWalkAndNoCapIsNoWalk) {
   trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-keep-"));
   CacheDir cache(dir.path());
   for (const std::string& damaged : {std::string("12 34"), std::string("12 34 56 78"), std::string("a b c"),
-                                     std::string("-1 0 0"), std::string(300, '1')}) {
+                                     std::string("-1 0 0"), std::string("1 2 +3"), std::string(300, '1')}) {
     trainpack::write_file_atomic(cache.root() / "usage", damaged);
     EXPECT_TRUE(walks(cache, 100 * kMiB)) << damaged;
   }
