@@ -286,28 +286,30 @@ constexpr std::uint64_t kMiB = 1u << 20;
 
 bool walks(const CacheDir& cache, std::uint64_t cap) { return trainpack::store::keep_under_cap(cache, cap).has_value(); }
 
+// Other processes write to the same filesystem while a test runs (the suite runs in parallel): every amount a skip
+// depends on is far larger than what they could write or free in between.
 TEST(CacheKeepUnderCap, AWalkIsSkippedWhileTheLastOneLeftTheCacheWellUnderTheCap) {
+  constexpr std::uint64_t kLargeCap = std::uint64_t(100) << 30;
   trainpack::ScopedDir dir(trainpack::make_temp_dir({}, "cache-keep-"));
   CacheDir cache(dir.path());
   step_entry(cache, "kept", 1, 60);
-  ASSERT_TRUE(trainpack::store::keep_under_cap(cache, 100 * kMiB)) << "no record yet: it walks";
-  EXPECT_FALSE(trainpack::store::keep_under_cap(cache, 100 * kMiB)) << "its own record says the cache is small";
+  ASSERT_TRUE(walks(cache, kLargeCap)) << "no record yet: it walks";
+  EXPECT_FALSE(walks(cache, kLargeCap)) << "its own record says the cache is small";
+  record_usage(cache, 0, 0, 60);
+  EXPECT_FALSE(walks(cache, kLargeCap)) << "a record of an empty cache, nothing lost since: no walk";
 
   fs::path over = step_entry(cache, "over", 64, 600);
-  record_usage(cache, 0, 0, 60);
-  EXPECT_FALSE(walks(cache, 32 * 1024)) << "a record of an empty cache, nothing lost since: no walk";
-  EXPECT_TRUE(fs::exists(over));
   record_usage(cache, 30 * 1024, 0, 60);
   EXPECT_TRUE(walks(cache, 32 * 1024)) << "over 90% of the cap";
   EXPECT_FALSE(fs::exists(over)) << "the walk pruned to the cap";
-  record_usage(cache, 0, 512 * kMiB, 60);
-  EXPECT_TRUE(walks(cache, 100 * kMiB)) << "the filesystem lost more free space than the cap since the walk";
+  record_usage(cache, 0, std::uint64_t(1) << 40, 60);
+  EXPECT_TRUE(walks(cache, kLargeCap)) << "the filesystem lost more free space than the cap since the walk";
   record_usage(cache, std::numeric_limits<std::uint64_t>::max(), 4096, 60);
-  EXPECT_TRUE(walks(cache, 100 * kMiB)) << "a size that overflows with what was lost since";
+  EXPECT_TRUE(walks(cache, kLargeCap)) << "a size that overflows with what was lost since";
   record_usage(cache, 0, 0, 2 * 86400);
-  EXPECT_TRUE(walks(cache, 100 * kMiB)) << "a record two days old";
+  EXPECT_TRUE(walks(cache, kLargeCap)) << "a record two days old";
   record_usage(cache, 0, 0, -3600);
-  EXPECT_TRUE(walks(cache, 100 * kMiB)) << "a record from the future";
+  EXPECT_TRUE(walks(cache, kLargeCap)) << "a record from the future";
 }
 
 TEST(CacheKeepUnderCap, ADamagedRecordIsAWalkAndNoCapIsNoWalk) {
