@@ -60,17 +60,22 @@ bool Attestations::wanted() const { return req_.sbom != SbomFormat::kNone || req
 
 std::vector<std::shared_ptr<const image::Image>> Attestations::referrers(const AttestedBuild& build) {
   std::optional<std::string> sbom, statement;
-  if (req_.sbom != SbomFormat::kNone) sbom = sbom_text(build);
+  std::string unkept;  // the key of an SBOM made here: kept once its referrer has stored its blob
+  if (req_.sbom != SbomFormat::kNone) sbom = sbom_text(build, unkept);
   if (req_.provenance) statement = provenance::statement_json(provenance_statement(build));
-  return attestation_referrers(std::make_shared<store::BlobStore>(cache_.blobs()), build.image, req_.sbom, sbom,
-                               statement, build.created);
+  auto referrers = attestation_referrers(std::make_shared<store::BlobStore>(cache_.blobs()), build.image, req_.sbom,
+                                         sbom, statement, build.created);
+  if (!unkept.empty())  // the SBOM's referrer comes first; its one layer is the SBOM's blob
+    store::keep_sealed(cache_.area(store::CacheKind::kSboms), unkept,
+                       referrers.front()->manifest().layers.at(0).digest.str());
+  return referrers;
 }
 
 // The SBOM is a function of the image (its digest covers every layer), what the pip steps installed from where, and
 // the names it is given: kept under that key, so a build of an unchanged image reads no listing again. What is kept
 // is the digest of the SBOM's blob, the one its referrer pushes: the text, megabytes for a large extra dir, is
-// written once.
-std::string Attestations::sbom_text(const AttestedBuild& build) {
+// written and hashed once, by its referrer (`unkept` is set to the key the caller keeps it under then).
+std::string Attestations::sbom_text(const AttestedBuild& build, std::string& unkept) {
   image::Sha256 key;
   for (const std::string& field : {build_identity(), std::to_string(static_cast<int>(req_.sbom)),
                                    build.image.manifest_digest().str(), image_name(), req_.base_name,
@@ -79,9 +84,8 @@ std::string Attestations::sbom_text(const AttestedBuild& build) {
   const store::CacheArea sboms = cache_.area(store::CacheKind::kSboms);
   const std::string name = key.finish().hex() + ".blob";
   if (std::optional<std::string> kept = kept_sbom(sboms, name)) return *kept;
-  std::string text = sbom_json(sbom_document(build), req_.sbom);
-  store::keep_sealed(sboms, name, cache_.blobs().keep(text).digest.str());
-  return text;
+  unkept = name;
+  return sbom_json(sbom_document(build), req_.sbom);
 }
 
 // The SBOM kept under `name`: the blob it names, read back and checked against its digest; nullopt when either is

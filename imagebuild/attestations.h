@@ -49,7 +49,7 @@ class Attestations {
   std::vector<std::shared_ptr<const image::Image>> referrers(const AttestedBuild& build);
 
  private:
-  std::string sbom_text(const AttestedBuild& build);
+  std::string sbom_text(const AttestedBuild& build, std::string& unkept);
   std::optional<std::string> kept_sbom(const store::CacheArea& sboms, const std::string& name) const;
   sbom::Document sbom_document(const AttestedBuild& build);
   std::vector<sbom::Package> kept_image_packages(const AttestedBuild& build);
