@@ -6,6 +6,7 @@
 // RegistryClient(std::ref(fake), keychain, "reg.test", "http").
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -69,6 +70,14 @@ class FakeRegistry {
     std::lock_guard lock(mutex_);
     return static_cast<int>(std::count_if(requests.begin(), requests.end(),
                                           [&](const std::string& r) { return r.starts_with(prefix); }));
+  }
+
+  // The requests after the first `request`: a tag's PUT may be followed only by reads begun beside the push.
+  std::vector<std::string> requests_after(const std::string& request) const {
+    std::lock_guard lock(mutex_);
+    auto it = std::find(requests.begin(), requests.end(), request);
+    if (it == requests.end()) return {"(no " + request + ")"};
+    return {std::next(it), requests.end()};
   }
 
   static net::HttpResponse error(long status, const std::string& code) {
