@@ -173,6 +173,12 @@ std::string basic_value(const std::string& user, const std::string& password) {
   return "Basic " + net::base64_encode(user + ":" + password);
 }
 
+bool lapsed_token(const net::HttpResponse& refusal) {
+  for (const AuthChallenge& c : parse_www_authenticate(header_values(refusal, "www-authenticate")))
+    if (c.scheme == "bearer" && c.param("error") == "invalid_token") return true;
+  return false;
+}
+
 }  // namespace
 
 // ---- public helpers -----------------------------------------------------------------------------------------------
@@ -317,7 +323,7 @@ BearerToken RegistryClient::fetch_token(const Credential& cred, const std::strin
 // the registry just refused (`refused`, the Authorization sent) is never handed out again; another one is.
 std::string RegistryClient::authorization(const Credential& cred, const std::vector<std::string>& scopes,
                                           const std::vector<std::string>& challenge_scopes,
-                                          const std::string& refused) {
+                                          const std::string& refused, bool* fetched) {
   if (!cred.registry_token.empty()) return "Bearer " + cred.registry_token;
   std::lock_guard lock(mutex_);
   State& st = *state_;
@@ -342,6 +348,7 @@ std::string RegistryClient::authorization(const Credential& cred, const std::vec
   std::vector<std::string> request_scopes = union_scopes(wanted, st.held_scopes[fp]);
   if (auto t = st.tokens.get(TokenKey(st.realm, st.service, fp, request_scopes)); usable(t)) return "Bearer " + *t;
   BearerToken bt = fetch_token(cred, st.realm, st.service, request_scopes);
+  if (fetched) *fetched = true;
   st.tokens.put(TokenKey(st.realm, st.service, fp, request_scopes), bt);
   st.held_scopes[fp] = request_scopes;
   return "Bearer " + bt.token;
@@ -368,6 +375,43 @@ net::HttpResponse RegistryClient::send_elsewhere(const net::HttpRequest& request
   return resp;
 }
 
+// The one-line cause of a refusal after the auth exchange: who asked for what, and what to do about it.
+AuthError RegistryClient::denied(const Credential& cred, const std::string& repo, bool push,
+                                 const net::HttpResponse& r, const std::string& extra) const {
+  const bool google = net::is_google_registry_host(registry_);
+  std::string action = repo.empty() ? "access" : (push ? "push to " : "pull from ") + repo;
+  std::string who = cred.anonymous() ? "anonymous access was refused"
+                                     : "authentication as " + cred.describe() + " failed";
+  std::string hint;
+  if (cred.anonymous()) {
+    hint = login_hint(registry_, google);
+  } else if (r.status == 403) {
+    hint = google ? cred.describe() + " needs roles/artifactregistry." + (push ? "writer" : "reader") +
+                        " on the repository (on GCE the VM's access scopes may also limit it)"
+                  : "check that " + (cred.identity.empty() ? cred.describe() : cred.identity) + " may " +
+                        (push ? "push to " : "pull from ") + (repo.empty() ? registry_ : repo) +
+                        ", or log in as someone who may: docker login " + registry_;
+  } else {
+    hint = google ? "refresh the credentials: gcloud auth application-default login (or check "
+                    "GOOGLE_APPLICATION_CREDENTIALS)"
+                  : "check the password or token and log in again: docker login " + registry_;
+  }
+  return AuthError(registry_ + " denied " + action + ": " + who + " (" + status_with_codes(r) + extra + ")", hint,
+                   r.status);
+}
+
+// Later requests answer the registry's Bearer challenge up front; a new realm or service holds none of the scopes.
+void RegistryClient::adopt_bearer_challenge(const AuthChallenge& challenge) {
+  std::string realm = challenge.param("realm");
+  std::string service = challenge.param("service");
+  validate_realm(realm, registry_, scheme_);
+  std::lock_guard lock(mutex_);
+  if (state_->realm != realm || state_->service != service) state_->held_scopes.clear();
+  state_->scheme = State::Scheme::Bearer;
+  state_->realm = realm;
+  state_->service = service;
+}
+
 net::HttpResponse RegistryClient::send(net::HttpRequest request, const std::vector<std::string>& scopes) {
   if (!request.url.empty() && request.url[0] == '/') request.url = base_url() + request.url;
   remove_header(request, "Authorization");
@@ -375,34 +419,12 @@ net::HttpResponse RegistryClient::send(net::HttpRequest request, const std::vect
     return send_elsewhere(request, *to);
   bool push = false;
   const std::string repo = repository_of(scopes, &push);
-  const bool google = net::is_google_registry_host(registry_);
   Credential cred = keychain_.resolve(registry_, repo);
 
   auto with_auth = [&](const std::string& auth) {
     net::HttpRequest r = request;
     if (!auth.empty()) r.headers.emplace_back("Authorization", auth);
     return r;
-  };
-  auto denied = [&](const net::HttpResponse& r, const std::string& extra = {}) -> AuthError {
-    std::string action = repo.empty() ? "access" : (push ? "push to " : "pull from ") + repo;
-    std::string who = cred.anonymous() ? "anonymous access was refused"
-                                       : "authentication as " + cred.describe() + " failed";
-    std::string hint;
-    if (cred.anonymous()) {
-      hint = login_hint(registry_, google);
-    } else if (r.status == 403) {
-      hint = google ? cred.describe() + " needs roles/artifactregistry." + (push ? "writer" : "reader") +
-                          " on the repository (on GCE the VM's access scopes may also limit it)"
-                    : "check that " + (cred.identity.empty() ? cred.describe() : cred.identity) + " may " +
-                          (push ? "push to " : "pull from ") + (repo.empty() ? registry_ : repo) +
-                          ", or log in as someone who may: docker login " + registry_;
-    } else {
-      hint = google ? "refresh the credentials: gcloud auth application-default login (or check "
-                      "GOOGLE_APPLICATION_CREDENTIALS)"
-                    : "check the password or token and log in again: docker login " + registry_;
-    }
-    return AuthError(registry_ + " denied " + action + ": " + who + " (" + status_with_codes(r) + extra + ")", hint,
-                     r.status);
   };
 
   std::string auth = authorization(cred, scopes, {}, {});
@@ -411,37 +433,41 @@ net::HttpResponse RegistryClient::send(net::HttpRequest request, const std::vect
   // A 401/403 from another host (a redirect to storage) is not this registry's challenge to answer.
   if (auto from = net::origin_of(resp.url), to = net::origin_of(request.url); from && to && !(*from == *to))
     throw refused_elsewhere(*from, resp, "redirected to from");
-  if (resp.status == 403) throw denied(resp);
+  if (resp.status == 403) throw denied(cred, repo, push, resp);
 
   auto challenges = parse_www_authenticate(header_values(resp, "www-authenticate"));
   const AuthChallenge* ch = pick_challenge(challenges);
-  if (!ch) throw denied(resp, challenges.empty() ? ", no WWW-Authenticate challenge" : ", no Basic or Bearer challenge");
-  if (!cred.registry_token.empty()) throw denied(resp, ", the registry token was not accepted");
+  if (!ch)
+    throw denied(cred, repo, push, resp,
+                 challenges.empty() ? ", no WWW-Authenticate challenge" : ", no Basic or Bearer challenge");
+  if (!cred.registry_token.empty()) throw denied(cred, repo, push, resp, ", the registry token was not accepted");
 
   std::string retry_auth;
+  bool fetched = true;  // Basic: nothing to fetch again
+  std::vector<std::string> challenge_scopes;
   if (ch->scheme == "basic") {
     {
       std::lock_guard lock(mutex_);
       state_->scheme = State::Scheme::Basic;
     }
-    if (cred.anonymous() || auth.rfind("Basic ", 0) == 0) throw denied(resp);
+    if (cred.anonymous() || auth.rfind("Basic ", 0) == 0) throw denied(cred, repo, push, resp);
     retry_auth = authorization(cred, scopes, {}, {});
   } else {
-    std::string realm = ch->param("realm");
-    std::string service = ch->param("service");
-    if (realm.empty()) throw denied(resp, ", a Bearer challenge without a realm");
-    validate_realm(realm, registry_, scheme_);
-    {
-      std::lock_guard lock(mutex_);
-      if (state_->realm != realm || state_->service != service) state_->held_scopes.clear();
-      state_->scheme = State::Scheme::Bearer;
-      state_->realm = realm;
-      state_->service = service;
-    }
-    retry_auth = authorization(cred, scopes, split_scopes(ch->param("scope")), auth);
+    if (ch->param("realm").empty()) throw denied(cred, repo, push, resp, ", a Bearer challenge without a realm");
+    adopt_bearer_challenge(*ch);
+    challenge_scopes = split_scopes(ch->param("scope"));
+    fetched = false;
+    retry_auth = authorization(cred, scopes, challenge_scopes, auth, &fetched);
   }
   net::HttpResponse again = transport_(with_auth(retry_auth));
-  if (again.status == 401 || again.status == 403) throw denied(again);
+  // A token shared with other requests may lapse before this one sends it, and so may one it fetched itself while
+  // others used it: a 401 for a token not its own, or one saying the token lapsed (RFC 6750 §3.1 invalid_token), is
+  // answered with a token fetched again, at most twice. Any other refusal of its own token is the credential's.
+  for (int refetch = 0; again.status == 401 && (!fetched || lapsed_token(again)) && refetch < 2; ++refetch) {
+    retry_auth = authorization(cred, scopes, challenge_scopes, retry_auth, &fetched);
+    again = transport_(with_auth(retry_auth));
+  }
+  if (again.status == 401 || again.status == 403) throw denied(cred, repo, push, again);
   return again;
 }
 

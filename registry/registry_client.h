@@ -75,7 +75,11 @@ class RegistryClient {
  private:
   struct State;
   std::string authorization(const Credential& credential, const std::vector<std::string>& scopes,
-                            const std::vector<std::string>& challenge_scopes, const std::string& refused);
+                            const std::vector<std::string>& challenge_scopes, const std::string& refused,
+                            bool* fetched = nullptr);
+  AuthError denied(const Credential& credential, const std::string& repo, bool push, const net::HttpResponse& response,
+                   const std::string& extra = {}) const;
+  void adopt_bearer_challenge(const struct AuthChallenge& challenge);
   net::HttpResponse send_elsewhere(const net::HttpRequest& request, const net::Origin& origin);
   AuthError refused_elsewhere(const net::Origin& from, const net::HttpResponse& response, const std::string& how) const;
   BearerToken fetch_token(const Credential& credential, const std::string& realm, const std::string& service,

@@ -97,6 +97,7 @@ struct AuthRegistry {
   bool token_post_supported = false;
   int expires_in = 300;
   bool grant_nothing = false;  // token server hands out tokens without access
+  int lapsing_tokens = 0;      // the first N tokens lapse before anyone uses them
   long token_status = 200;
 
   std::mutex mutex;
@@ -145,17 +146,18 @@ struct AuthRegistry {
       for (const auto& a : item->actions)
         if (authed || a == "pull") grants.insert(item->name + ":" + a);
     }
+    if (next <= lapsing_tokens) tokens.erase(tok);
     return json_response(200, R"({"access_token":")" + tok + R"(","expires_in":)" + std::to_string(expires_in) + "}");
   }
 
-  HttpResponse challenge(const std::string& scope, bool insufficient) {
+  HttpResponse challenge(const std::string& scope, const std::string& error) {
     HttpResponse resp = json_response(401, R"({"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]})");
     if (mode == Mode::Basic) {
       resp.headers.emplace_back("www-authenticate", R"(Basic realm="fake")");
     } else {
       std::string c = R"(Bearer realm="http://reg.test/token",service="fake-registry")";
       if (!scope.empty()) c += ",scope=\"" + scope + "\"";
-      if (insufficient) c += R"(,error="insufficient_scope")";
+      if (!error.empty()) c += ",error=\"" + error + "\"";
       resp.headers.emplace_back("www-authenticate", c);
     }
     return resp;
@@ -177,14 +179,14 @@ struct AuthRegistry {
     std::string scope = repo.empty() ? "" : "repository:" + repo + ":" + (action == "push" ? "pull,push" : "pull");
     std::string auth = header(r, "Authorization");
     if (mode == Mode::Basic) {
-      if (!basic_ok(auth)) return challenge("", false);
+      if (!basic_ok(auth)) return challenge("", "");
     } else {
-      if (auth.rfind("Bearer ", 0) != 0) return challenge(scope, false);
+      if (auth.rfind("Bearer ", 0) != 0) return challenge(scope, "");
       std::string tok = auth.substr(7);
       if (tok == "registry-token-secret") return json_response(200, "{}");
       auto it = tokens.find(tok);
-      if (it == tokens.end()) return challenge(scope, false);
-      if (!action.empty() && !it->second.count(repo + ":" + action)) return challenge(scope, true);
+      if (it == tokens.end()) return challenge(scope, "invalid_token");
+      if (!action.empty() && !it->second.count(repo + ":" + action)) return challenge(scope, "insufficient_scope");
     }
     return json_response(action == "push" ? 202 : 200, "{}");
   }
@@ -352,6 +354,50 @@ TEST(RegistryAuth, AStubbornRefusalIsRetriedOnlyOnce) {
   }
   EXPECT_EQ(fake.token_calls(), 1);
   EXPECT_EQ(fake.requests.size(), 3u);  // request, token, retry
+}
+
+// Requests share a token: one fetched by another request may expire (or be used up) before this one sends it. That
+// refusal is the token's, not the credential's: a token of this request's own is fetched, and only its refusal fails.
+TEST(RegistryAuth, ATokenAnotherRequestFetchedThatLapsedIsFetchedAgain) {
+  AuthRegistry fake;
+  Keychain k = keychain_with(user("testuser", "testpass"));
+  bool armed = false, other_sent = false;
+  RegistryClient* client = nullptr;
+  auto transport = [&](const HttpRequest& r) {
+    if (armed && header(r, "Authorization") == "Bearer tok-1") {
+      // Meanwhile another request finds tok-1 lapsed, fetches tok-2, uses it, and tok-2 lapses too.
+      armed = false;
+      other_sent = true;
+      EXPECT_EQ(client->send(get("/v2/a/tags/list"), {pull_scope("a")}).status, 200);
+      fake.tokens.erase("tok-2");
+    }
+    return fake(r);
+  };
+  RegistryClient c(transport, k, "reg.test", "http");
+  client = &c;
+  ASSERT_EQ(c.send(get("/v2/a/tags/list"), {pull_scope("a")}).status, 200);
+  fake.tokens.erase("tok-1");
+  armed = true;
+  EXPECT_EQ(c.send(get("/v2/a/tags/list"), {pull_scope("a")}).status, 200);
+  EXPECT_TRUE(other_sent);
+  EXPECT_EQ(fake.token_calls(), 3) << "tok-1 by the first request, tok-2 by the other, tok-3 by this one";
+  EXPECT_EQ(header(fake.requests.back(), "Authorization"), "Bearer tok-3");
+}
+
+// A token of this request's own that lapsed before it arrived (invalid_token) is fetched again, twice at most.
+TEST(RegistryAuth, ATokenThatLapsedBeforeItArrivedIsFetchedAgainTwiceAtMost) {
+  for (int lapsing : {2, 3}) {
+    AuthRegistry fake;
+    fake.lapsing_tokens = lapsing;
+    Keychain k = keychain_with(user("testuser", "testpass"));
+    RegistryClient c(std::ref(fake), k, "reg.test", "http");
+    if (lapsing == 2) {
+      EXPECT_EQ(c.send(post("/v2/a/blobs/uploads/"), {push_scope("a")}).status, 202);
+    } else {
+      EXPECT_THROW(c.send(post("/v2/a/blobs/uploads/"), {push_scope("a")}), AuthError);
+    }
+    EXPECT_EQ(fake.token_calls(), 3);
+  }
 }
 
 TEST(RegistryAuth, WrongPasswordAtTheTokenServer) {
