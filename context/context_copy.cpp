@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <memory>
 
 #include "support/error.h"
 #include "support/paths.h"
@@ -87,77 +88,90 @@ class Copier {
 
   // Emits the entries below directory `ctx_rel` into `out`, at `img_rel` in the image. `state` is the
   // directory's walk state (null at the context root); `dir_excluded` whether the directory itself is excluded
-  // (then read errors are ignored, as BuildKit ignores permission errors on excluded paths).
+  // (then read errors are ignored, as BuildKit ignores permission errors on excluded paths). Its children are
+  // looked up relative to the open directory: a path walk per directory, not per file.
   void walk(const std::string& ctx_rel, const std::string& img_rel, const DockerIgnore::MatchState* state,
             bool dir_excluded, FileEntries& out) const {
     fs::path dir_host = host(ctx_rel);
-    std::vector<std::string> names;
-    {
-      DIR* d = ::opendir(dir_host.c_str());
-      if (!d) {
-        if (dir_excluded) return;
-        int err = errno;
-        throw Error("cannot read directory " + dir_host.string() + ": " + std::strerror(err),
-                    "check its permissions, or exclude it with .dockerignore");
-      }
-      errno = 0;
-      while (struct dirent* de = ::readdir(d)) {
-        std::string_view n = de->d_name;
-        if (n != "." && n != "..") names.emplace_back(n);
-        errno = 0;
-      }
+    std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(dir_host.c_str()), ::closedir);
+    if (!dir) {
+      if (dir_excluded) return;
       int err = errno;
-      ::closedir(d);
-      if (err != 0 && !dir_excluded)
-        throw Error("cannot read directory " + dir_host.string() + ": " + std::strerror(err));
+      throw Error("cannot read directory " + dir_host.string() + ": " + std::strerror(err),
+                  "check its permissions, or exclude it with .dockerignore");
     }
-    std::sort(names.begin(), names.end());
+    std::vector<std::string> names = entry_names(dir.get());
+    if (errno != 0 && !dir_excluded)
+      throw Error("cannot read directory " + dir_host.string() + ": " + std::strerror(errno));
+    const int dir_fd = ::dirfd(dir.get());
 
     for (const std::string& name : names) {
       std::string child_ctx = join_path(ctx_rel, name);
       std::string child_img = join_path(img_rel, name);
-      fs::path child_host = dir_host / name;
       DockerIgnore::MatchState child_state;
       bool ex = ignore_.match(child_ctx, state, &child_state);
       struct stat st;
-      if (::lstat(child_host.c_str(), &st) != 0) {
+      if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         int err = errno;
         if (ex || err == ENOENT) continue;  // excluded, or removed while we walk
-        throw Error("cannot read " + child_host.string() + ": " + std::strerror(err),
+        throw Error("cannot read " + (dir_host / name).string() + ": " + std::strerror(err),
                     "check its permissions, or exclude it with .dockerignore");
       }
       if (S_ISDIR(st.st_mode)) {
         if (ex && !ignore_.may_include_below(child_ctx)) continue;
-        FileEntries below;
-        walk(child_ctx, child_img, &child_state, ex, below);
-        // An excluded directory that the walk entered appears only as the parent of something re-included.
-        if (ex && below.empty()) continue;
+        // The directory's entry goes before what is below it; an excluded directory that the walk entered
+        // appears only as the parent of something re-included.
+        const std::size_t at = out.size();
         out.push_back(FileEntry::directory(child_img, 0755));
-        for (FileEntry& e : below) out.push_back(std::move(e));
+        walk(child_ctx, child_img, &child_state, ex, out);
+        if (ex && out.size() == at + 1) out.pop_back();
         continue;
       }
       if (ex) continue;
-      add_non_directory(child_host, st, child_img, out);
+      add_non_directory({dir_fd, name.c_str(), &dir_host}, st, child_img, out);
     }
   }
 
-  // A regular file or symlink (or a refused/skipped special file) found at `host_path`.
-  void add_non_directory(const fs::path& host_path, const struct stat& st, const std::string& img_path,
+  // The names in `dir` but "." and "..", sorted; errno is readdir's error, 0 when all were read.
+  static std::vector<std::string> entry_names(DIR* dir) {
+    std::vector<std::string> names;
+    errno = 0;
+    while (struct dirent* de = ::readdir(dir)) {
+      std::string_view n = de->d_name;
+      if (n != "." && n != "..") names.emplace_back(n);
+      errno = 0;
+    }
+    const int err = errno;
+    std::sort(names.begin(), names.end());
+    errno = err;
+    return names;
+  }
+
+  // Where a non-directory is: `name` relative to the directory open as `dir_fd` (AT_FDCWD: `name` is the path),
+  // which is `dir` on the host (null with AT_FDCWD), for messages and for the layer writer to read it by.
+  struct HostFile {
+    int dir_fd;
+    const char* name;
+    const fs::path* dir;
+    fs::path path() const { return dir ? *dir / name : fs::path(name); }
+  };
+
+  // A regular file or symlink (or a refused/skipped special file) found at `at`.
+  void add_non_directory(const HostFile& at, const struct stat& st, const std::string& img_path,
                          FileEntries& out) const {
     if (S_ISREG(st.st_mode)) {
-      // Make sure we can read it now, rather than failing half-way through writing the layer.
-      int fd = ::open(host_path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-      if (fd < 0) {
+      // Make sure we may read it now, rather than failing half-way through writing the layer: asked of the
+      // permissions (with the effective IDs, as open() would), one call per file without opening it.
+      if (::faccessat(at.dir_fd, at.name, R_OK, AT_EACCESS) != 0) {
         int err = errno;
-        throw Error("cannot read " + host_path.string() + ": " + std::strerror(err),
+        throw Error("cannot read " + at.path().string() + ": " + std::strerror(err),
                     "check the file's permissions, or exclude it with .dockerignore");
       }
-      ::close(fd);
       FileEntry e;
       e.path = img_path;
       e.type = FileEntry::Type::kRegular;
       e.mode = normalized_mode(st);
-      e.source = host_path;
+      e.source = at.path();
       e.size = static_cast<std::uint64_t>(st.st_size);
       e.source_stamp = source_stamp(st);
       out.push_back(std::move(e));
@@ -166,10 +180,10 @@ class Copier {
     if (S_ISLNK(st.st_mode)) {
       std::string target(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 256), '\0');
       for (;;) {
-        ssize_t n = ::readlink(host_path.c_str(), target.data(), target.size());
+        ssize_t n = ::readlinkat(at.dir_fd, at.name, target.data(), target.size());
         if (n < 0) {
           int err = errno;
-          throw Error("cannot read symlink " + host_path.string() + ": " + std::strerror(err));
+          throw Error("cannot read symlink " + at.path().string() + ": " + std::strerror(err));
         }
         if (static_cast<std::size_t>(n) < target.size()) {
           target.resize(static_cast<std::size_t>(n));
@@ -188,7 +202,7 @@ class Copier {
     if (S_ISSOCK(st.st_mode)) return;  // sockets are skipped, as Docker's archiver does
     const char* what = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device"
                        : S_ISBLK(st.st_mode) ? "a block device" : "a special file";
-    throw Error("cannot copy " + host_path.string() + ": it is " + what,
+    throw Error("cannot copy " + at.path().string() + ": it is " + what,
                 "trainpack copies only regular files, directories and symlinks; exclude it with .dockerignore");
   }
 
@@ -392,7 +406,7 @@ CopySource read_copy_source(const fs::path& context_dir, std::string_view source
   if (ignore.excluded(res.rel)) throw_not_found(root, source_rel, "", ignore, res.rel);
   std::vector<std::string> parts = split_path(rel);
   source.name = parts.empty() ? std::string() : parts.back();
-  copier.add_non_directory(src_host, st, source.name, source.entries);
+  copier.add_non_directory({AT_FDCWD, src_host.c_str(), nullptr}, st, source.name, source.entries);
   if (source.entries.empty()) throw Error("cannot copy " + src_host.string() + ": it is a socket");
   return source;
 }
