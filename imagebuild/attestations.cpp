@@ -171,7 +171,7 @@ std::vector<sbom::File> Attestations::copied_files(const LayerStack& stack) {
     progress_.detail("hashed the files of a layer for the SBOM (" +
                      counted(per_layer.back().size(), "file", "files") + "): " + layer->instruction);
   }
-  return merged_files(per_layer);
+  return merged_files(std::move(per_layer));
 }
 
 // The packages of the base with the first `history_entries` of this build's layers on it.

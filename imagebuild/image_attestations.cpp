@@ -115,12 +115,24 @@ std::vector<sbom::File> layer_files(const layers::FileEntries& entries) {
   return files;
 }
 
-std::vector<sbom::File> merged_files(const std::vector<std::vector<sbom::File>>& layers) {
-  std::map<std::string, const sbom::File*> last;
-  for (const std::vector<sbom::File>& files : layers)
-    for (const sbom::File& f : files) last[f.path] = &f;
+// Each list is by path, each path once (layer_files, files_from_json): a merge of sorted lists, the later list's
+// file where both have a path.
+std::vector<sbom::File> merged_files(std::vector<std::vector<sbom::File>> layers) {
   std::vector<sbom::File> out;
-  for (const auto& [path, file] : last) out.push_back(*file);
+  for (std::vector<sbom::File>& later : layers) {
+    std::vector<sbom::File> merged;
+    merged.reserve(out.size() + later.size());
+    auto a = out.begin(), b = later.begin();
+    while (a != out.end() || b != later.end()) {
+      if (b == later.end() || (a != out.end() && a->path < b->path)) {
+        merged.push_back(std::move(*a++));
+        continue;
+      }
+      if (a != out.end() && a->path == b->path) ++a;
+      merged.push_back(std::move(*b++));
+    }
+    out = std::move(merged);
+  }
   return out;
 }
 
@@ -130,10 +142,17 @@ nlohmann::json files_json(const std::vector<sbom::File>& files) {
   return out;
 }
 
-std::vector<sbom::File> files_from_json(const nlohmann::json& j) {
+std::vector<sbom::File> files_from_json(nlohmann::json&& j) {
   std::vector<sbom::File> files;
-  for (const nlohmann::json& f : j.get_ref<const nlohmann::json::array_t&>())
-    files.push_back({f.at(0).get<std::string>(), f.at(1).get<std::string>(), f.at(2).get<std::string>()});
+  auto& list = j.get_ref<nlohmann::json::array_t&>();
+  files.reserve(list.size());
+  for (nlohmann::json& f : list) {
+    files.push_back({std::move(f.at(0).get_ref<std::string&>()), std::move(f.at(1).get_ref<std::string&>()),
+                     std::move(f.at(2).get_ref<std::string&>())});
+    // merged_files needs each list by path, each path once: a list out of order is not one files_json wrote.
+    if (files.size() > 1 && !(files[files.size() - 2].path < files.back().path))
+      throw nlohmann::json::other_error::create(501, "the file list is not sorted by path", &f);
+  }
   return files;
 }
 

@@ -48,12 +48,13 @@ std::vector<sbom::Package> packages_from_json(const nlohmann::json& j);
 // The regular files of one layer's entries (a COPY's: the trainer's own files), each with its SHA-1 and SHA-256,
 // read from where the layer writer reads them; by path.
 std::vector<sbom::File> layer_files(const layers::FileEntries& entries);
-// The files of several layers' lists, later layers' files winning; by path.
-std::vector<sbom::File> merged_files(const std::vector<std::vector<sbom::File>>& layers);
+// The files of several layers' lists (each by path, as layer_files and files_from_json give them), later layers'
+// files winning; by path.
+std::vector<sbom::File> merged_files(std::vector<std::vector<sbom::File>> layers);
 // A layer's files as the build keeps them between builds (by the layer's diff_id), and back; files_from_json throws
-// nlohmann::json's exceptions for a list files_json did not write.
+// nlohmann::json's exceptions for a list files_json did not write (one not by path included).
 nlohmann::json files_json(const std::vector<sbom::File>& files);
-std::vector<sbom::File> files_from_json(const nlohmann::json& j);
+std::vector<sbom::File> files_from_json(nlohmann::json&& j);
 
 // The resolved dependencies a provenance statement names: the base by digest, each artifact a pip step downloaded
 // with its sha256 (local files by name), and the package indexes given.

@@ -6,17 +6,13 @@ namespace trainpack::sbom {
 
 namespace {
 
-// `value` as dump(2) writes it `depth` levels deep: each line after its first indented by 2 * depth more spaces. A
-// newline inside a string is written escaped, so every newline in the text ends a line.
+// `value` as dump(2) writes it `depth` levels deep: each line after its first indented by 2 * depth more spaces.
+// nlohmann's own serializer (what dump() runs at indent 0, into a string of its own) takes that starting indent and
+// appends to `out`: each element's text is written once, not dumped and then copied line by line.
 void append_nested(std::string& out, const nlohmann::json& value, std::size_t depth) {
-  const std::string text = value.dump(2);
-  const std::string pad(2 * depth, ' ');
-  std::size_t start = 0;
-  for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
-    out.append(text, start, end + 1 - start);
-    out += pad;
-  }
-  out.append(text, start);
+  nlohmann::detail::serializer<nlohmann::json> serializer(nlohmann::detail::output_adapter<char, std::string>(out), ' ',
+                                                          nlohmann::json::error_handler_t::strict);
+  serializer.dump(value, true, false, 2, static_cast<unsigned>(2 * depth));
 }
 
 }  // namespace

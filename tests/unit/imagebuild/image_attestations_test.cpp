@@ -129,6 +129,22 @@ TEST(ImageAttestations, KeptLayerFilesComeBackAsTheyWere) {
   EXPECT_THROW(files_from_json(json::object()), json::exception);
   EXPECT_THROW(files_from_json(json::array({json::array({"only a path"})})), json::exception);
   EXPECT_THROW(files_from_json(json::array({json::array({1, 2, 3})})), json::exception);
+  json out_of_order = files_json(files);
+  std::swap(out_of_order[0], out_of_order[1]);
+  EXPECT_THROW(files_from_json(std::move(out_of_order)), json::exception);
+}
+
+// Later layers win where paths meet; the result is by path, each path once, whatever the lists' lengths.
+TEST(ImageAttestations, MergedFilesInterleaveTheLayersByPathTheLaterWinning) {
+  using File = trainpack::sbom::File;
+  std::vector<File> first{{"a", "1", ""}, {"c", "1", ""}, {"e", "1", ""}};
+  std::vector<File> second{{"b", "2", ""}, {"c", "2", ""}, {"f", "2", ""}, {"g", "2", ""}};
+  std::vector<File> third{{"a", "3", ""}};
+  std::vector<File> files = merged_files({first, {}, second, third});
+  std::string seen;
+  for (const File& f : files) seen += f.path + f.sha1 + " ";
+  EXPECT_EQ(seen, "a3 b2 c2 e1 f2 g2 ");
+  EXPECT_TRUE(merged_files({}).empty());
 }
 
 TEST(ImageAttestations, DependenciesAreTheBaseByDigestTheDownloadsAndTheIndexes) {
