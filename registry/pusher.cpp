@@ -180,8 +180,8 @@ PushResult push_image(const image::Image& image, const Reference& target,
   return ImagePush(image, target, clients, options).run();
 }
 
-void put_manifest(RegistryClient& client, const Reference& target, const image::Image& image,
-                  const std::string& identifier) {
+net::HttpResponse put_manifest(RegistryClient& client, const Reference& target, const image::Image& image,
+                               const std::string& identifier) {
   // A tag has no ':' in its grammar; a digest always has one.
   std::string where = target.name() + (identifier.find(':') == std::string::npos ? ":" : "@") + identifier;
   net::HttpRequest put;
@@ -196,6 +196,7 @@ void put_manifest(RegistryClient& client, const Reference& target, const image::
   if (!echoed.empty() && echoed != image.manifest_digest().str())
     throw Error(where + ": the registry stored the manifest as " + echoed + ", not " + image.manifest_digest().str(),
                 "the registry rewrote the manifest; pin the pushed image by the digest the registry reports");
+  return r;
 }
 
 }  // namespace trainpack::registry

@@ -72,8 +72,9 @@ PushResult push_image(const image::Image& image, const Reference& target,
                       const PushOptions& options);
 
 // PUTs `image`'s manifest into `target`'s repository under `identifier` (a tag, or the manifest's digest), its blobs
-// being there; checks the digest the registry echoes. Throws Error naming the reference.
-void put_manifest(RegistryClient& client, const Reference& target, const image::Image& image,
-                  const std::string& identifier);
+// being there; checks the digest the registry echoes. Returns the registry's answer (its headers: OCI-Subject).
+// Throws Error naming the reference.
+net::HttpResponse put_manifest(RegistryClient& client, const Reference& target, const image::Image& image,
+                               const std::string& identifier);
 
 }  // namespace trainpack::registry

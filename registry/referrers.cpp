@@ -113,21 +113,13 @@ ReferrerPush::~ReferrerPush() {
   if (early_.valid()) early_.wait();
 }
 
-// The API and the fallback tag at once: one round trip whichever the registry has.
-ReferrerPush::Listing ReferrerPush::list() const {
-  auto fallback = std::async(std::launch::async, [this] { return fallback_index(client_, repository_, subject_); });
-  std::optional<json> api = referrers_api(client_, repository_, subject_);
-  if (!api) return {fallback.get(), false};
-  try {
-    fallback.get();
-  } catch (const Error&) {  // not needed
-  }
-  return {*api, true};
-}
+// Only the fallback index is read ahead: whether the registry lists referrers itself is what it answers to their
+// manifests' PUT (OCI-Subject), so no request asks it beforehand.
+nlohmann::json ReferrerPush::list() const { return fallback_index(client_, repository_, subject_); }
 
-std::vector<const image::Image*> ReferrerPush::unlisted(const Listing& listing) const {
+std::vector<const image::Image*> ReferrerPush::unlisted(const json& listing) const {
   std::set<std::string> listed;
-  for (const json& d : listing.index["manifests"]) listed.insert(image::string_member(d, "digest"));
+  for (const json& d : listing["manifests"]) listed.insert(image::string_member(d, "digest"));
   std::vector<const image::Image*> out;
   for (const auto& referrer : referrers_)
     if (!listed.count(referrer->manifest_digest().str())) out.push_back(referrer.get());
@@ -168,9 +160,12 @@ void ReferrerPush::push_blobs() const {
   });
 }
 
+// A registry with the referrers API names the subject in its answer (distribution-spec 1.1 "Pushing Manifests with
+// Subject": OCI-Subject); one without it needs the fallback index.
 void ReferrerPush::put_manifest_of(const image::Image& referrer) const {
   const std::string digest = referrer.manifest_digest().str();
-  put_manifest(client_, {client_.registry(), repository_, "", digest}, referrer, digest);
+  net::HttpResponse r = put_manifest(client_, {client_.registry(), repository_, "", digest}, referrer, digest);
+  if (!r.header("oci-subject").empty()) lists_referrers_ = true;
 }
 
 // Puts each manifest, all at once; returns those the registry refused.
@@ -204,15 +199,15 @@ void ReferrerPush::subject_blobs_pushed() {
 }
 
 std::size_t ReferrerPush::finish() {
-  Listing listing = listing_.get();
+  json listing = listing_.get();
   blobs_.get();
   std::vector<const image::Image*> pushed = unlisted(listing);
   // Those refused beside the subject's manifest (or all, when it did not wait for this) go up now that it is in.
   std::vector<const image::Image*> left = early_.valid() ? early_.get() : pushed;
   parallel_for(left.size(), left.size(), [&](std::size_t i) { put_manifest_of(*left[i]); });
-  if (listing.api || pushed.empty()) return pushed.size();
-  for (const image::Image* referrer : pushed) listing.index["manifests"].push_back(referrer_descriptor(*referrer));
-  put_fallback_index(client_, repository_, subject_, listing.index);
+  if (lists_referrers_ || pushed.empty()) return pushed.size();
+  for (const image::Image* referrer : pushed) listing["manifests"].push_back(referrer_descriptor(*referrer));
+  put_fallback_index(client_, repository_, subject_, listing);
   return pushed.size();
 }
 

@@ -4,6 +4,7 @@
 // (GET /v2/<name>/referrers/<digest>) lists them itself; for one without it, the spec's referrers tag schema keeps
 // an image index under the tag `<alg>-<hex>` of the subject's digest, which the pushing client updates. The
 // subject's own manifest, and so its digest, never changes.
+#include <atomic>
 #include <cstddef>
 #include <future>
 #include <memory>
@@ -26,14 +27,15 @@ namespace trainpack::registry {
 std::string referrers_tag(const image::Digest& subject);
 
 // A push of `referrers` (artifact manifests whose subject is `subject`) by digest into `repository` of the client's
-// registry, begun beside the subject's own push, since it needs only the subject's digest: the subject's referrers
-// are listed (the API and the fallback tag asked at once) while every referrer's blob goes up, with the upload
-// sessions of the push begun ahead (PushOptions::ahead) when it targets this repository. Once the subject's blobs
-// are in (subject_blobs_pushed), the referrers' manifests go up beside the subject's: a registry MUST accept a
-// manifest whose subject is not there yet (distribution-spec "Pushing Manifests with Subject"); one that refuses gets
-// them again in finish(). finish(), once the subject's manifest is in, adds their descriptors (with artifactType and
-// annotations) to the subject's fallback index in one PUT, unless the registry lists referrers itself: the fallback
-// tag never names referrers of an image that is not there. Those listed already get no manifest and no listing.
+// registry, begun beside the subject's own push, since it needs only the subject's digest: the subject's fallback
+// index is read while every referrer's blob goes up, with the upload sessions of the push begun ahead
+// (PushOptions::ahead) when it targets this repository. Once the subject's blobs are in (subject_blobs_pushed), the
+// referrers' manifests go up beside the subject's: a registry MUST accept a manifest whose subject is not there yet
+// (distribution-spec "Pushing Manifests with Subject"); one that refuses gets them again in finish(). A registry
+// that answers their PUT with OCI-Subject lists them itself; for one that does not, finish(), once the subject's
+// manifest is in, adds their descriptors (with artifactType and annotations) to the fallback index in one PUT: the
+// fallback tag never names referrers of an image that is not there. Those the index lists already get no manifest
+// and no listing.
 class ReferrerPush {
  public:
   // `client` outlives this.
@@ -51,13 +53,8 @@ class ReferrerPush {
   std::size_t finish();
 
  private:
-  // The subject's listing (the API's, or the fallback index), and whether the registry has the API.
-  struct Listing {
-    nlohmann::json index;
-    bool api = false;
-  };
-  Listing list() const;
-  std::vector<const image::Image*> unlisted(const Listing& listing) const;
+  nlohmann::json list() const;  // the subject's fallback index (an empty one when the tag is absent)
+  std::vector<const image::Image*> unlisted(const nlohmann::json& listing) const;
   void push_blobs() const;
   void put_manifest_of(const image::Image& referrer) const;
   std::vector<const image::Image*> put_manifests(const std::vector<const image::Image*>& referrers) const;
@@ -67,7 +64,8 @@ class ReferrerPush {
   const std::vector<std::shared_ptr<const image::Image>> referrers_;
   const image::Digest subject_;
   const PushOptions options_;
-  std::shared_future<Listing> listing_;
+  mutable std::atomic<bool> lists_referrers_{false};  // a manifest's PUT was answered with OCI-Subject
+  std::shared_future<nlohmann::json> listing_;
   std::shared_future<void> blobs_;
   std::future<std::vector<const image::Image*>> early_;  // manifests put beside the subject's: those refused
 };

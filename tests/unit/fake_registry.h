@@ -184,7 +184,13 @@ class FakeRegistry {
 
   net::HttpResponse manifest(const Call& call, const std::string& body) {
     Repository& repository = repositories[call.repository];
-    if (call.method == "PUT") return put_manifest(repository, call.rest, body);
+    if (call.method == "PUT") {
+      net::HttpResponse put = put_manifest(repository, call.rest, body);
+      nlohmann::json document = nlohmann::json::parse(body);
+      if (referrers_api && put.status == 201 && document.contains("subject"))  // distribution-spec 1.1
+        put.headers.emplace_back("oci-subject", document["subject"].value("digest", ""));
+      return put;
+    }
     auto it = repository.manifests.find(call.rest);
     if (it == repository.manifests.end()) return error(404, "MANIFEST_UNKNOWN");
     nlohmann::json document = nlohmann::json::parse(it->second);

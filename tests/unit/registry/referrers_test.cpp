@@ -1,6 +1,7 @@
-// Referrers (registry/referrers.h) against an in-memory registry: with the referrers API the registry lists them and
-// no fallback tag is written; without it the sha256-<hex> index lists each once, and what is listed is not pushed
-// again (its manifest, its listing). The fallback against a real docker-registry is in tests/integration/registry_build_test.cpp; no registry
+// Referrers (registry/referrers.h) against an in-memory registry: a registry with the referrers API says so in its
+// answer to their PUT (OCI-Subject), lists them itself and gets no fallback tag, and nobody asks it beforehand;
+// without it the sha256-<hex> index lists each once, and what is listed is not pushed again (its manifest, its
+// listing). The fallback against a real docker-registry is in tests/integration/registry_build_test.cpp; no registry
 // packaged for Debian has the API, so that half is shown here.
 #include "registry/referrers.h"
 
@@ -90,10 +91,14 @@ TEST(Referrers, ARegistryWithTheApiListsThemItselfAndGetsNoFallbackTag) {
       read_attached(client, "r", r.subject.digest, {"application/spdx+json"});
   ASSERT_EQ(sbom.size(), 1u);
   EXPECT_EQ(sbom[0].content, "{\"s\":1}");
+  EXPECT_EQ(fake.count_starting("GET /v2/r/referrers/"), 2) << "the two reads, not the push";
+  // Pushed again, the same manifests are put again (a PUT costs what a listing would) and still no fallback tag.
   fake.requests.clear();
-  EXPECT_EQ(ReferrerPush(client, "r", r.referrers, r.subject.digest, {}).finish(), 0u);
-  EXPECT_EQ(fake.count("GET /v2/r/referrers/" + r.subject.digest.str()), 1);
-  EXPECT_EQ(fake.count_starting("PUT /v2/r/manifests/"), 0) << "a listed referrer put or listed again";
+  EXPECT_EQ(ReferrerPush(client, "r", r.referrers, r.subject.digest, {}).finish(), 2u);
+  EXPECT_EQ(fake.count_starting("GET /v2/r/referrers/"), 0);
+  EXPECT_EQ(fake.count_starting("PUT /v2/r/manifests/sha256:"), 2);
+  EXPECT_FALSE(fake.repositories["r"].manifests.count("sha256-" + r.subject.digest.hex()));
+  EXPECT_EQ(list_referrers(client, "r", r.subject.digest).size(), 2u);
 }
 
 // Begun beside the subject's push, the referrers' blobs may go up at once, but their manifests and the fallback tag
