@@ -104,6 +104,7 @@ class Copier {
     if (errno != 0 && !dir_excluded)
       throw Error("cannot read directory " + dir_host.string() + ": " + std::strerror(errno));
     const int dir_fd = ::dirfd(dir.get());
+    const std::string dir_path = dir_host.string();
 
     for (const std::string& name : names) {
       std::string child_ctx = join_path(ctx_rel, name);
@@ -128,7 +129,7 @@ class Copier {
         continue;
       }
       if (ex) continue;
-      add_non_directory({dir_fd, name.c_str(), &dir_host}, st, child_img, out);
+      add_non_directory({dir_fd, name.c_str(), &dir_path}, st, child_img, out);
     }
   }
 
@@ -152,8 +153,14 @@ class Copier {
   struct HostFile {
     int dir_fd;
     const char* name;
-    const fs::path* dir;
-    fs::path path() const { return dir ? *dir / name : fs::path(name); }
+    const std::string* dir;
+    // As fs::path's operator/ joins them, without splitting the path into components for each file.
+    std::string path() const {
+      if (!dir) return name;
+      std::string p = *dir;
+      if (!p.empty() && p.back() != '/') p += '/';
+      return p += name;
+    }
   };
 
   // A regular file or symlink (or a refused/skipped special file) found at `at`.
@@ -164,7 +171,7 @@ class Copier {
       // permissions (with the effective IDs, as open() would), one call per file without opening it.
       if (::faccessat(at.dir_fd, at.name, R_OK, AT_EACCESS) != 0) {
         int err = errno;
-        throw Error("cannot read " + at.path().string() + ": " + std::strerror(err),
+        throw Error("cannot read " + at.path() + ": " + std::strerror(err),
                     "check the file's permissions, or exclude it with .dockerignore");
       }
       FileEntry e;
@@ -183,7 +190,7 @@ class Copier {
         ssize_t n = ::readlinkat(at.dir_fd, at.name, target.data(), target.size());
         if (n < 0) {
           int err = errno;
-          throw Error("cannot read symlink " + at.path().string() + ": " + std::strerror(err));
+          throw Error("cannot read symlink " + at.path() + ": " + std::strerror(err));
         }
         if (static_cast<std::size_t>(n) < target.size()) {
           target.resize(static_cast<std::size_t>(n));
@@ -202,7 +209,7 @@ class Copier {
     if (S_ISSOCK(st.st_mode)) return;  // sockets are skipped, as Docker's archiver does
     const char* what = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device"
                        : S_ISBLK(st.st_mode) ? "a block device" : "a special file";
-    throw Error("cannot copy " + at.path().string() + ": it is " + what,
+    throw Error("cannot copy " + at.path() + ": it is " + what,
                 "trainpack copies only regular files, directories and symlinks; exclude it with .dockerignore");
   }
 

@@ -21,8 +21,17 @@ json purl_ref(const std::string& purl) {
   return {{"referenceCategory", "PACKAGE-MANAGER"}, {"referenceType", "purl"}, {"referenceLocator", purl}};
 }
 
-json relationship(const std::string& from, const char* type, const std::string& to) {
-  return {{"spdxElementId", from}, {"relationshipType", type}, {"relatedSpdxElement", to}};
+// The SPDX relationship {relatedSpdxElement, relationshipType, spdxElementId} as dump(2) writes it, without building
+// it: an image has one per file.
+void add_relationship(StreamedJson& doc, const std::string& from, const char* type, const std::string& to) {
+  std::string& out = doc.raw_element();
+  out += "{\n      \"relatedSpdxElement\": ";
+  StreamedJson::append_string(out, to);
+  out += ",\n      \"relationshipType\": ";
+  StreamedJson::append_string(out, type);
+  out += ",\n      \"spdxElementId\": ";
+  StreamedJson::append_string(out, from);
+  out += "\n    }";
 }
 
 // The image, or its base: a container package whose version is its manifest digest.
@@ -72,13 +81,19 @@ json package_json(const std::string& id, const Package& p) {
 std::string package_id(std::size_t i) { return "SPDXRef-Package-" + std::to_string(i + 1); }
 std::string file_id(std::size_t i) { return "SPDXRef-File-" + std::to_string(i + 1); }
 
-json file_json(const std::string& id, const File& f) {
-  return {{"SPDXID", id},
-          {"fileName", "./" + f.path},
-          {"checksums", json::array({{{"algorithm", "SHA1"}, {"checksumValue", f.sha1}},
-                                     {{"algorithm", "SHA256"}, {"checksumValue", f.sha256}}})},
-          {"licenseConcluded", kNoAssertion},
-          {"copyrightText", kNoAssertion}};
+// The SPDX file {SPDXID, checksums: [SHA1, SHA256], copyrightText, fileName, licenseConcluded} as dump(2) writes
+// it, without building it: a large extra dir has tens of thousands.
+void add_file(StreamedJson& doc, const std::string& id, const File& f) {
+  std::string& out = doc.raw_element();
+  out += "{\n      \"SPDXID\": ";
+  StreamedJson::append_string(out, id);
+  out += ",\n      \"checksums\": [\n        {\n          \"algorithm\": \"SHA1\",\n          \"checksumValue\": ";
+  StreamedJson::append_string(out, f.sha1);
+  out += "\n        },\n        {\n          \"algorithm\": \"SHA256\",\n          \"checksumValue\": ";
+  StreamedJson::append_string(out, f.sha256);
+  out += "\n        }\n      ],\n      \"copyrightText\": \"NOASSERTION\",\n      \"fileName\": ";
+  StreamedJson::append_string(out, "./" + f.path);
+  out += ",\n      \"licenseConcluded\": \"NOASSERTION\"\n    }";
 }
 
 }  // namespace
@@ -94,7 +109,7 @@ std::string spdx_json(const Document& d) {
   // A URI unique to the image (SPDX 2.3 §6.5), the same for the same image.
   doc.member("documentNamespace", "urn:trainpack:spdx:" + digest_hex(d.image_digest));
   doc.begin_array("files");
-  for (std::size_t i = 0; i < d.files.size(); ++i) doc.element(file_json(file_id(i), d.files[i]));
+  for (std::size_t i = 0; i < d.files.size(); ++i) add_file(doc, file_id(i), d.files[i]);
   doc.end_array();
   doc.member("name", d.image_name.empty() ? d.image_digest : d.image_name + "@" + d.image_digest);
 
@@ -109,14 +124,14 @@ std::string spdx_json(const Document& d) {
   doc.end_array();
 
   doc.begin_array("relationships");
-  doc.element(relationship("SPDXRef-DOCUMENT", "DESCRIBES", image_id));
-  if (!d.base_digest.empty()) doc.element(relationship(image_id, "DESCENDANT_OF", base_id));
-  for (std::size_t i = 0; i < d.packages.size(); ++i) doc.element(relationship(image_id, "CONTAINS", package_id(i)));
+  add_relationship(doc, "SPDXRef-DOCUMENT", "DESCRIBES", image_id);
+  if (!d.base_digest.empty()) add_relationship(doc, image_id, "DESCENDANT_OF", base_id);
+  for (std::size_t i = 0; i < d.packages.size(); ++i) add_relationship(doc, image_id, "CONTAINS", package_id(i));
   for (std::size_t i = 0; i < d.packages.size(); ++i)
     for (const std::string& dependency : d.packages[i].depends_on)
       if (auto it = id_of_purl.find(dependency); it != id_of_purl.end())
-        doc.element(relationship(package_id(i), "DEPENDS_ON", it->second));
-  for (std::size_t i = 0; i < d.files.size(); ++i) doc.element(relationship(image_id, "CONTAINS", file_id(i)));
+        add_relationship(doc, package_id(i), "DEPENDS_ON", it->second);
+  for (std::size_t i = 0; i < d.files.size(); ++i) add_relationship(doc, image_id, "CONTAINS", file_id(i));
   doc.end_array();
   doc.member("spdxVersion", "SPDX-2.3");
   return std::move(doc).finish();

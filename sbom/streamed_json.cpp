@@ -39,6 +39,15 @@ void StreamedJson::element(const nlohmann::json& value) {
   append_nested(out_, value, 2);
 }
 
+std::string& StreamedJson::raw_element() {
+  out_ += elements_++ == 0 ? "\n    " : ",\n    ";
+  return out_;
+}
+
+void StreamedJson::append_string(std::string& out, const std::string& text) {
+  append_nested(out, nlohmann::json(text), 0);
+}
+
 void StreamedJson::end_array() { out_ += elements_ == 0 ? "]" : "\n  ]"; }
 
 std::string StreamedJson::finish() && {

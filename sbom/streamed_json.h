@@ -15,6 +15,12 @@ class StreamedJson {
   void member(const std::string& key, const nlohmann::json& value);
   void begin_array(const std::string& key);
   void element(const nlohmann::json& value);  // of the array begun last
+  // An element of the array begun last that the caller appends to the returned text itself, as dump(2) of the
+  // document has it: the first line where the separator leaves it, each later one indented as two levels deep (an
+  // SBOM writes its files this way, tens of thousands of them, without an object of each).
+  std::string& raw_element();
+  // `text` as dump() writes a JSON string (escaped; text that is not UTF-8 throws, as dump() does).
+  static void append_string(std::string& out, const std::string& text);
   void end_array();
   // The document, ending with a newline.
   std::string finish() &&;
