@@ -58,6 +58,21 @@ json component(const std::string& ref, const Package& p) {
   return c;
 }
 
+// The file component {bom-ref, hashes: [SHA-1, SHA-256], name, type} as dump(2) writes it, without building it: a
+// large extra dir has tens of thousands.
+void add_file(StreamedJson& bom, const File& f) {
+  std::string& out = bom.raw_element();
+  out += "{\n      \"bom-ref\": ";
+  StreamedJson::append_string(out, "file:/" + f.path);
+  out += ",\n      \"hashes\": [\n        {\n          \"alg\": \"SHA-1\",\n          \"content\": ";
+  StreamedJson::append_string(out, f.sha1);
+  out += "\n        },\n        {\n          \"alg\": \"SHA-256\",\n          \"content\": ";
+  StreamedJson::append_string(out, f.sha256);
+  out += "\n        }\n      ],\n      \"name\": ";
+  StreamedJson::append_string(out, "/" + f.path);
+  out += ",\n      \"type\": \"file\"\n    }";
+}
+
 }  // namespace
 
 std::string cyclonedx_json(const Document& d) {
@@ -85,12 +100,7 @@ std::string cyclonedx_json(const Document& d) {
     bom.element(component(package_refs[i], d.packages[i]));
     image_needs.push_back(package_refs[i]);
   }
-  for (const File& f : d.files)
-    bom.element({{"type", "file"},
-                 {"bom-ref", "file:/" + f.path},
-                 {"name", "/" + f.path},
-                 {"hashes", json::array({{{"alg", "SHA-1"}, {"content", f.sha1}},
-                                         {{"alg", "SHA-256"}, {"content", f.sha256}}})}});
+  for (const File& f : d.files) add_file(bom, f);
   bom.end_array();
   bom.begin_array("dependencies");
   bom.element({{"ref", image_ref}, {"dependsOn", image_needs}});
