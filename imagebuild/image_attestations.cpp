@@ -18,6 +18,7 @@
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/hash.h"
+#include "support/utf8.h"
 
 namespace trainpack::imagebuild {
 
@@ -34,8 +35,9 @@ sbom::Origin origin_of(const InstalledArtifact& a) {
   return a.local ? sbom::Origin::kLocalArchive : sbom::Origin::kInstalled;
 }
 
-// SPDX 2.3 wants a file's SHA-1 in any case: both digests from one read of the file (or of inline bytes).
-sbom::File checksummed(const layers::FileEntry& e) {
+// SPDX 2.3 wants a file's SHA-1 in any case: both digests from one read of the file (or of inline bytes); the
+// file is named `path`.
+sbom::File checksummed(const layers::FileEntry& e, std::string path) {
   Hasher sha1("sha1"), sha256("sha256");
   auto update = [&](const char* data, std::size_t size) {
     sha1.update(data, size);
@@ -43,7 +45,7 @@ sbom::File checksummed(const layers::FileEntry& e) {
   };
   if (e.source.empty()) update(e.data.data(), e.data.size());
   else stream_file(e.source, update);
-  return {e.path, sha1.finish_hex(), sha256.finish_hex()};
+  return {std::move(path), sha1.finish_hex(), sha256.finish_hex()};
 }
 
 }  // namespace
@@ -106,12 +108,13 @@ std::vector<sbom::Package> packages_from_json(const nlohmann::json& j) {
   return packages;
 }
 
+// A path that is not UTF-8 is named with U+FFFD for its stray bytes: an SBOM is JSON.
 std::vector<sbom::File> layer_files(const layers::FileEntries& entries) {
   std::map<std::string, const layers::FileEntry*> last;
   for (const layers::FileEntry& e : entries)
-    if (e.type == layers::FileEntry::Type::kRegular && e.zip_member.empty()) last[e.path] = &e;
+    if (e.type == layers::FileEntry::Type::kRegular && e.zip_member.empty()) last[valid_utf8(e.path)] = &e;
   std::vector<sbom::File> files;
-  for (const auto& [path, entry] : last) files.push_back(checksummed(*entry));
+  for (const auto& [path, entry] : last) files.push_back(checksummed(*entry, path));
   return files;
 }
 

@@ -23,6 +23,7 @@
 #include "support/error.h"
 #include "support/fs.h"
 #include "support/human.h"
+#include "support/utf8.h"
 #include "support/zip_archive.h"
 
 namespace trainpack::layers {
@@ -99,6 +100,15 @@ void check(struct archive* a, int rc, const std::string& what) {
   }
 }
 
+
+// A file name on Linux is any bytes. One that is not UTF-8 cannot be a pax "path" record in UTF-8: libarchive writes
+// its bytes as they are, marked hdrcharset=BINARY (POSIX.1-2001 pax), and warns. Docker's tar writer (Go's
+// archive/tar) writes the same bytes, and readers name the file by them.
+void write_header(struct archive* a, struct archive_entry* header, const FileEntry& e) {
+  const int rc = archive_write_header(a, header);
+  if (rc == ARCHIVE_WARN && !(is_utf8(e.path) && is_utf8(e.link_target))) return;
+  check(a, rc, e.path);
+}
 
 // Paths are UTF-8 (wheel member names are) and libarchive converts them through the thread's locale for the pax
 // header, which fails for non-ASCII names under "C". C.UTF-8 makes that conversion the identity; ASCII paths are
@@ -462,7 +472,7 @@ LayerBlob write_sorted_layer(const store::BlobStore& store, const FileEntries& e
   for (const FileEntry& e : entries) progress.total += e.type == FileEntry::Type::kRegular ? e.size : 0;
   for (const FileEntry& e : entries) {
     auto header = tar_header(e, options.mtime);
-    check(a.get(), archive_write_header(a.get(), header.get()), e.path);
+    write_header(a.get(), header.get(), e);
     if (e.type == FileEntry::Type::kRegular) write_content(a.get(), e, buf, zips, sink, progress);
   }
   check(a.get(), archive_write_close(a.get()), "(close)");

@@ -64,4 +64,24 @@ inline bool is_utf8(std::string_view s) {
   return true;
 }
 
+// `s` with each byte that starts no well-formed sequence replaced by U+FFFD, as Python's errors="replace" and Go's
+// encoding/json do: text for a format that must be UTF-8 (JSON: RFC 8259 §8.1) from bytes that may not be (a file
+// name on Linux is any bytes).
+inline std::string valid_utf8(std::string_view s) {
+  if (is_utf8(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = utf8_sequence_length(s, i);
+    if (n == 0) {
+      append_utf8(out, U'\uFFFD');
+      ++i;
+      continue;
+    }
+    out.append(s, i, n);
+    i += n;
+  }
+  return out;
+}
+
 }  // namespace trainpack

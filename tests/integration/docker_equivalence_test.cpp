@@ -13,13 +13,17 @@ using namespace trainpack::testing;
 
 namespace fs = std::filesystem;
 
-// A script in a subdirectory, an extra dir, .dockerignore excluding build debris.
+// A script in a subdirectory, an extra dir, .dockerignore excluding build debris; names that are not UTF-8 (a file
+// name on Linux is any bytes: Latin-1 from an old archive), kept byte for byte as Docker keeps them.
 TEST(DockerEquivalence, ScriptDirAndExtraDirOnAPlainPythonBase) {
   trainpack::ScopedDir dir(trainpack::make_temp_dir(env_or("TRAINPACK_TEST_TMPDIR", ""), "tp-equiv-"));
   fs::path pkg = dir.path() / "pkg";
   fs::copy(fs::path(source_dir()) / "testdata" / "example-trainer", pkg, fs::copy_options::recursive);
   write_file(pkg / "trainer" / "train.log", "excluded by **/*.log\n");
   write_file(pkg / "trainer" / "__pycache__" / "task.cpython-311.pyc", "excluded by **/__pycache__");
+  write_file(pkg / "trainer" / "caf\xe9.txt", "a Latin-1 name\n");
+  write_file(pkg / "trainer" / "d\xff" / "r\xe9sum\xe9.csv", "a,b\n");
+  fs::create_symlink("caf\xe9.txt", pkg / "trainer" / "to-caf\xe9");
   expect_same_image(dir.path(),
                     {"--executor-image-uri=trainpack-test/python:3.11", "--local-package-path=" + pkg.string(),
                      "--script=trainer/task.py", "--extra-dirs=config"},

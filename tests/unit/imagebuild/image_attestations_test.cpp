@@ -116,6 +116,16 @@ TEST(ImageAttestations, CopiedFilesCarrySha1AndSha256) {
   EXPECT_EQ(files[1].sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
+// A file name that is not UTF-8 is in the image byte for byte; the SBOM, JSON, names it with U+FFFD for its stray
+// bytes, and its list is kept and read back like any other.
+TEST(ImageAttestations, AFileNameThatIsNotUtf8IsNamedWithReplacementCharacters) {
+  FileEntries layer{FileEntry::inline_file("usr/app/caf\xe9.txt", "x"), FileEntry::inline_file("usr/app/b", "y")};
+  std::vector<trainpack::sbom::File> files = layer_files(layer);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[1].path, "usr/app/caf\xef\xbf\xbd.txt");
+  EXPECT_EQ(files_from_json(json::parse(files_json(files).dump())).at(1).path, files[1].path);
+}
+
 TEST(ImageAttestations, KeptLayerFilesComeBackAsTheyWere) {
   const std::vector<trainpack::sbom::File> files{{"usr/app/a b.py", std::string(40, '1'), std::string(64, '2')},
                                                  {"usr/app/\xc3\xa9.txt", std::string(40, '3'), std::string(64, '4')}};

@@ -55,6 +55,13 @@ TEST(Utf8, OnlyWellFormedSequencesAreUtf8) {
   EXPECT_FALSE(is_utf8("a\xc3("));              // a lead byte without its continuation
 }
 
+TEST(Utf8, StrayBytesBecomeReplacementCharacters) {
+  EXPECT_EQ(trainpack::valid_utf8("caf\xc3\xa9"), "caf\xc3\xa9");
+  EXPECT_EQ(trainpack::valid_utf8("caf\xe9.txt"), "caf\xef\xbf\xbd.txt");
+  EXPECT_EQ(trainpack::valid_utf8("\xc0\xaf/\xff"), "\xef\xbf\xbd\xef\xbf\xbd/\xef\xbf\xbd");
+  EXPECT_TRUE(trainpack::is_utf8(trainpack::valid_utf8("\xe0\x80\xaf\xf4\x90\x80\x80 \xed\xa0\x80")));
+}
+
 // Each code point back with its length, whatever its width; no code point where no well-formed sequence starts.
 TEST(Utf8, DecodingGivesTheCodePointAndItsLength) {
   using Decoded = std::pair<char32_t, std::size_t>;
