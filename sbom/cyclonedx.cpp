@@ -58,19 +58,14 @@ json component(const std::string& ref, const Package& p) {
   return c;
 }
 
-// The file component {bom-ref, hashes: [SHA-1, SHA-256], name, type} as dump(2) writes it, without building it: a
-// large extra dir has tens of thousands.
+// A file component, written without building it: a large extra dir has tens of thousands.
 void add_file(StreamedJson& bom, const File& f) {
-  std::string& out = bom.raw_element();
-  out += "{\n      \"bom-ref\": ";
-  StreamedJson::append_string(out, "file:/" + f.path);
-  out += ",\n      \"hashes\": [\n        {\n          \"alg\": \"SHA-1\",\n          \"content\": ";
-  StreamedJson::append_string(out, f.sha1);
-  out += "\n        },\n        {\n          \"alg\": \"SHA-256\",\n          \"content\": ";
-  StreamedJson::append_string(out, f.sha256);
-  out += "\n        }\n      ],\n      \"name\": ";
-  StreamedJson::append_string(out, "/" + f.path);
-  out += ",\n      \"type\": \"file\"\n    }";
+  StreamedJson::ObjectElement file(bom);
+  file.member("bom-ref", "file:/" + f.path);
+  file.objects("hashes", {{{"alg", "SHA-1"}, {"content", f.sha1}}, {{"alg", "SHA-256"}, {"content", f.sha256}}});
+  file.member("name", "/" + f.path);
+  file.member("type", "file");
+  file.end();
 }
 
 }  // namespace

@@ -21,17 +21,13 @@ json purl_ref(const std::string& purl) {
   return {{"referenceCategory", "PACKAGE-MANAGER"}, {"referenceType", "purl"}, {"referenceLocator", purl}};
 }
 
-// The SPDX relationship {relatedSpdxElement, relationshipType, spdxElementId} as dump(2) writes it, without building
-// it: an image has one per file.
+// A relationship, written without building it: an image has one per file.
 void add_relationship(StreamedJson& doc, const std::string& from, const char* type, const std::string& to) {
-  std::string& out = doc.raw_element();
-  out += "{\n      \"relatedSpdxElement\": ";
-  StreamedJson::append_string(out, to);
-  out += ",\n      \"relationshipType\": ";
-  StreamedJson::append_string(out, type);
-  out += ",\n      \"spdxElementId\": ";
-  StreamedJson::append_string(out, from);
-  out += "\n    }";
+  StreamedJson::ObjectElement r(doc);
+  r.member("relatedSpdxElement", to);
+  r.member("relationshipType", type);
+  r.member("spdxElementId", from);
+  r.end();
 }
 
 // The image, or its base: a container package whose version is its manifest digest.
@@ -81,19 +77,16 @@ json package_json(const std::string& id, const Package& p) {
 std::string package_id(std::size_t i) { return "SPDXRef-Package-" + std::to_string(i + 1); }
 std::string file_id(std::size_t i) { return "SPDXRef-File-" + std::to_string(i + 1); }
 
-// The SPDX file {SPDXID, checksums: [SHA1, SHA256], copyrightText, fileName, licenseConcluded} as dump(2) writes
-// it, without building it: a large extra dir has tens of thousands.
+// A file, written without building it: a large extra dir has tens of thousands.
 void add_file(StreamedJson& doc, const std::string& id, const File& f) {
-  std::string& out = doc.raw_element();
-  out += "{\n      \"SPDXID\": ";
-  StreamedJson::append_string(out, id);
-  out += ",\n      \"checksums\": [\n        {\n          \"algorithm\": \"SHA1\",\n          \"checksumValue\": ";
-  StreamedJson::append_string(out, f.sha1);
-  out += "\n        },\n        {\n          \"algorithm\": \"SHA256\",\n          \"checksumValue\": ";
-  StreamedJson::append_string(out, f.sha256);
-  out += "\n        }\n      ],\n      \"copyrightText\": \"NOASSERTION\",\n      \"fileName\": ";
-  StreamedJson::append_string(out, "./" + f.path);
-  out += ",\n      \"licenseConcluded\": \"NOASSERTION\"\n    }";
+  StreamedJson::ObjectElement file(doc);
+  file.member("SPDXID", id);
+  file.objects("checksums", {{{"algorithm", "SHA1"}, {"checksumValue", f.sha1}},
+                             {{"algorithm", "SHA256"}, {"checksumValue", f.sha256}}});
+  file.member("copyrightText", kNoAssertion);
+  file.member("fileName", "./" + f.path);
+  file.member("licenseConcluded", kNoAssertion);
+  file.end();
 }
 
 }  // namespace

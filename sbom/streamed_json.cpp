@@ -1,5 +1,6 @@
 #include "sbom/streamed_json.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace trainpack::sbom {
@@ -13,6 +14,17 @@ void append_nested(std::string& out, const nlohmann::json& value, std::size_t de
   nlohmann::detail::serializer<nlohmann::json> serializer(nlohmann::detail::output_adapter<char, std::string>(out), ' ',
                                                           nlohmann::json::error_handler_t::strict);
   serializer.dump(value, true, false, 2, static_cast<unsigned>(2 * depth));
+}
+
+// `text` as dump() writes a JSON string. Printable ASCII without a quote or backslash is as it is (what most names
+// and every digest are); anything else goes through the serializer: escapes, and UTF-8 checked.
+void append_string(std::string& out, std::string_view text) {
+  const bool plain =
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+  if (!plain) return append_nested(out, nlohmann::json(text), 0);
+  out += '"';
+  out += text;
+  out += '"';
 }
 
 }  // namespace
@@ -39,14 +51,43 @@ void StreamedJson::element(const nlohmann::json& value) {
   append_nested(out_, value, 2);
 }
 
-std::string& StreamedJson::raw_element() {
-  out_ += elements_++ == 0 ? "\n    " : ",\n    ";
-  return out_;
+// The layout of dump(2) at an element's depth: the element's members 6 spaces in, an array's objects 8, their
+// members 10.
+StreamedJson::ObjectElement::ObjectElement(StreamedJson& doc) : out_(doc.out_) {
+  out_ += doc.elements_++ == 0 ? "\n    {" : ",\n    {";
 }
 
-void StreamedJson::append_string(std::string& out, const std::string& text) {
-  append_nested(out, nlohmann::json(text), 0);
+void StreamedJson::ObjectElement::begin_member(std::string_view key) {
+  out_ += members_++ == 0 ? "\n      " : ",\n      ";
+  append_string(out_, key);
+  out_ += ": ";
 }
+
+void StreamedJson::ObjectElement::member(std::string_view key, std::string_view value) {
+  begin_member(key);
+  append_string(out_, value);
+}
+
+void StreamedJson::ObjectElement::objects(std::string_view key,
+                                          std::initializer_list<std::initializer_list<StringMember>> objects) {
+  begin_member(key);
+  out_ += '[';
+  std::size_t n = 0;
+  for (const auto& object : objects) {
+    out_ += n++ == 0 ? "\n        {" : ",\n        {";
+    std::size_t m = 0;
+    for (const auto& [name, value] : object) {
+      out_ += m++ == 0 ? "\n          " : ",\n          ";
+      append_string(out_, name);
+      out_ += ": ";
+      append_string(out_, value);
+    }
+    out_ += m == 0 ? "}" : "\n        }";
+  }
+  out_ += n == 0 ? "]" : "\n      ]";
+}
+
+void StreamedJson::ObjectElement::end() { out_ += members_ == 0 ? "}" : "\n    }"; }
 
 void StreamedJson::end_array() { out_ += elements_ == 0 ? "]" : "\n  ]"; }
 

@@ -11,6 +11,7 @@
 
 #include "sbom/cyclonedx.h"
 #include "sbom/spdx.h"
+#include "sbom/streamed_json.h"
 #include "tests/unit/sbom_example.h"
 
 using json = nlohmann::json;
@@ -94,6 +95,24 @@ TEST(SbomCycloneDx, TheImageIsTheSubjectAndEveryPackageAComponent) {
 
 // The documents are written member by member (sbom/streamed_json.h), yet are byte for byte what dump(2) of each as one
 // tree gives: parsed and dumped again, the same text, whatever a path holds or however many files or packages.
+// An object element written member by member is the text dump(2) gives it: empty, with escapes, with arrays of
+// objects (empty ones too).
+TEST(SbomStreamed, AnObjectElementIsWhatDumpWritesOfIt) {
+  StreamedJson doc;
+  doc.begin_array("a");
+  StreamedJson::ObjectElement empty(doc);
+  empty.end();
+  StreamedJson::ObjectElement full(doc);
+  full.member("k", "v\n\"q\" \xc3\xa9");
+  full.objects("l", {});
+  full.objects("m", {{}, {{"x", "1"}, {"y", "2"}}});
+  full.end();
+  doc.end_array();
+  const std::string text = std::move(doc).finish();
+  EXPECT_EQ(json::parse(text).dump(2) + "\n", text);
+  EXPECT_EQ(json::parse(text).at("a").at(1).at("m").at(1).at("y"), "2");
+}
+
 TEST(SbomStreamed, EachDocumentIsTheDumpOfItsTree) {
   Document odd = example_document();
   odd.files.push_back({"usr/app/trainer/a \"quoted\" \\ name\n\twith Ünïcode \x01 and more", std::string(40, 'a'),
