@@ -528,8 +528,8 @@ TEST_F(RegistryBuildTest, AnOciLayoutHoldsTheAttachmentsBesideItsImage) {
 // Across a WAN every request waited on costs a round trip. With the registry behind a delay line, a one-line change
 // with the SBOM and provenance attached waits on at most four requests one after another: the base's and the
 // target's tags asked, upload sessions opened and the referrers' empty config asked about, all at once; the new
-// blobs (sent through those sessions) beside the referrers' listing; the image's manifest beside its referrers';
-// the fallback referrers index. Connections are reused: those opened at the start carry the rest.
+// blobs (sent through those sessions) beside the read of the fallback index; the image's manifest beside its
+// referrers'; the fallback referrers index. Connections are reused: those opened at the start carry the rest.
 TEST_F(RegistryBuildTest, AWarmBuildWithAttachmentsWaitsOnAtMostFourRequestsInARow) {
   constexpr int kDelayMs = 200;  // well above the build's own work, so that independent requests overlap
   DelayLine wan(dir_->path(), registry_->host(), kDelayMs);
