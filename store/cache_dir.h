@@ -12,9 +12,9 @@
 //   built-wheels/KEY       wheels built from sdists (imagebuild/source_builds.h)
 //   blob-locations/KEY     repositories known to hold a blob (registry::BlobLocations)
 //   index-pages/KEY        package index pages with their validators (python::IndexPageCache)
-//   sboms/KEY              the SBOM made for an image (KEY.blob: its blob's digest; KEY.json, the SBOM as text, is
-//                          an entry too, pruned, though builds no longer write one), and the package and file lists
-//                          it is made from
+//   sboms/KEY              the SBOM made for an image (KEY.blob: its blob's digest; KEY.json, an SBOM kept as
+//                          text, stays an entry kind so that prune removes such files), and the package and file
+//                          lists it is made from
 //   layer-trees/CHAINID    a layer unpacked for local-run's overlayfs root (localrun/layer_trees.h)
 //   tmp/, run/             staging, work directories and local-run bundles: never pruned, leftovers swept
 //   users/                 one locked file per process that has the cache open
